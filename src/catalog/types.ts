@@ -1,0 +1,151 @@
+import type { z } from 'zod';
+import type { Settings } from '../config.ts';
+import type { EventStore } from '../events/port.ts';
+import type { JsonObject, JsonValue } from '../signing/canonical.ts';
+import type { KeyFamily } from '../signing/key-families.ts';
+import type { Keyring } from '../signing/keyring.ts';
+
+/** The 7 families of spec section 1, keyed by a short id used in paths of the code. */
+export const FAMILIES = {
+  governance: 'Governance',
+  trust: 'Trust and Reputation',
+  forensics: 'Forensics and Evidence',
+  security: 'Security and Compliance',
+  agent: 'Agent Infrastructure',
+  documents: 'Documents and Data',
+  research: 'Research and Synthesis',
+} as const;
+export type Family = keyof typeof FAMILIES;
+
+/** Where the canonical record sits in a response (spec section 2); `null`: members at top level. */
+export type SignedMember = 'evidenceCore' | 'sealed' | 'receipt' | 'verdictCore';
+
+export type HttpMethod = 'GET' | 'POST';
+
+/** What every command and free handler may use. Engines get none of it: they are pure. */
+export interface ServiceDeps {
+  store: EventStore;
+  keyring: Keyring;
+  settings: Settings;
+  /** Absolute base URL the service is reached at (no trailing slash). */
+  baseUrl: string;
+}
+
+/** One paid call, as the saga hands it to a command. */
+export interface CallContext extends ServiceDeps {
+  /** Unix seconds; the only clock a command may use, stamped once per call. */
+  now: number;
+  /** The payer: the EIP-3009 `from`, lowercase 0x address. */
+  payer: string;
+  /** The payment's stream name: the origin of every deterministic event id of this call. */
+  paymentId: string;
+}
+
+export interface CommandResult {
+  /** The canonical record that is signed and returned. */
+  record: JsonObject;
+}
+
+/** An answer given instead of running, free of charge (nothing settled). */
+export interface Refusal {
+  status: 403 | 409 | 422;
+  error: string;
+  message: string;
+  /** An outcome label of spec section 2 when one applies (INVALID-INPUT, BUDGET-EXCEEDED). */
+  outcome?: string;
+  issues?: Array<{ path: string; message: string }>;
+}
+
+export interface Command<I> {
+  /**
+   * Runs after the payment is verified and before it is settled: a refusal here (403 for
+   * another payer's state) charges nothing and changes nothing.
+   */
+  authorize?(input: I, ctx: CallContext): Promise<Refusal | undefined>;
+  /**
+   * Does the work and appends the operation's domain events. Must be safe to run again for the
+   * same paymentId (the saga resumes after a crash): deterministic event ids make a replayed
+   * append a no-op, and a command that finds its own events already written rebuilds the same
+   * record from them.
+   */
+  execute(input: I, ctx: CallContext): Promise<CommandResult>;
+}
+
+interface RouteBase {
+  /** Stable operation id, e.g. "veritrack.attest"; also the MCP tool name. */
+  id: string;
+  method: HttpMethod;
+  /** Koa-router path; path parameters as `:name`. */
+  path: string;
+  family: Family | 'service';
+  summary: string;
+  description: string;
+}
+
+export interface PricedOperation<I = unknown> extends RouteBase {
+  kind: 'priced';
+  family: Family;
+  /** Decimal USD string exactly as the spec prices it, e.g. "0.25". */
+  priceUsd: string;
+  /** Where the input comes from: a JSON body, the query string, or a multipart form. */
+  inputFrom: 'json' | 'query' | 'multipart';
+  input: z.ZodType<I>;
+  /** Schema of the 200 response body, for the documents. */
+  output: z.ZodType;
+  /** Key that signs the record; null for the one unsigned product (the ebook stream). */
+  keyFamily: KeyFamily | null;
+  /** null: the record's members are returned at the top level (field-by-field families). */
+  signedMember: SignedMember | null;
+  /** Path of the free route that re-checks this operation's result. */
+  verifyPath?: string;
+  /**
+   * An outcome the input alone decides before any work (a missing required field, an
+   * oversized memory value): answered 422, unsigned and free, before any quote.
+   */
+  precheck?(input: I, settings: Settings): Refusal | undefined;
+  /** Absent until built: the route then answers 501 and is never quoted. */
+  command?: Command<I>;
+}
+
+export interface FreeRequest {
+  query: Record<string, string | undefined>;
+  params: Record<string, string>;
+  body: unknown;
+}
+
+export type FreeResponse =
+  | { status?: number; body: JsonValue; headers?: Record<string, string> }
+  | { status?: number; text: string; contentType: string; headers?: Record<string, string> };
+
+export interface FreeRoute<I = unknown> extends RouteBase {
+  kind: 'free';
+  /** Validates the merged request (query, path params, body); failure -> 422. */
+  input?: z.ZodType<I>;
+  /** Which parts of the request feed `input`, for the documents. */
+  inputFrom?: 'query' | 'json' | 'path' | 'query-or-json';
+  output: z.ZodType;
+  /** Response media type for the documents when not JSON. */
+  produces?: string;
+  handle(input: I, deps: ServiceDeps, request: FreeRequest): Promise<FreeResponse>;
+}
+
+// Method-syntax members are bivariant, so an entry of any input type fits `unknown` here.
+export type Route = PricedOperation<unknown> | FreeRoute<unknown>;
+
+/** Helper that keeps the input type of an entry inferred from its schema. */
+export function pricedOperation<S extends z.ZodType>(entry: Omit<PricedOperation<z.infer<S>>, 'kind' | 'input'> & { input: S }): PricedOperation<z.infer<S>> {
+  return { kind: 'priced', ...entry } as PricedOperation<z.infer<S>>;
+}
+
+export function freeRoute<S extends z.ZodType>(
+  entry: Omit<FreeRoute<z.infer<S>>, 'kind' | 'input'> & { input?: S },
+): FreeRoute<z.infer<S>> {
+  return { kind: 'free', ...entry } as FreeRoute<z.infer<S>>;
+}
+
+/** USD decimal string -> USDC atomic units (6 decimals), exact (no floating point). */
+export function usdToAtomic(usd: string): bigint {
+  const m = /^(\d+)(?:\.(\d{1,6}))?$/.exec(usd);
+  if (!m) throw new Error(`not a USD amount with at most 6 decimals: ${usd}`);
+  return BigInt(m[1]!) * 1_000_000n + BigInt((m[2] ?? '').padEnd(6, '0'));
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+/** Base mainnet USDC: the only asset the service quotes in. */
+export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+const privateKey = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key');
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+const settingsSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(4021),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    DATA_DIR: z.string().min(1).default('./data'),
+    EVENTSTORE_URL: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .regex(/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb|kdb\+discover):\/\//, 'must start with esdb:// or esdb+discover://')
+        .optional(),
+    ),
+    ATTESTATION_SECRET: z.preprocess(
+      emptyAsUndefined,
+      z.string().min(32, 'must be at least 32 characters of secret material').optional(),
+    ),
+    // A fixed, well-known default receiver keeps `npm start` working on a fresh machine; local
+    // settlement moves no money, and production deployments set their own PAY_TO.
+    PAY_TO: z.preprocess(emptyAsUndefined, address.default('0x209693Bc6afc0C5328bA36FaF03C514EF312287C')),
+    SETTLEMENT: z.enum(['local', 'facilitator', 'onchain']).default('local'),
+    FACILITATOR_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    RPC_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    RELAYER_PRIVATE_KEY: z.preprocess(emptyAsUndefined, privateKey.optional()),
+    NETWORK: z.literal('eip155:8453').default('eip155:8453'),
+    USDC_ADDRESS: z.preprocess(emptyAsUndefined, address.default(BASE_USDC)),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    MEMORY_VALUE_CAP_BYTES: z.coerce.number().int().min(1).max(1024 * 1024).default(64 * 1024),
+    STATS_CACHE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  })
+  .superRefine((s, ctx) => {
+    if (s.SETTLEMENT === 'facilitator' && !s.FACILITATOR_URL)
+      ctx.addIssue({ code: 'custom', path: ['FACILITATOR_URL'], message: 'is required when SETTLEMENT=facilitator' });
+    if (s.SETTLEMENT === 'onchain') {
+      if (!s.RPC_URL) ctx.addIssue({ code: 'custom', path: ['RPC_URL'], message: 'is required when SETTLEMENT=onchain' });
+      if (!s.RELAYER_PRIVATE_KEY)
+        ctx.addIssue({ code: 'custom', path: ['RELAYER_PRIVATE_KEY'], message: 'is required when SETTLEMENT=onchain' });
+    }
+  });
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; every problem is reported on its own line, never one at a time. */
+export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
+  const parsed = settingsSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
+}
+
+/** The base URL the service advertises in quotes and documents. */
+export function publicBaseUrl(s: Settings, boundPort?: number): string {
+  if (s.PUBLIC_BASE_URL) return s.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const host = s.HOST === '0.0.0.0' || s.HOST === '::' ? 'localhost' : s.HOST;
+  return `http://${host}:${boundPort ?? s.PORT}`;
+}

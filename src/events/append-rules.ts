@@ -1,0 +1,44 @@
+import { WrongExpectedRevisionError, type AppendResult, type EventData, type ExpectedRevision } from './port.ts';
+
+interface StoredRef {
+  id: string;
+  revision: bigint;
+  position: bigint;
+}
+
+/**
+ * EventStoreDB's idempotency rule, shared by the embedded adapters: when every event of an
+ * append is already in the stream, in order, right where the expected revision puts it, the
+ * append is the same append seen twice and succeeds without writing.
+ */
+export function matchIdempotentAppend(
+  stream: string,
+  existing: readonly StoredRef[],
+  events: readonly EventData[],
+  expected: ExpectedRevision,
+): AppendResult | undefined {
+  const first = events[0];
+  if (!first) return undefined;
+  const at = existing.findIndex((e) => e.id === first.id);
+  if (at < 0) return undefined;
+  const all = events.every((e, i) => existing[at + i]?.id === e.id);
+  const expectedStart =
+    expected === 'any' || expected === 'exists' ? at : expected === 'no_stream' ? 0 : Number(expected) + 1;
+  if (!all || expectedStart !== at) {
+    const actual = existing.length === 0 ? 'no_stream' : BigInt(existing.length - 1);
+    throw new WrongExpectedRevisionError(stream, expected, actual);
+  }
+  const last = existing[at + events.length - 1]!;
+  return { nextExpectedRevision: last.revision, position: last.position };
+}
+
+/** Throws WrongExpectedRevisionError unless the stream of `length` events satisfies `expected`. */
+export function checkExpectedRevision(stream: string, length: number, expected: ExpectedRevision): void {
+  const actual = length === 0 ? 'no_stream' : BigInt(length - 1);
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && length === 0) ||
+    (expected === 'exists' && length > 0) ||
+    (typeof expected === 'bigint' && actual === expected);
+  if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
+}

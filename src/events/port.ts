@@ -1,0 +1,90 @@
+import type { JsonObject, JsonValue } from '../signing/canonical.ts';
+
+/**
+ * The event-store port. Semantics follow EventStoreDB's so that every adapter (in-memory,
+ * embedded file log, EventStoreDB) can pass one conformance suite:
+ * - revisions count from 0 within a stream; positions are global and strictly increasing;
+ * - `expectedRevision` guards an append: "no_stream", "exists", "any", or the exact revision
+ *   of the stream's last event;
+ * - appends are idempotent by event id: the same ids appended again at the same expected
+ *   revision (or with "any") succeed without writing twice.
+ */
+export type ExpectedRevision = 'no_stream' | 'exists' | 'any' | bigint;
+
+export interface EventData {
+  id: string;
+  type: string;
+  data: JsonValue;
+  metadata?: JsonObject;
+}
+
+export interface RecordedEvent {
+  id: string;
+  type: string;
+  data: JsonValue;
+  metadata: JsonObject;
+  stream: string;
+  revision: bigint;
+  position: bigint;
+  /** Unix milliseconds at which the store accepted the event. */
+  recordedAt: number;
+}
+
+export interface AppendResult {
+  nextExpectedRevision: bigint;
+  position: bigint;
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** Inclusive; defaults to the start (forwards) or the end (backwards). */
+  fromRevision?: bigint;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive lower bound: events with position > fromPosition. Omit to start at the beginning. */
+  fromPosition?: bigint;
+  maxCount?: number;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive: deliver events with position > fromPosition (catch up first, then live). */
+  fromPosition?: bigint;
+  onEvent(event: RecordedEvent): void | Promise<void>;
+  onError?(error: Error): void;
+}
+
+export interface EventStore {
+  appendToStream(stream: string, events: EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /** An absent stream reads as empty. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  /** Events are delivered in position order, one at a time (the next waits for onEvent). */
+  subscribeToAll(options: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    /** The stream's current last revision, or "no_stream". */
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`wrong expected revision on ${stream}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+/** The store cannot be reached; the HTTP layer answers 503 and nothing is charged. */
+export class EventStoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EventStoreUnavailableError';
+  }
+}

@@ -1,0 +1,95 @@
+import type { RecordedEvent, SubscribeOptions, Subscription } from './port.ts';
+
+/**
+ * Catch-up-then-live delivery for the embedded adapters. Live events that arrive while the
+ * catch-up read is still running are held back, then delivered after it, deduplicated by
+ * position: each subscriber sees every event exactly once, strictly in position order, one at a
+ * time (the next waits for onEvent to settle).
+ */
+export function createSubscriptionHub(
+  readFrom: (fromPosition: bigint | undefined) => Iterable<RecordedEvent> | AsyncIterable<RecordedEvent>,
+) {
+  const subscribers = new Set<Subscriber>();
+
+  class Subscriber implements Subscription {
+    private readonly heldBack: RecordedEvent[] = [];
+    private readonly queue: RecordedEvent[] = [];
+    private last: bigint | undefined;
+    private live = false;
+    private draining = false;
+    private closed = false;
+
+    constructor(private readonly options: SubscribeOptions) {
+      this.last = options.fromPosition;
+      void this.catchUp();
+    }
+
+    private async catchUp(): Promise<void> {
+      try {
+        for await (const e of readFrom(this.options.fromPosition)) {
+          if (this.closed) return;
+          this.queue.push(e);
+          await this.drain();
+        }
+        this.heldBack.sort((a, b) => (a.position < b.position ? -1 : 1));
+        this.queue.push(...this.heldBack.splice(0));
+        this.live = true;
+        await this.drain();
+      } catch (err) {
+        this.fail(err as Error);
+      }
+    }
+
+    offer(events: RecordedEvent[]): void {
+      if (this.closed) return;
+      if (!this.live) {
+        this.heldBack.push(...events);
+        return;
+      }
+      this.queue.push(...events);
+      void this.drain();
+    }
+
+    private async drain(): Promise<void> {
+      if (this.draining) return;
+      this.draining = true;
+      try {
+        while (this.queue.length > 0 && !this.closed) {
+          const e = this.queue.shift()!;
+          if (this.last !== undefined && e.position <= this.last) continue;
+          this.last = e.position;
+          await this.options.onEvent(e);
+        }
+      } catch (err) {
+        this.fail(err as Error);
+      } finally {
+        this.draining = false;
+      }
+    }
+
+    private fail(err: Error): void {
+      this.closed = true;
+      subscribers.delete(this);
+      this.options.onError?.(err);
+    }
+
+    async close(): Promise<void> {
+      this.closed = true;
+      subscribers.delete(this);
+    }
+  }
+
+  return {
+    subscribe(options: SubscribeOptions): Subscription {
+      const s = new Subscriber(options);
+      subscribers.add(s);
+      return s;
+    },
+    publish(events: RecordedEvent[]): void {
+      for (const s of subscribers) s.offer(events);
+    },
+    closeAll(): void {
+      for (const s of [...subscribers]) void s.close();
+    },
+  };
+}

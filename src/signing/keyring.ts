@@ -1,0 +1,116 @@
+import {
+  createPrivateKey,
+  createPublicKey,
+  hkdfSync,
+  randomBytes,
+  sign as edSign,
+  verify as edVerify,
+  type KeyObject,
+} from 'node:crypto';
+import { mkdirSync, openSync, readFileSync, writeSync, closeSync, fsyncSync } from 'node:fs';
+import { join } from 'node:path';
+import { sha256Hex } from './hash.ts';
+import { KEY_FAMILY_NAMES, type KeyFamily } from './key-families.ts';
+
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/** Fixed salt: domain separation from any other use of the same secret. */
+const HKDF_SALT = Buffer.from('attestation-service/ed25519-family-keys/v1', 'utf8');
+
+export interface FamilyKey {
+  family: KeyFamily;
+  publicKeyHex: string;
+  keyId: string;
+}
+
+export interface Keyring {
+  sign(family: KeyFamily, message: Uint8Array): string;
+  verify(family: KeyFamily, message: Uint8Array, signatureHex: string): boolean;
+  publicKey(family: KeyFamily): FamilyKey;
+  /** The family whose key carries this keyId, for auditors replaying signatures. */
+  familyOfKeyId(keyId: string): KeyFamily | undefined;
+  all(): FamilyKey[];
+}
+
+interface LoadedKey extends FamilyKey {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+}
+
+export function keyIdOf(rawPublicKey: Uint8Array): string {
+  return sha256Hex(rawPublicKey).slice(0, 16);
+}
+
+export function publicKeyFromHex(hex: string): KeyObject {
+  return createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+}
+
+/** Derives every family's Ed25519 key from one secret (HKDF-SHA256, info = family name). */
+export function createKeyring(secret: string | Uint8Array): Keyring {
+  const ikm = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
+  const keys = new Map<KeyFamily, LoadedKey>();
+  const byKeyId = new Map<string, KeyFamily>();
+  for (const family of KEY_FAMILY_NAMES) {
+    const seed = Buffer.from(hkdfSync('sha256', ikm, HKDF_SALT, Buffer.from(family, 'utf8'), 32));
+    const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+    const publicKey = createPublicKey(privateKey);
+    const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
+    const key: LoadedKey = { family, privateKey, publicKey, publicKeyHex: raw.toString('hex'), keyId: keyIdOf(raw) };
+    keys.set(family, key);
+    byKeyId.set(key.keyId, family);
+  }
+  const get = (family: KeyFamily): LoadedKey => {
+    const key = keys.get(family);
+    if (!key) throw new Error(`unknown key family: ${family}`);
+    return key;
+  };
+  return {
+    sign: (family, message) => edSign(null, message, get(family).privateKey).toString('hex'),
+    verify: (family, message, signatureHex) => {
+      if (!/^[0-9a-f]{128}$/.test(signatureHex)) return false;
+      return edVerify(null, message, get(family).publicKey, Buffer.from(signatureHex, 'hex'));
+    },
+    publicKey: (family) => {
+      const { publicKeyHex, keyId } = get(family);
+      return { family, publicKeyHex, keyId };
+    },
+    familyOfKeyId: (keyId) => byKeyId.get(keyId),
+    all: () => KEY_FAMILY_NAMES.map((f) => ({ family: f, publicKeyHex: get(f).publicKeyHex, keyId: get(f).keyId })),
+  };
+}
+
+export interface SecretSource {
+  secret: string;
+  /** Where the secret came from, for one honest log line (never the secret itself). */
+  origin: 'environment' | 'generated' | 'data-dir';
+  path?: string;
+}
+
+/**
+ * The attestation secret: ATTESTATION_SECRET when set; otherwise one generated once into
+ * DATA_DIR with mode 0600 and reused on every later start, so signatures stay verifiable.
+ */
+export function resolveAttestationSecret(envSecret: string | undefined, dataDir: string): SecretSource {
+  if (envSecret) return { secret: envSecret, origin: 'environment' };
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, 'attestation-secret');
+  try {
+    const existing = readFileSync(path, 'utf8').trim();
+    if (existing.length >= 32) return { secret: existing, origin: 'data-dir', path };
+    throw new Error(`${path} holds fewer than 32 characters: refusing to sign with a weak secret`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const secret = randomBytes(32).toString('hex');
+  // 'wx' fails if another process created it first; then use theirs.
+  try {
+    const fd = openSync(path, 'wx', 0o600);
+    writeSync(fd, `${secret}\n`);
+    fsyncSync(fd);
+    closeSync(fd);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return resolveAttestationSecret(undefined, dataDir);
+    throw err;
+  }
+  return { secret, origin: 'generated', path };
+}

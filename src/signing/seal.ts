@@ -1,0 +1,51 @@
+import { canonicalBytes } from './canonical.ts';
+import { sha256Hex } from './hash.ts';
+import type { KeyFamily } from './key-families.ts';
+import type { Keyring } from './keyring.ts';
+
+export interface Seal {
+  sha256: string;
+  ed25519Sig: string;
+  keyId: string;
+}
+
+/** Hashes and signs the canonical bytes of a record with the family's key. */
+export function seal(keyring: Keyring, family: KeyFamily, record: unknown): Seal {
+  const bytes = canonicalBytes(record);
+  return {
+    sha256: sha256Hex(bytes),
+    ed25519Sig: keyring.sign(family, bytes),
+    keyId: keyring.publicKey(family).keyId,
+  };
+}
+
+export interface CheckResult {
+  valid: boolean;
+  checks: { sha256: boolean; signature: boolean };
+  reason?: string;
+}
+
+/**
+ * Re-canonicalises a record and checks both the digest and the signature. The signature is
+ * checked over the recomputed bytes, never over the supplied digest, so a matching pair of
+ * forged hash and stale signature cannot pass.
+ */
+export function check(keyring: Keyring, family: KeyFamily, record: unknown, sha256: string, signatureHex: string): CheckResult {
+  let bytes: Buffer;
+  try {
+    bytes = canonicalBytes(record);
+  } catch (err) {
+    return { valid: false, checks: { sha256: false, signature: false }, reason: `record cannot be canonicalised: ${(err as Error).message}` };
+  }
+  // Exact lowercase hex on both: the published form is the only accepted form.
+  const hashOk = sha256Hex(bytes) === sha256;
+  const sigOk = keyring.verify(family, bytes, signatureHex);
+  const checks = { sha256: hashOk, signature: sigOk };
+  if (hashOk && sigOk) return { valid: true, checks };
+  const reason = !hashOk && !sigOk
+    ? 'sha256 does not match the canonical record and the signature does not verify'
+    : !hashOk
+      ? 'sha256 does not match the canonical record'
+      : `signature does not verify against the ${family} public key`;
+  return { valid: false, checks, reason };
+}
