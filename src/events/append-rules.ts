@@ -6,6 +6,15 @@ interface StoredRef {
   position: bigint;
 }
 
+/** What the idempotency rule needs to know of a stream, without copying it. */
+export interface StreamView {
+  length: number;
+  idAt(revision: number): string | undefined;
+  positionAt(revision: number): bigint;
+  /** The revision of the event with this id in this stream, or -1. */
+  revisionOfId(id: string): number;
+}
+
 /**
  * EventStoreDB's idempotency rule, shared by the embedded adapters: when every event of an
  * append is already in the stream, in order, right where the expected revision puts it, the
@@ -17,19 +26,38 @@ export function matchIdempotentAppend(
   events: readonly EventData[],
   expected: ExpectedRevision,
 ): AppendResult | undefined {
+  return matchIdempotentAppendIn(
+    stream,
+    {
+      length: existing.length,
+      idAt: (r) => existing[r]?.id,
+      positionAt: (r) => existing[r]!.position,
+      revisionOfId: (id) => existing.findIndex((e) => e.id === id),
+    },
+    events,
+    expected,
+  );
+}
+
+export function matchIdempotentAppendIn(
+  stream: string,
+  existing: StreamView,
+  events: readonly EventData[],
+  expected: ExpectedRevision,
+): AppendResult | undefined {
   const first = events[0];
   if (!first) return undefined;
-  const at = existing.findIndex((e) => e.id === first.id);
+  const at = existing.revisionOfId(first.id);
   if (at < 0) return undefined;
-  const all = events.every((e, i) => existing[at + i]?.id === e.id);
+  const all = events.every((e, i) => existing.idAt(at + i) === e.id);
   const expectedStart =
     expected === 'any' || expected === 'exists' ? at : expected === 'no_stream' ? 0 : Number(expected) + 1;
   if (!all || expectedStart !== at) {
     const actual = existing.length === 0 ? 'no_stream' : BigInt(existing.length - 1);
     throw new WrongExpectedRevisionError(stream, expected, actual);
   }
-  const last = existing[at + events.length - 1]!;
-  return { nextExpectedRevision: last.revision, position: last.position };
+  const lastRevision = at + events.length - 1;
+  return { nextExpectedRevision: BigInt(lastRevision), position: existing.positionAt(lastRevision) };
 }
 
 /** Throws WrongExpectedRevisionError unless the stream of `length` events satisfies `expected`. */

@@ -1,0 +1,95 @@
+/**
+ * The in-memory index of the log: where each event lives (by global position), and each stream's
+ * event ids and positions (by revision). Reading a stream or resuming from a position is a lookup,
+ * never a scan of the log. Positions are dense: the n-th event ever written has position n.
+ */
+export interface StreamEntries {
+  ids: string[];
+  positions: number[];
+}
+
+export interface Location {
+  segment: number;
+  offset: number;
+  length: number;
+}
+
+export class LogIndex {
+  private segmentOf = new Uint32Array(1024);
+  private offsetOf = new Float64Array(1024);
+  private lengthOf = new Uint32Array(1024);
+  private located = 0;
+  readonly streams = new Map<string, StreamEntries>();
+  /** Event id -> position, for the idempotency check of appends with "any" or "exists". */
+  private readonly positionOfId = new Map<string, number>();
+  /** Positions reserved by accepted appends, durable or not: the next append's first position. */
+  nextPosition = 0;
+
+  /** Reserves positions and revisions for an append; the writer locates them once written. */
+  reserve(stream: string, ids: readonly string[]): { firstPosition: number; firstRevision: number } {
+    let entries = this.streams.get(stream);
+    if (!entries) {
+      entries = { ids: [], positions: [] };
+      this.streams.set(stream, entries);
+    }
+    const firstPosition = this.nextPosition;
+    const firstRevision = entries.ids.length;
+    for (const [i, id] of ids.entries()) {
+      entries.ids.push(id);
+      entries.positions.push(firstPosition + i);
+      this.positionOfId.set(id, firstPosition + i);
+    }
+    this.nextPosition += ids.length;
+    return { firstPosition, firstRevision };
+  }
+
+  /** The revision of the event with this id in `stream`, or -1. */
+  revisionOfId(stream: string, id: string): number {
+    const position = this.positionOfId.get(id);
+    const positions = this.streams.get(stream)?.positions;
+    if (position === undefined || !positions) return -1;
+    let low = 0;
+    let high = positions.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      const p = positions[mid]!;
+      if (p === position) return mid;
+      if (p < position) low = mid + 1;
+      else high = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Records where the event at `position` (the next unlocated one) was written. */
+  locate(position: number, location: Location): void {
+    if (position !== this.located) throw new Error(`index out of order: locating ${position}, expected ${this.located}`);
+    if (position >= this.segmentOf.length) this.grow();
+    this.segmentOf[position] = location.segment;
+    this.offsetOf[position] = location.offset;
+    this.lengthOf[position] = location.length;
+    this.located++;
+  }
+
+  location(position: number): Location | undefined {
+    if (position < 0 || position >= this.located) return undefined;
+    return { segment: this.segmentOf[position]!, offset: this.offsetOf[position]!, length: this.lengthOf[position]! };
+  }
+
+  /** How many events are written and located (everything below this position is readable). */
+  get locatedCount(): number {
+    return this.located;
+  }
+
+  private grow(): void {
+    const size = this.segmentOf.length * 2;
+    const seg = new Uint32Array(size);
+    seg.set(this.segmentOf);
+    const off = new Float64Array(size);
+    off.set(this.offsetOf);
+    const len = new Uint32Array(size);
+    len.set(this.lengthOf);
+    this.segmentOf = seg;
+    this.offsetOf = off;
+    this.lengthOf = len;
+  }
+}

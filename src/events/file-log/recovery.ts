@@ -1,0 +1,151 @@
+import { open, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RecordedEvent } from '../port.ts';
+import { CorruptLogError } from './errors.ts';
+import { batchLengthAt, checkFrame, decodeRecord, hasBatchHeaderAfter, FRAME_HEADER_BYTES } from './framing.ts';
+import { LogIndex } from './log-index.ts';
+import type { EventLogger } from './logger.ts';
+import {
+  listSegments,
+  parseSegmentHeader,
+  segmentFileName,
+  segmentHeader,
+  syncDirectory,
+  SEGMENT_HEADER_BYTES,
+  type SegmentFile,
+} from './segment.ts';
+
+export interface RecoveredLog {
+  index: LogIndex;
+  segments: SegmentFile[];
+  /** Byte length of the last segment after recovery: where the next batch goes. */
+  tailBytes: number;
+}
+
+/**
+ * Opens the log directory: checks every frame of every segment, rebuilds the index, and repairs
+ * exactly one kind of damage, a torn last batch (a crash while a group commit was being
+ * written: none of it was acknowledged). That batch is truncated and the truncation logged.
+ * Any other damage stops the start with the file and offset; nothing is dropped silently.
+ */
+export async function recoverLog(dir: string, log: EventLogger): Promise<RecoveredLog> {
+  let segments = await listSegments(dir);
+  if (segments.length === 0) segments = [await createSegment(dir, 0)];
+  const index = new LogIndex();
+  let tailBytes = 0;
+  for (const [i, segment] of segments.entries()) {
+    const isLast = i === segments.length - 1;
+    const bytes = await readFile(segment.path);
+    const first = parseSegmentHeader(bytes);
+    if (first === undefined) throw new CorruptLogError(segment.name, 0, 'not a segment header');
+    if (first !== segment.firstPosition || first !== index.nextPosition)
+      throw new CorruptLogError(segment.name, 0, `segment starts at position ${first}, expected ${index.nextPosition} (a segment is missing or misnamed)`);
+    const end = scanSegment(segment, i, bytes, index, isLast);
+    if (end < bytes.length) {
+      await truncateTornTail(segment, end);
+      log.warn(
+        { file: segment.name, offset: end, droppedBytes: bytes.length - end },
+        `event log: truncated a torn tail of ${bytes.length - end} bytes in ${segment.name} at offset ${end} (an unacknowledged write cut short by a crash)`,
+      );
+    }
+    if (isLast) tailBytes = end;
+  }
+  // What a crashed predecessor wrote but never synced is about to be served: make it durable first.
+  const last = segments.at(-1)!;
+  const handle = await open(last.path, 'r+');
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  return { index, segments, tailBytes };
+}
+
+/** Scans batches; returns the offset where valid data ends (the file length unless torn). */
+function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer, index: LogIndex, isLast: boolean): number {
+  let offset = SEGMENT_HEADER_BYTES;
+  const corrupt = (at: number, reason: string) => new CorruptLogError(segment.name, at, reason);
+  while (offset < bytes.length) {
+    const batchStart = offset;
+    const header = checkFrame(bytes, offset);
+    const batchLength = header.kind === 'ok' ? batchLengthAt(bytes, offset, header.payloadLength) : undefined;
+    if (header.kind !== 'ok' || batchLength === undefined) {
+      // A damaged batch header is the torn start of the last batch only if no batch follows it.
+      if (isLast && !hasBatchHeaderAfter(bytes, offset + 1)) return batchStart;
+      throw corrupt(offset, header.kind === 'bad' ? header.reason : header.kind === 'incomplete' ? 'batch header cut short' : 'expected a batch header');
+    }
+    offset += FRAME_HEADER_BYTES + (header.kind === 'ok' ? header.payloadLength : 0);
+    const batchEnd = offset + batchLength;
+    const isLastBatch = batchEnd >= bytes.length;
+    if (batchEnd > bytes.length) {
+      if (isLast) return batchStart;
+      throw corrupt(batchStart, `batch of ${batchLength} bytes runs past the end of the file`);
+    }
+    const batch: { event: RecordedEvent; offset: number; length: number }[] = [];
+    while (offset < batchEnd) {
+      const check = checkFrame(bytes.subarray(0, batchEnd), offset);
+      if (check.kind !== 'ok') {
+        if (isLast && isLastBatch) return batchStart;
+        throw corrupt(offset, check.kind === 'bad' ? check.reason : 'record runs past the end of its batch');
+      }
+      let event: RecordedEvent;
+      try {
+        event = decodeRecord(bytes, offset, check.payloadLength);
+      } catch (err) {
+        throw corrupt(offset, `unreadable record: ${(err as Error).message}`);
+      }
+      const length = FRAME_HEADER_BYTES + check.payloadLength;
+      batch.push({ event, offset, length });
+      offset += length;
+    }
+    commitBatch(batch, segmentNumber, index, corrupt);
+  }
+  return offset;
+}
+
+function commitBatch(
+  batch: { event: RecordedEvent; offset: number; length: number }[],
+  segment: number,
+  index: LogIndex,
+  corrupt: (at: number, reason: string) => CorruptLogError,
+): void {
+  for (const { event, offset, length } of batch) {
+    const position = Number(event.position);
+    const revision = Number(event.revision);
+    const streamLength = index.streams.get(event.stream)?.ids.length ?? 0;
+    if (position !== index.nextPosition) throw corrupt(offset, `record has position ${position}, expected ${index.nextPosition}`);
+    if (revision !== streamLength) throw corrupt(offset, `record of ${event.stream} has revision ${revision}, expected ${streamLength}`);
+    index.reserve(event.stream, [event.id]);
+    index.locate(position, { segment, offset, length });
+  }
+}
+
+async function truncateTornTail(segment: SegmentFile, end: number): Promise<void> {
+  const handle = await open(segment.path, 'r+');
+  try {
+    await handle.truncate(end);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Creates a segment atomically: header written and synced under a temporary name, then renamed
+ * and the directory synced, so a segment file either exists whole or not at all.
+ */
+export async function createSegment(dir: string, firstPosition: number): Promise<SegmentFile> {
+  const name = segmentFileName(firstPosition);
+  const path = join(dir, name);
+  const temporary = `${path}.creating`;
+  const handle = await open(temporary, 'w');
+  try {
+    await handle.write(segmentHeader(firstPosition), 0, SEGMENT_HEADER_BYTES, 0);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, path);
+  await syncDirectory(dir);
+  return { name, path, firstPosition };
+}

@@ -1,0 +1,202 @@
+import { mkdir, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checkExpectedRevision, matchIdempotentAppendIn } from '../append-rules.ts';
+import {
+  EventStoreUnavailableError,
+  type AppendResult,
+  type EventData,
+  type EventStore,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../port.ts';
+import { createSubscriptionHub } from '../subscription-hub.ts';
+import { encodeRecord } from './framing.ts';
+import { GroupCommitWriter } from './group-commit.ts';
+import { acquireLock } from './lock.ts';
+import { stderrLogger, type EventLogger } from './logger.ts';
+import { recoverLog } from './recovery.ts';
+import { SegmentReader } from './segment-reader.ts';
+
+export interface FileEventStoreOptions {
+  /** Directory of the log (segments and lock file); created when absent. */
+  dir: string;
+  log?: EventLogger;
+  /** A segment is closed and a new one started once it would grow past this. Default 64 MiB. */
+  maxSegmentBytes?: number;
+  /** Upper bound of one group commit (a single larger append still goes alone). Default 4 MiB. */
+  maxBatchBytes?: number;
+}
+
+export const LOCK_FILE_NAME = 'LOCK';
+/** Sequential reads of the log go in chunks of this size. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The embedded, durable event log: segment files of checksummed frames written by group commit,
+ * one writer process per directory, recovered and indexed at start. Only durable (synced) events
+ * are ever read or delivered, so no reader can observe an event that a crash could take back.
+ */
+export async function openFileEventStore(options: FileEventStoreOptions): Promise<EventStore> {
+  const log = options.log ?? stderrLogger;
+  await mkdir(options.dir, { recursive: true });
+  const lock = await acquireLock(join(options.dir, LOCK_FILE_NAME), log);
+  let recovered;
+  try {
+    recovered = await recoverLog(options.dir, log);
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  const { index, segments, tailBytes } = recovered;
+  const reader = new SegmentReader(segments);
+  const hub = createSubscriptionHub((from) => readAll({ fromPosition: from }));
+  const durableWaiters: { position: number; resolve(): void; reject(e: Error): void }[] = [];
+  const writer = new GroupCommitWriter({
+    dir: options.dir,
+    index,
+    segments,
+    tail: await open(segments.at(-1)!.path, 'r+'),
+    tailBytes,
+    maxBatchBytes: options.maxBatchBytes ?? 4 * 1024 * 1024,
+    maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
+    onDurable: (events) => {
+      settleWaiters();
+      hub.publish(events);
+    },
+  });
+  let closed = false;
+  log.info({ dir: options.dir, events: index.nextPosition, streams: index.streams.size, segments: segments.length }, 'event log opened');
+
+  function settleWaiters(): void {
+    for (let i = durableWaiters.length - 1; i >= 0; i--) {
+      const waiter = durableWaiters[i]!;
+      if (writer.failed) waiter.reject(writer.failed);
+      else if (waiter.position < writer.durableCount) waiter.resolve();
+      else continue;
+      durableWaiters.splice(i, 1);
+    }
+  }
+
+  /** An idempotent replay of an append still in flight is acknowledged when the original is. */
+  function whenDurable(position: number): Promise<void> {
+    if (position < writer.durableCount) return Promise.resolve();
+    if (writer.failed) return Promise.reject(writer.failed);
+    return new Promise((resolve, reject) => durableWaiters.push({ position, resolve, reject }));
+  }
+
+  function assertWritable(): void {
+    if (closed) throw new EventStoreUnavailableError('event log is closed');
+    if (writer.failed) throw writer.failed;
+  }
+
+  async function appendToStream(stream: string, events: EventData[], appendOptions: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    assertWritable();
+    const expected = appendOptions.expectedRevision ?? 'any';
+    const entries = index.streams.get(stream) ?? { ids: [], positions: [] };
+    // Everything up to the reservation below is synchronous: appends are checked and ordered one
+    // at a time, so of concurrent appends at the same expected revision exactly one wins.
+    const replay = matchIdempotentAppendIn(
+      stream,
+      {
+        length: entries.ids.length,
+        idAt: (r) => entries.ids[r],
+        positionAt: (r) => BigInt(entries.positions[r]!),
+        revisionOfId: (id) => index.revisionOfId(stream, id),
+      },
+      events,
+      expected,
+    );
+    if (replay) {
+      await whenDurable(Number(replay.position));
+      return replay;
+    }
+    checkExpectedRevision(stream, entries.ids.length, expected);
+    if (events.length === 0) {
+      const last = entries.positions.at(-1);
+      return { nextExpectedRevision: BigInt(entries.ids.length - 1), position: BigInt(last ?? index.nextPosition - 1) };
+    }
+    const now = Date.now();
+    const recorded: RecordedEvent[] = events.map((e, i) => ({
+      id: e.id,
+      type: e.type,
+      data: structuredClone(e.data),
+      metadata: structuredClone(e.metadata ?? {}),
+      stream,
+      revision: BigInt(entries.ids.length + i),
+      position: BigInt(index.nextPosition + i),
+      recordedAt: now,
+    }));
+    const frames = recorded.map(encodeRecord);
+    index.reserve(stream, events.map((e) => e.id));
+    const last = recorded.at(-1)!;
+    await new Promise<void>((resolve, reject) => {
+      writer.enqueue({ events: recorded, frames, bytes: frames.reduce((n, f) => n + f.length, 0), resolve, reject });
+    });
+    return { nextExpectedRevision: last.revision, position: last.position };
+  }
+
+  async function readStream(stream: string, readOptions: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const entries = index.streams.get(stream);
+    if (!entries) return [];
+    const durable = writer.durableCount;
+    let visible = entries.positions.length;
+    while (visible > 0 && entries.positions[visible - 1]! >= durable) visible--;
+    const max = readOptions.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const revisions: number[] = [];
+    if (readOptions.direction === 'backwards') {
+      const from = Math.min(Number(readOptions.fromRevision ?? BigInt(visible - 1)), visible - 1);
+      for (let r = from; r >= 0 && revisions.length < max; r--) revisions.push(r);
+    } else {
+      for (let r = Number(readOptions.fromRevision ?? 0n); r < visible && revisions.length < max; r++) revisions.push(r);
+    }
+    return Promise.all(revisions.map((r) => reader.readEvent(index.location(entries.positions[r]!)!)));
+  }
+
+  async function* readAll(readOptions: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    let next = readOptions.fromPosition === undefined ? 0 : Number(readOptions.fromPosition) + 1;
+    let remaining = readOptions.maxCount ?? Number.MAX_SAFE_INTEGER;
+    while (remaining > 0) {
+      // Re-read the durable bound at every chunk: a long read also sees what was written meanwhile.
+      const durable = writer.durableCount;
+      if (next >= durable) return;
+      const first = index.location(next)!;
+      let last = next;
+      while (last + 1 < durable && last + 1 - next < remaining) {
+        const candidate = index.location(last + 1)!;
+        if (candidate.segment !== first.segment || candidate.offset + candidate.length - first.offset > READ_CHUNK_BYTES) break;
+        last++;
+      }
+      const end = index.location(last)!;
+      const chunk = await reader.readBytes(first.segment, first.offset, end.offset + end.length - first.offset);
+      for (let p = next; p <= last; p++) {
+        const location = index.location(p)!;
+        yield reader.decodeAt(chunk, location.offset - first.offset, location);
+      }
+      remaining -= last - next + 1;
+      next = last + 1;
+    }
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    await writer.drain();
+    hub.closeAll();
+    await writer.closeTail();
+    await reader.close();
+    await lock.release();
+    log.info({ dir: options.dir, events: writer.durableCount }, 'event log closed');
+  }
+
+  return {
+    appendToStream,
+    readStream,
+    readAll,
+    subscribeToAll: (subscribeOptions: SubscribeOptions): Subscription => hub.subscribe(subscribeOptions),
+    close,
+  };
+}
