@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { Settings } from '../config.ts';
 import type { EventStore } from '../events/port.ts';
+import type { StatsReader } from '../projections/public-stats.ts';
+import type { PaymentGateway } from '../payments/gateway.ts';
 import type { JsonObject, JsonValue } from '../signing/canonical.ts';
 import type { KeyFamily } from '../signing/key-families.ts';
 import type { Keyring } from '../signing/keyring.ts';
@@ -29,6 +31,8 @@ export interface ServiceDeps {
   settings: Settings;
   /** Absolute base URL the service is reached at (no trailing slash). */
   baseUrl: string;
+  stats: StatsReader;
+  payments: PaymentGateway;
 }
 
 /** One paid call, as the saga hands it to a command. */
@@ -90,6 +94,8 @@ export interface PricedOperation<I = unknown> extends RouteBase {
   /** Where the input comes from: a JSON body, the query string, or a multipart form. */
   inputFrom: 'json' | 'query' | 'multipart';
   input: z.ZodType<I>;
+  /** A valid input: shown in the documents and the bazaar discovery extension. */
+  example: I;
   /** Schema of the 200 response body, for the documents. */
   output: z.ZodType;
   /** Key that signs the record; null for the one unsigned product (the ebook stream). */
@@ -126,6 +132,8 @@ export interface FreeRoute<I = unknown> extends RouteBase {
   output: z.ZodType;
   /** Response media type for the documents when not JSON. */
   produces?: string;
+  /** Catalogued but not built: the route answers 501 and the documents say so. */
+  planned?: boolean;
   handle(input: I, deps: ServiceDeps, request: FreeRequest): Promise<FreeResponse>;
 }
 

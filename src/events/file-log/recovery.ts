@@ -28,9 +28,12 @@ export interface RecoveredLog {
  * written: none of it was acknowledged). That batch is truncated and the truncation logged.
  * Any other damage stops the start with the file and offset; nothing is dropped silently.
  */
-export async function recoverLog(dir: string, log: EventLogger): Promise<RecoveredLog> {
+export async function recoverLog(dir: string, log: EventLogger, mode: { readOnly: boolean } = { readOnly: false }): Promise<RecoveredLog> {
   let segments = await listSegments(dir);
-  if (segments.length === 0) segments = [await createSegment(dir, 0)];
+  if (segments.length === 0) {
+    if (mode.readOnly) return { index: new LogIndex(), segments, tailBytes: 0 };
+    segments = [await createSegment(dir, 0)];
+  }
   const index = new LogIndex();
   let tailBytes = 0;
   for (const [i, segment] of segments.entries()) {
@@ -41,7 +44,10 @@ export async function recoverLog(dir: string, log: EventLogger): Promise<Recover
     if (first !== segment.firstPosition || first !== index.nextPosition)
       throw new CorruptLogError(segment.name, 0, `segment starts at position ${first}, expected ${index.nextPosition} (a segment is missing or misnamed)`);
     const end = scanSegment(segment, i, bytes, index, isLast);
-    if (end < bytes.length) {
+    if (end < bytes.length && mode.readOnly) {
+      // A reader leaves the file alone: the tail may be a batch its writer is writing right now.
+      log.warn({ file: segment.name, offset: end, bytes: bytes.length - end }, `event log (read-only): ignoring ${bytes.length - end} unfinished bytes at the end of ${segment.name} from offset ${end}`);
+    } else if (end < bytes.length) {
       await truncateTornTail(segment, end);
       log.warn(
         { file: segment.name, offset: end, droppedBytes: bytes.length - end },
@@ -50,6 +56,7 @@ export async function recoverLog(dir: string, log: EventLogger): Promise<Recover
     }
     if (isLast) tailBytes = end;
   }
+  if (mode.readOnly) return { index, segments, tailBytes };
   // What a crashed predecessor wrote but never synced is about to be served: make it durable first.
   const last = segments.at(-1)!;
   const handle = await open(last.path, 'r+');

@@ -29,6 +29,11 @@ export interface FileEventStoreOptions {
   maxSegmentBytes?: number;
   /** Upper bound of one group commit (a single larger append still goes alone). Default 4 MiB. */
   maxBatchBytes?: number;
+  /**
+   * Opens without the writer lock and without repairing anything, for auditors reading a
+   * directory a running service may be writing: sees what was there at open, refuses appends.
+   */
+  readOnly?: boolean;
 }
 
 export const LOCK_FILE_NAME = 'LOCK';
@@ -42,11 +47,12 @@ const READ_CHUNK_BYTES = 1024 * 1024;
  */
 export async function openFileEventStore(options: FileEventStoreOptions): Promise<EventStore> {
   const log = options.log ?? stderrLogger;
-  await mkdir(options.dir, { recursive: true });
-  const lock = await acquireLock(join(options.dir, LOCK_FILE_NAME), log);
+  const readOnly = options.readOnly ?? false;
+  if (!readOnly) await mkdir(options.dir, { recursive: true });
+  const lock = readOnly ? { release: async () => {} } : await acquireLock(join(options.dir, LOCK_FILE_NAME), log);
   let recovered;
   try {
-    recovered = await recoverLog(options.dir, log);
+    recovered = await recoverLog(options.dir, log, { readOnly });
   } catch (err) {
     await lock.release();
     throw err;
@@ -55,7 +61,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   const reader = new SegmentReader(segments);
   const hub = createSubscriptionHub((from) => readAll({ fromPosition: from }));
   const durableWaiters: { position: number; resolve(): void; reject(e: Error): void }[] = [];
-  const writer = new GroupCommitWriter({
+  const writer = readOnly ? new ReadOnlyWriter(index.nextPosition) : new GroupCommitWriter({
     dir: options.dir,
     index,
     segments,
@@ -199,4 +205,15 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     subscribeToAll: (subscribeOptions: SubscribeOptions): Subscription => hub.subscribe(subscribeOptions),
     close,
   };
+}
+
+/** Stands in for the writer of a read-only store: everything is durable, nothing is accepted. */
+class ReadOnlyWriter implements Pick<GroupCommitWriter, 'durableCount' | 'failed' | 'enqueue' | 'drain' | 'closeTail'> {
+  readonly failed = new EventStoreUnavailableError('event log is opened read-only');
+  constructor(readonly durableCount: number) {}
+  enqueue(append: { reject(error: Error): void }): void {
+    append.reject(this.failed);
+  }
+  async drain(): Promise<void> {}
+  async closeTail(): Promise<void> {}
 }

@@ -1,0 +1,123 @@
+import { PAYMENT_EVENT_TYPES } from '../events/payment-events.ts';
+import type { EventStore, RecordedEvent } from '../events/port.ts';
+import type { Keyring } from '../signing/keyring.ts';
+import { CHAIN_RULES, type ChainRule } from './chains.ts';
+import type { AuditFailure } from './failures.ts';
+import { checkSignedResult } from './result-check.ts';
+import { SagaOrderCheck } from './saga.ts';
+
+export type { AuditFailure } from './failures.ts';
+
+export interface AuditOptions {
+  store: EventStore;
+  keyring: Keyring;
+  /** Defaults to CHAIN_RULES, the registry in chains.ts. */
+  chainRules?: readonly ChainRule[];
+  /** Called every `progressEvery` events (default 1,000) and at the end. */
+  onProgress?(eventsReplayed: number, position: bigint): void;
+  progressEvery?: number;
+  /** Failures beyond this many are counted but not kept. Default 1,000. */
+  maxFailuresKept?: number;
+}
+
+export interface AuditReport {
+  events: number;
+  streams: number;
+  /** ResultSigned events re-verified. */
+  results: number;
+  /** Streams checked by at least one chain rule. */
+  chains: number;
+  lastPosition: bigint | undefined;
+  failureCount: number;
+  failuresByKind: Record<string, number>;
+  /** The first `maxFailuresKept` failures, in log order. */
+  failures: AuditFailure[];
+  ok: boolean;
+}
+
+/**
+ * Replays the whole log once, in position order, and re-checks what an outside auditor would:
+ * the log's own order (positions increasing, each stream's revisions dense from 0), every signed
+ * result, the saga order of every payment stream, and every hash chain of the registry.
+ */
+export async function auditEventLog(options: AuditOptions): Promise<AuditReport> {
+  const rules = options.chainRules ?? CHAIN_RULES;
+  const progressEvery = options.progressEvery ?? 1000;
+  const maxKept = options.maxFailuresKept ?? 1000;
+  const failures: AuditFailure[] = [];
+  const failuresByKind: Record<string, number> = {};
+  let failureCount = 0;
+  const record = (failure: AuditFailure): void => {
+    failureCount++;
+    failuresByKind[failure.kind] = (failuresByKind[failure.kind] ?? 0) + 1;
+    if (failures.length < maxKept) failures.push(failure);
+  };
+
+  const nextRevision = new Map<string, bigint>();
+  const rulesOf = new Map<string, readonly ChainRule[]>();
+  const chained = new Map<string, RecordedEvent[]>();
+  const saga = new SagaOrderCheck();
+  let events = 0;
+  let results = 0;
+  let lastPosition: bigint | undefined;
+
+  try {
+    for await (const event of options.store.readAll()) {
+      events++;
+      if (lastPosition !== undefined && event.position <= lastPosition)
+        record({ kind: 'log-order', stream: event.stream, position: event.position, eventId: event.id, message: `position ${event.position} after ${lastPosition}` });
+      lastPosition = event.position;
+      const expectedRevision = nextRevision.get(event.stream) ?? 0n;
+      if (event.revision !== expectedRevision)
+        record({ kind: 'log-order', stream: event.stream, position: event.position, revision: event.revision, eventId: event.id, message: `revision ${event.revision}, expected ${expectedRevision}` });
+      nextRevision.set(event.stream, event.revision + 1n);
+
+      if (event.type === PAYMENT_EVENT_TYPES.signed) {
+        results++;
+        for (const failure of checkSignedResult(event, options.keyring)) record(failure);
+      }
+      if (SagaOrderCheck.appliesTo(event.stream)) {
+        const failure = saga.observe(event);
+        if (failure) record(failure);
+      }
+      let applicable = rulesOf.get(event.stream);
+      if (!applicable) {
+        applicable = rules.filter((r) => r.appliesTo(event.stream));
+        rulesOf.set(event.stream, applicable);
+      }
+      if (applicable.length > 0) {
+        const buffered = chained.get(event.stream);
+        if (buffered) buffered.push(event);
+        else chained.set(event.stream, [event]);
+      }
+      if (options.onProgress && events % progressEvery === 0) options.onProgress(events, event.position);
+    }
+  } catch (err) {
+    // A log that cannot be read to its end is itself a failure (CorruptLogError names the spot).
+    record({ kind: 'log-unreadable', stream: '$all', position: lastPosition, message: (err as Error).message });
+  }
+
+  for (const [stream, streamEvents] of chained) {
+    for (const rule of rulesOf.get(stream) ?? []) {
+      let found: AuditFailure[];
+      try {
+        found = rule.check(streamEvents);
+      } catch (err) {
+        found = [{ kind: `chain:${rule.name}`, stream, message: `the rule threw: ${(err as Error).message}` }];
+      }
+      for (const failure of found) record(failure);
+    }
+  }
+  options.onProgress?.(events, lastPosition ?? -1n);
+  return {
+    events,
+    streams: nextRevision.size,
+    results,
+    chains: chained.size,
+    lastPosition,
+    failureCount,
+    failuresByKind,
+    failures,
+    ok: failureCount === 0,
+  };
+}

@@ -1,0 +1,132 @@
+import type { Settings } from '../../config.ts';
+import { bazaarExtension, inputJsonSchema, MAX_TIMEOUT_SECONDS, paymentRequirements, resourceUrl } from '../../payments/quote.ts';
+import type { JsonObject } from '../../signing/canonical.ts';
+import { FAMILIES, usdToAtomic, type PricedOperation } from '../types.ts';
+
+const SERVICE_NAME = 'Pay-per-call attestation service';
+const SERVICE_DESCRIPTION =
+  'Deterministic, signed attestations and utilities paid per call in USDC on Base with x402 v2. Every result is RFC 8785 canonical JSON, SHA-256 hashed and Ed25519 signed; free routes re-check any result.';
+
+function paymentRail(settings: Settings): JsonObject {
+  return {
+    protocol: 'x402',
+    x402Version: 2,
+    scheme: 'exact',
+    network: settings.NETWORK,
+    asset: settings.USDC_ADDRESS,
+    assetName: 'USDC',
+    decimals: 6,
+    payTo: settings.PAY_TO,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    authorization: 'EIP-3009 transferWithAuthorization',
+    requestHeader: 'PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1)',
+    responseHeader: 'PAYMENT-RESPONSE',
+    settlement: settings.SETTLEMENT,
+  };
+}
+
+const priceOf = (op: PricedOperation): JsonObject => ({ usd: op.priceUsd, atomic: usdToAtomic(op.priceUsd).toString(), asset: 'USDC' });
+
+/** /mcp.json: each priced operation as an MCP tool, with the payment rail. */
+export function mcpManifest(ops: PricedOperation[], settings: Settings, baseUrl: string): JsonObject {
+  return {
+    name: SERVICE_NAME,
+    description: SERVICE_DESCRIPTION,
+    version: '2.0.0',
+    payment: paymentRail(settings),
+    tools: ops.map((op) => ({
+      name: op.id,
+      title: op.summary,
+      description: op.description,
+      type: 'http',
+      method: op.method,
+      url: resourceUrl(op, baseUrl),
+      inputSchema: inputJsonSchema(op.input),
+      price: priceOf(op),
+      status: op.command ? 'available' : 'not_implemented',
+      ...(op.verifyPath ? { verifyUrl: `${baseUrl}${op.verifyPath}` } : {}),
+    })),
+  };
+}
+
+/**
+ * /.well-known/x402: every priced endpoint with price and settlement terms; the payable ones as
+ * items in the bazaar discovery shape, the catalogued-but-unbuilt ones listed apart so that no
+ * crawler is led to pay for a 501.
+ */
+export function x402Manifest(ops: PricedOperation[], settings: Settings, baseUrl: string): JsonObject {
+  const item = (op: PricedOperation): JsonObject => ({
+    resource: resourceUrl(op, baseUrl),
+    type: 'http',
+    x402Version: 2,
+    method: op.method,
+    description: op.summary,
+    mimeType: 'application/json',
+    accepts: [paymentRequirements(op, settings) as unknown as JsonObject],
+    price: priceOf(op),
+    tags: [FAMILIES[op.family]],
+    extensions: bazaarExtension(op) as JsonObject,
+  });
+  return {
+    x402Version: 2,
+    manifestVersion: 2,
+    service: { name: SERVICE_NAME, description: SERVICE_DESCRIPTION, url: baseUrl },
+    settlementTerms: {
+      ...paymentRail(settings),
+      charged: 'only after the input validates and the authorization verifies; a replayed payment returns the stored result and is never charged twice',
+      refunds: 'none needed: nothing is settled for a request that cannot be served',
+    },
+    items: ops.filter((op) => op.command).map(item),
+    notImplemented: ops.filter((op) => !op.command).map((op) => ({ resource: resourceUrl(op, baseUrl), method: op.method, price: priceOf(op), status: 'not_implemented' })),
+  };
+}
+
+/** /.well-known/agent-card.json: an A2A-style capability card. */
+export function agentCard(ops: PricedOperation[], settings: Settings, baseUrl: string): JsonObject {
+  return {
+    protocolVersion: '0.3.0',
+    name: SERVICE_NAME,
+    description: SERVICE_DESCRIPTION,
+    url: baseUrl,
+    version: '2.0.0',
+    preferredTransport: 'HTTP+JSON',
+    documentationUrl: `${baseUrl}/openapi.json`,
+    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: true },
+    defaultInputModes: ['application/json'],
+    defaultOutputModes: ['application/json'],
+    securitySchemes: { x402: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'x402 v2 payment per request; no account or key' } },
+    payment: paymentRail(settings),
+    skills: ops
+      .filter((op) => op.command)
+      .map((op) => ({ id: op.id, name: op.summary, description: op.description, tags: [FAMILIES[op.family], `price:${op.priceUsd} USD`], inputModes: ['application/json'], outputModes: ['application/json'] })),
+  };
+}
+
+/** /llms.txt: the service for language models, in the llms.txt markdown convention. */
+export function llmsTxt(ops: PricedOperation[], settings: Settings, baseUrl: string): string {
+  const lines = [
+    `# ${SERVICE_NAME}`,
+    '',
+    `> ${SERVICE_DESCRIPTION}`,
+    '',
+    'How to call a priced route: send the request without payment; the 402 answer carries the quote in the PAYMENT-REQUIRED header (base64 JSON, x402 v2).',
+    `Sign an EIP-3009 transferWithAuthorization of the quoted USDC amount on ${settings.NETWORK} to ${settings.PAY_TO}, and repeat the identical request with the PAYMENT-SIGNATURE header.`,
+    'Every result carries sha256, ed25519Sig and keyId; re-check it free on the verify route named in verifyUrl, or offline with the public key.',
+    '',
+    `- [OpenAPI contract](${baseUrl}/openapi.json)`,
+    `- [x402 manifest](${baseUrl}/.well-known/x402)`,
+    `- [MCP manifest](${baseUrl}/mcp.json)`,
+    '',
+  ];
+  for (const [family, title] of Object.entries(FAMILIES)) {
+    const inFamily = ops.filter((op) => op.family === family);
+    if (inFamily.length === 0) continue;
+    lines.push(`## ${title}`, '');
+    for (const op of inFamily) {
+      const status = op.command ? '' : ' (not built yet: answers 501)';
+      lines.push(`- [${op.method} ${op.path}](${resourceUrl(op, baseUrl)}): $${op.priceUsd}. ${op.summary}${status}`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,33 @@
+import { utilityRecord } from '../engines/records.ts';
+import { plannedFreeRoute, plannedOperation } from './planned.ts';
+import type { Route } from './types.ts';
+import { param, parseIntegerParam, parseJsonParam, verifyRoute } from './verify-route.ts';
+
+const utility = (id: string, path: string, priceUsd: string, summary: string) =>
+  plannedOperation({ id, method: 'POST', path, family: 'documents', priceUsd, summary, keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' });
+
+export const documentsRoutes: Route[] = [
+  plannedOperation({ id: 'invoice-ocr', method: 'POST', path: '/v1/invoice-ocr', family: 'documents', priceUsd: '0.02', inputFrom: 'multipart', summary: 'Invoice OCR from an uploaded file (multipart/form-data).', keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' }),
+  utility('sec-extract', '/v1/sec-extract', '0.05', 'Extraction from an SEC filing.'),
+  utility('utils.code-review-brief', '/v1/utils/code-review-brief', '0.15', 'Advisory brief of issues, security concerns, suggestions.'),
+  utility('utils.doc-convert', '/v1/utils/doc-convert', '0.10', 'Converts text to JSON, Markdown or words, or to PDF.'),
+  utility('utils.invoice-extract', '/v1/utils/invoice-extract', '0.10', 'Extracts vendor, amount, date, line items.'),
+  utility('utils.pii-redact', '/v1/utils/pii-redact', '0.25', 'Returns redacted output with an audit list.'),
+  utility('utils.schema-cleanup', '/v1/utils/schema-cleanup', '0.05', 'Normalises messy JSON or CSV.'),
+  utility('utils.translate-doc', '/v1/utils/translate-doc', '0.10', 'Translated output with a SHA-256 receipt.'),
+  plannedOperation({ id: 'ebook.download', method: 'GET', path: '/api/ebook/download', family: 'documents', priceUsd: '29.00', inputFrom: 'query', summary: 'Streams the full 121-page PDF after verified settlement.', keyFamily: null, signedMember: null }),
+
+  verifyRoute({
+    id: 'utils.verify',
+    method: 'GET',
+    path: '/v1/utils/verify',
+    family: 'documents',
+    keyFamily: 'utils',
+    summary: 'Re-checks a utility receipt {kind, utility, servedAt, utility_result} (result = utility_result as JSON).',
+    params: { kind: param.text(), utility: param.text(), served_at: param.integer(), result: param.json() },
+    rebuild: (p) =>
+      utilityRecord({ kind: p.kind, utility: p.utility, servedAt: parseIntegerParam(p.served_at), utility_result: parseJsonParam('result', p.result) }),
+  }),
+  plannedFreeRoute({ id: 'ebook.card', method: 'GET', path: '/api/ebook', family: 'documents', summary: 'Product card for the ebook.' }),
+  plannedFreeRoute({ id: 'ebook.sample', method: 'GET', path: '/api/ebook/sample', family: 'documents', summary: 'Streams the sample PDF.' }),
+];

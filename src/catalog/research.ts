@@ -1,0 +1,12 @@
+import { plannedOperation } from './planned.ts';
+import type { Route } from './types.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from './verify-route.ts';
+
+export const researchRoutes: Route[] = [
+  plannedOperation({ id: 'finance.attested-evidence', method: 'POST', path: '/v1/finance/attested-evidence', family: 'research', priceUsd: '0.35', summary: 'Findings from the supplied statement only; missing fields reported as not provided.', keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
+  plannedOperation({ id: 'research.attested-brief', method: 'POST', path: '/v1/research/attested-brief', family: 'research', priceUsd: '2.00', summary: 'Deterministic signed brief with source citations; only generatedAt varies.', keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
+  plannedOperation({ id: 'signed-research', method: 'GET', path: '/v1/signed-research', family: 'research', priceUsd: '0.50', inputFrom: 'query', summary: "Signed research on a topic (query parameter topic, default 'quant research').", keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
+  plannedOperation({ id: 'synthesis.verdict', method: 'POST', path: '/v1/synthesis/verdict', family: 'research', priceUsd: '0.50', summary: 'Folds research, quant and audit evidence blocks into one signed verdict.', keyFamily: 'synthesis', signedMember: 'evidenceCore', verifyPath: '/v1/synthesis/verify' }),
+
+  verifyRoute({ id: 'synthesis.verify', method: 'GET', path: '/v1/synthesis/verify', family: 'research', keyFamily: 'synthesis', summary: 'Re-checks a synthesis verdict (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody }),
+];

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import type { JsonObject, JsonValue } from '../signing/canonical.ts';
+import type { SignedMember } from './types.ts';
+
+// One wording for an absent field across every schema of the catalogue.
+z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined) });
+
+export const MAX_JSON_DEPTH = 32;
+
+function depthOf(value: unknown, limit: number, depth = 0): number {
+  if (depth > limit) return depth;
+  if (Array.isArray(value)) return Math.max(depth, ...value.map((v) => depthOf(v, limit, depth + 1)));
+  if (value !== null && typeof value === 'object') return Math.max(depth, ...Object.values(value).map((v) => depthOf(v, limit, depth + 1)));
+  return depth;
+}
+
+/** Any JSON value, nested at most MAX_JSON_DEPTH deep (deeper input is refused, not truncated). */
+export const jsonValue = z
+  .json()
+  .refine((v) => depthOf(v, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH, `must not nest deeper than ${MAX_JSON_DEPTH} levels`) as z.ZodType<JsonValue>;
+
+export const jsonObject = z
+  .record(z.string(), z.json())
+  .refine((v) => depthOf(v, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH, `must not nest deeper than ${MAX_JSON_DEPTH} levels`) as unknown as z.ZodType<JsonObject>;
+
+/** A short identifier-like label: "invoice", "model-eval.v2", "did:key". */
+export const token = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/, 'must be 1-64 characters: letters, digits and . _ : / - (starting with a letter or digit)');
+
+export const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
+
+/** The members every signed response carries beside its record. */
+export const signatureEnvelope = {
+  sha256: hex64.describe('SHA-256 of the RFC 8785 canonical record, lowercase hex'),
+  ed25519Sig: z.string().regex(/^[0-9a-f]{128}$/).describe('Ed25519 signature over the canonical record, lowercase hex'),
+  keyId: z.string().regex(/^[0-9a-f]{16}$/).describe('First 16 hex characters of SHA-256 of the raw public key'),
+  publicKeyUrl: z.url().describe('Free route publishing the family public key'),
+  verifyUrl: z.url().optional().describe('Free route that re-checks this result'),
+};
+
+/** Response schema of a signed result: the record at the top level or under its member. */
+export function signedResponse(record: z.ZodObject, member: SignedMember | null): z.ZodObject {
+  return member ? z.object({ [member]: record, ...signatureEnvelope }) : record.extend(signatureEnvelope);
+}
+
+/** Placeholder schemas of catalogued operations that are not built yet (they answer 501). */
+export const notBuiltInput = z.looseObject({});
+export const notBuiltOutput = z.looseObject({}).describe('Not built yet: the route answers 501 not_implemented.');

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { usdToAtomic, freeRoute, type FreeRoute } from './types.ts';
+import { agentCard, llmsTxt, mcpManifest, x402Manifest } from './discovery/manifests.ts';
+import { openApiDocument } from './discovery/openapi.ts';
+// The documents describe the whole catalogue, this file included: read it when a request
+// comes, by which time the module graph is complete.
+import { catalog, pricedOperations } from './index.ts';
+import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from './limits.ts';
+
+const anyDocument = z.looseObject({});
+
+export const serviceRoutes: FreeRoute[] = [
+  freeRoute({
+    id: 'health',
+    method: 'GET',
+    path: '/health',
+    family: 'service',
+    summary: 'Health check.',
+    description: 'Returns {status: "ok"} while the service can answer.',
+    output: z.object({ status: z.literal('ok') }),
+    handle: async () => ({ body: { status: 'ok' } }),
+  }),
+  freeRoute({
+    id: 'ping',
+    method: 'GET',
+    path: '/ping',
+    family: 'service',
+    summary: 'Liveness check.',
+    description: 'Returns pong.',
+    output: z.object({ pong: z.literal(true) }),
+    handle: async () => ({ body: { pong: true } }),
+  }),
+  freeRoute({
+    id: 'config',
+    method: 'GET',
+    path: '/config',
+    family: 'service',
+    summary: 'Public settings: network, asset, payTo, settlement mode, prices and limits.',
+    description: 'Never carries a secret.',
+    output: anyDocument,
+    async handle(_input, deps) {
+      const s = deps.settings;
+      return {
+        body: {
+          network: s.NETWORK,
+          asset: s.USDC_ADDRESS,
+          assetName: 'USDC',
+          payTo: s.PAY_TO,
+          settlement: s.SETTLEMENT,
+          demoSettlement: s.SETTLEMENT === 'local',
+          eventStore: s.EVENTSTORE_URL ? 'eventstoredb' : 'embedded-file-log',
+          x402Versions: [2, 1],
+          prices: Object.fromEntries(pricedOperations().map((op) => [`${op.method} ${op.path}`, { usd: op.priceUsd, atomic: usdToAtomic(op.priceUsd).toString() }])),
+          limits: {
+            jsonBodyBytes: MAX_JSON_BODY_BYTES,
+            multipartBytes: MAX_MULTIPART_BYTES,
+            memoryValueCapBytes: s.MEMORY_VALUE_CAP_BYTES,
+            statsCacheSeconds: s.STATS_CACHE_SECONDS,
+          },
+        },
+      };
+    },
+  }),
+  freeRoute({
+    id: 'public-stats',
+    method: 'GET',
+    path: '/v1/public/stats',
+    family: 'service',
+    summary: 'Aggregate-only usage figures from a short-lived cache.',
+    description:
+      'Genuine third-party payments from the settlement ledger (demo and dust settlements excluded) and correct 402 challenges answered. No client IP, user agent or per-requester identifier is collected or returned.',
+    output: z.object({
+      paidCalls: z.number().int(),
+      revenueAtomic: z.string(),
+      revenueUsd: z.string(),
+      paymentChallenges: z.number().int(),
+      generatedAt: z.number().int(),
+      cacheSeconds: z.number().int(),
+    }),
+    async handle(_input, deps) {
+      const stats = await deps.stats.snapshot();
+      return { body: { ...stats }, headers: { 'Cache-Control': `public, max-age=${stats.cacheSeconds}` } };
+    },
+  }),
+  freeRoute({
+    id: 'openapi',
+    method: 'GET',
+    path: '/openapi.json',
+    family: 'service',
+    summary: 'Machine-readable contract (OpenAPI 3.1).',
+    description: 'Generated from the operation catalogue.',
+    output: anyDocument,
+    handle: async (_input, deps) => ({ body: openApiDocument(catalog, deps.settings, deps.baseUrl) }),
+  }),
+  freeRoute({
+    id: 'mcp-manifest',
+    method: 'GET',
+    path: '/mcp.json',
+    family: 'service',
+    summary: 'Model Context Protocol manifest: tools, their type and the payment rail.',
+    description: 'Every priced operation as an MCP tool.',
+    output: anyDocument,
+    handle: async (_input, deps) => ({ body: mcpManifest(pricedOperations(), deps.settings, deps.baseUrl) }),
+  }),
+  freeRoute({
+    id: 'x402-manifest',
+    method: 'GET',
+    path: '/.well-known/x402',
+    family: 'service',
+    summary: 'The v2 manifest of every pay-per-call endpoint with its price and settlement terms.',
+    description: 'Payable endpoints as items in the x402 bazaar discovery shape.',
+    output: anyDocument,
+    handle: async (_input, deps) => ({ body: x402Manifest(pricedOperations(), deps.settings, deps.baseUrl) }),
+  }),
+  freeRoute({
+    id: 'agent-card',
+    method: 'GET',
+    path: '/.well-known/agent-card.json',
+    family: 'service',
+    summary: 'Agent capability card.',
+    description: 'A2A-style card: skills, transports, payment rail.',
+    output: anyDocument,
+    handle: async (_input, deps) => ({ body: agentCard(pricedOperations(), deps.settings, deps.baseUrl) }),
+  }),
+  freeRoute({
+    id: 'llms-txt',
+    method: 'GET',
+    path: '/llms.txt',
+    family: 'service',
+    summary: 'Summary of the service for language models.',
+    description: 'Markdown in the llms.txt convention.',
+    output: z.string(),
+    produces: 'text/markdown',
+    handle: async (_input, deps) => ({ text: llmsTxt(pricedOperations(), deps.settings, deps.baseUrl), contentType: 'text/markdown; charset=utf-8' }),
+  }),
+];

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { JsonValue } from '../signing/canonical.ts';
+import type { KeyFamily } from '../signing/key-families.ts';
+import { check } from '../signing/seal.ts';
+import { freeRoute, type Family, type FreeRoute, type HttpMethod } from './types.ts';
+
+/** Query-parameter building blocks: every verify parameter arrives as text. */
+export const param = {
+  text: () => z.string(),
+  optionalText: () => z.string().default(''),
+  integer: () => z.string().regex(/^-?\d{1,16}$/, 'must be an integer'),
+  /** JSON carried as text; parsed by the route so that a tampered value fails the check, not the request. */
+  json: () => z.string(),
+  optionalJson: (fallback: string) => z.string().default(fallback),
+  sha256: () => z.string(),
+  signature: () => z.string(),
+};
+
+export const verifyResultSchema = z.object({
+  valid: z.boolean(),
+  checks: z.object({ sha256: z.boolean(), signature: z.boolean() }),
+  family: z.string(),
+  keyId: z.string(),
+  reason: z.string().optional(),
+});
+
+/** Thrown by a rebuild when the supplied content cannot form a record (e.g. unparsable JSON). */
+export class UnusableContent extends Error {}
+
+export function parseJsonParam(name: string, text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    throw new UnusableContent(`${name} is not valid JSON`);
+  }
+}
+
+export function parseIntegerParam(text: string): number {
+  return Number.parseInt(text, 10);
+}
+
+interface VerifyRouteSpec<P extends z.ZodRawShape> {
+  id: string;
+  method: HttpMethod;
+  path: string;
+  family: Family;
+  keyFamily: KeyFamily;
+  summary: string;
+  /** The content parameters; `signature` and `sha256` are added to every verify route. */
+  params: P;
+  rebuild(params: z.infer<z.ZodObject<P>>): JsonValue;
+}
+
+/**
+ * A free verify route: rebuilds the family's canonical record from what the caller sent,
+ * re-canonicalises it, and checks the digest and the signature. A missing required parameter
+ * is a 422; anything that does not match is `valid: false` with the reason, never an error.
+ * POST routes take their parameters from the query string as the spec says, or from a JSON
+ * body with the same names (records too large for a URL).
+ */
+export function verifyRoute<P extends z.ZodRawShape>(spec: VerifyRouteSpec<P>): FreeRoute {
+  const input = z.object({ ...spec.params, signature: param.signature(), sha256: param.sha256() });
+  return freeRoute({
+    id: spec.id,
+    method: spec.method,
+    path: spec.path,
+    family: spec.family,
+    summary: spec.summary,
+    description: `${spec.summary} Re-canonicalises the record (RFC 8785), recomputes its SHA-256 and checks the Ed25519 signature with the ${spec.keyFamily} key. Any change to content, hash, signature or timestamp gives valid=false.`,
+    input,
+    inputFrom: spec.method === 'GET' ? 'query' : 'query-or-json',
+    output: verifyResultSchema,
+    async handle(params, deps) {
+      const { keyId } = deps.keyring.publicKey(spec.keyFamily);
+      const answer = { family: spec.keyFamily, keyId };
+      let record: JsonValue;
+      try {
+        record = spec.rebuild(params as z.infer<z.ZodObject<P>>);
+      } catch (err) {
+        if (!(err instanceof UnusableContent)) throw err;
+        return { body: { valid: false, checks: { sha256: false, signature: false }, ...answer, reason: err.message } };
+      }
+      const { signature, sha256 } = params as { signature: string; sha256: string };
+      const result = check(deps.keyring, spec.keyFamily, record, sha256, signature);
+      return { body: { ...result, ...answer } };
+    },
+  });
+}
+
+/** The rule of the "body" verify routes: the record itself, as JSON text. */
+export const bodyVerifyParams = { body: param.json() };
+export const rebuildFromBody = (p: { body: string }): JsonValue => parseJsonParam('body', p.body);

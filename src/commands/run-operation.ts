@@ -1,0 +1,44 @@
+import type { CallContext, PricedOperation } from '../catalog/types.ts';
+import type { JsonObject } from '../signing/canonical.ts';
+import { seal, type Seal } from '../signing/seal.ts';
+import type { KeyFamily } from '../signing/key-families.ts';
+import { KEY_FAMILIES } from '../signing/key-families.ts';
+
+export interface SignedResult {
+  record: JsonObject;
+  seal: Seal;
+  /** The 200 response body, as presented to the caller. */
+  body: JsonObject;
+}
+
+export class NotImplementedError extends Error {
+  constructor(readonly operation: string) {
+    super(`${operation} is catalogued but not built yet`);
+    this.name = 'NotImplementedError';
+  }
+}
+
+/** Runs an operation's command and seals its record with the operation's family key. */
+export async function runOperation<I>(op: PricedOperation<I>, input: I, ctx: CallContext): Promise<SignedResult> {
+  if (!op.command || !op.keyFamily) throw new NotImplementedError(op.id);
+  const { record } = await op.command.execute(input, ctx);
+  const s = seal(ctx.keyring, op.keyFamily, record);
+  return { record, seal: s, body: presentSignedResult(op, record, s, ctx.baseUrl) };
+}
+
+/**
+ * The response shape of spec section 2: field-by-field families at the top level, the others
+ * under their signed member; always with the digest, the signature, the key id, and where to
+ * re-check it for free. Deterministic, so a replayed payment yields the same bytes.
+ */
+export function presentSignedResult(op: PricedOperation, record: JsonObject, s: Seal, baseUrl: string): JsonObject {
+  const keyFamily = op.keyFamily as KeyFamily;
+  const envelope: JsonObject = {
+    sha256: s.sha256,
+    ed25519Sig: s.ed25519Sig,
+    keyId: s.keyId,
+    publicKeyUrl: `${baseUrl}${KEY_FAMILIES[keyFamily]}`,
+    ...(op.verifyPath ? { verifyUrl: `${baseUrl}${op.verifyPath}` } : {}),
+  };
+  return op.signedMember ? { [op.signedMember]: record, ...envelope } : { ...record, ...envelope };
+}

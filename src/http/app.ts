@@ -1,0 +1,35 @@
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import type { Logger } from 'pino';
+import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from '../catalog/limits.ts';
+import type { Route, ServiceDeps } from '../catalog/types.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { cors } from './middleware/cors.ts';
+import { errors } from './middleware/errors.ts';
+import { requestId } from './middleware/request-id.ts';
+import { buildRouter } from './routes.ts';
+
+/** The Koa app: small middleware, each doing one thing, then the catalogue's router. */
+export function createApp(routes: readonly Route[], deps: ServiceDeps, log: Logger): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true; // errors are answered and logged by the error middleware, never printed with stacks
+  const router = buildRouter(routes, deps);
+  app.use(requestId());
+  app.use(accessLog(log));
+  app.use(cors());
+  app.use(errors(log));
+  app.use(
+    koaBody({
+      jsonLimit: MAX_JSON_BODY_BYTES,
+      formLimit: MAX_JSON_BODY_BYTES,
+      textLimit: MAX_JSON_BODY_BYTES,
+      jsonStrict: true,
+      multipart: true,
+      formidable: { maxFileSize: MAX_MULTIPART_BYTES, maxTotalFileSize: MAX_MULTIPART_BYTES, maxFiles: 4 },
+    }),
+  );
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

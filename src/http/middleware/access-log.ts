@@ -1,0 +1,18 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+
+/**
+ * One line per request: method, route path, status, duration, request id. Deliberately no
+ * query string, client address, user agent or payment header: nothing per requester, no secret.
+ */
+export function accessLog(log: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.info({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+    }
+  };
+}

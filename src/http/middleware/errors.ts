@@ -1,0 +1,45 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { ZodError } from 'zod';
+import { DomainRefusal } from '../../commands/decider.ts';
+import { NotImplementedError } from '../../commands/run-operation.ts';
+import { EventStoreUnavailableError } from '../../events/port.ts';
+import { HttpProblem, issuesOf, validationProblem } from '../problem.ts';
+
+/** Maps anything thrown below to the one error body; no stack trace ever reaches a client. */
+export function errors(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new HttpProblem(404, 'not_found', `no route ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 405 && (ctx.body === undefined || typeof ctx.body === 'string'))
+        throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
+    } catch (err) {
+      const problem = toProblem(err);
+      if (problem.status >= 500 && problem.status !== 501 && problem.status !== 503)
+        log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
+      else if (problem.status === 503) log.warn({ requestId: ctx.state.requestId, reason: problem.message }, 'dependency unavailable');
+      ctx.status = problem.status;
+      for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
+      ctx.body = problem.body(String(ctx.state.requestId));
+    }
+  };
+}
+
+function toProblem(err: unknown): HttpProblem {
+  if (err instanceof HttpProblem) return err;
+  if (err instanceof ZodError) return validationProblem(issuesOf(err));
+  if (err instanceof NotImplementedError)
+    return new HttpProblem(501, 'not_implemented', `${err.operation} is catalogued but not built yet`, { operation: err.operation });
+  if (err instanceof DomainRefusal) return new HttpProblem(err.status, err.error, err.message, err.outcome ? { outcome: err.outcome } : {});
+  if (err instanceof EventStoreUnavailableError)
+    return new HttpProblem(503, 'event_store_unavailable', 'the event store is unavailable; nothing was charged, retry later', {}, { 'Retry-After': '5' });
+  const status = (err as { status?: unknown }).status;
+  const type = (err as { type?: unknown }).type;
+  if (status === 413 || type === 'entity.too.large') return new HttpProblem(413, 'payload_too_large', 'request body exceeds the size limit');
+  if (type === 'entity.parse.failed' || (status === 400 && err instanceof SyntaxError))
+    return validationProblem([{ path: '(body)', message: 'malformed JSON' }]);
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new HttpProblem(status === 400 ? 422 : status, status === 415 ? 'unsupported_media_type' : 'bad_request', (err as Error).message || 'bad request');
+  return new HttpProblem(500, 'internal_error', 'internal error');
+}

@@ -1,0 +1,42 @@
+import type { JsonObject } from '../signing/canonical.ts';
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** The one error body of the service: {error, message, outcome?, issues?, requestId}. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message: string,
+    readonly extra: { outcome?: string; issues?: Issue[]; operation?: string } = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpProblem';
+  }
+
+  body(requestId: string): JsonObject {
+    return {
+      error: this.error,
+      message: this.message,
+      ...(this.extra.outcome ? { outcome: this.extra.outcome } : {}),
+      ...(this.extra.operation ? { operation: this.extra.operation } : {}),
+      ...(this.extra.issues ? { issues: this.extra.issues.map((i) => ({ path: i.path, message: i.message })) } : {}),
+      requestId,
+    };
+  }
+}
+
+/** zod issues -> our issue list, with dotted paths a caller can read. */
+export function issuesOf(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): Issue[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+}
+
+export function validationProblem(issues: Issue[], outcome = 'INVALID-INPUT'): HttpProblem {
+  const first = issues[0];
+  const summary = first ? `${first.path}: ${first.message}` : 'invalid input';
+  return new HttpProblem(422, 'validation_error', `request failed validation (${summary})`, { outcome, issues });
+}

@@ -1,0 +1,34 @@
+import type { Context } from 'koa';
+import { HttpProblem } from './problem.ts';
+
+/** Query parameters as single strings; a parameter given twice is ambiguous and refused. */
+export function singleValuedQuery(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(ctx.query)) {
+    if (Array.isArray(value))
+      throw new HttpProblem(422, 'validation_error', `query parameter ${name} must be given once`, {
+        outcome: 'INVALID-INPUT',
+        issues: [{ path: name, message: 'must be given once' }],
+      });
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** The parsed JSON body; absent or non-JSON bodies read as undefined. */
+export function jsonBody(ctx: Context): unknown {
+  return ctx.request.body;
+}
+
+/** Multipart: the text fields plus, for each file, its name, type and size (the engine reads the path). */
+export function multipartInput(ctx: Context): Record<string, unknown> {
+  const fields = (ctx.request.body ?? {}) as Record<string, unknown>;
+  const files = ctx.request.files ?? {};
+  const described = Object.fromEntries(
+    Object.entries(files).map(([name, f]) => {
+      const file = Array.isArray(f) ? f[0] : f;
+      return [name, file ? { filepath: file.filepath, originalFilename: file.originalFilename, mimetype: file.mimetype, size: file.size } : undefined];
+    }),
+  );
+  return { ...fields, ...described };
+}

@@ -1,0 +1,97 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import type { FreeRoute, PricedOperation, Route, ServiceDeps } from '../catalog/types.ts';
+import { NotImplementedError } from '../commands/run-operation.ts';
+import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { paymentRequired, paymentRequiredV1Body } from '../payments/quote.ts';
+import { canonicalSha256 } from '../signing/hash.ts';
+import { HttpProblem, issuesOf, validationProblem } from './problem.ts';
+import { jsonBody, multipartInput, singleValuedQuery } from './request-input.ts';
+
+/** The router, generated from the catalogue: one handler per entry, nothing written twice. */
+export function buildRouter(routes: readonly Route[], deps: ServiceDeps): Router {
+  const router = new Router();
+  for (const route of routes) {
+    const handler = route.kind === 'priced' ? pricedHandler(route, deps) : freeHandler(route, deps);
+    if (route.method === 'GET') router.get(route.path, handler);
+    else router.post(route.path, handler);
+  }
+  return router;
+}
+
+function freeHandler(route: FreeRoute, deps: ServiceDeps) {
+  return async (ctx: Context) => {
+    const query = singleValuedQuery(ctx);
+    const params = (ctx as Context & { params?: Record<string, string> }).params ?? {};
+    const body = jsonBody(ctx);
+    let input: unknown = undefined;
+    if (route.input) {
+      const raw =
+        route.inputFrom === 'json' ? body
+          : route.inputFrom === 'path' ? params
+            : route.inputFrom === 'query-or-json' ? { ...(isPlainObject(body) ? body : {}), ...query }
+              : query;
+      const parsed = route.input.safeParse(raw);
+      if (!parsed.success) throw validationProblem(issuesOf(parsed.error));
+      input = parsed.data;
+    }
+    const answer = await route.handle(input, deps, { query, params, body });
+    ctx.status = answer.status ?? 200;
+    for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value);
+    if ('text' in answer) {
+      ctx.type = answer.contentType;
+      ctx.body = answer.text;
+    } else {
+      ctx.body = answer.body;
+    }
+  };
+}
+
+function pricedHandler(op: PricedOperation, deps: ServiceDeps) {
+  return async (ctx: Context) => {
+    // Never quote what cannot run: an unbuilt operation answers 501 before anything else.
+    if (!op.command) throw new NotImplementedError(op.id);
+    const raw = op.inputFrom === 'json' ? jsonBody(ctx) : op.inputFrom === 'query' ? singleValuedQuery(ctx) : multipartInput(ctx);
+    if (op.inputFrom === 'json' && !isPlainObject(raw)) throw validationProblem([{ path: '(body)', message: 'a JSON object body is required (Content-Type: application/json)' }]);
+    const parsed = op.input.safeParse(raw);
+    if (!parsed.success) throw validationProblem(issuesOf(parsed.error));
+    const refusal = op.precheck?.(parsed.data, deps.settings);
+    if (refusal) throw new HttpProblem(refusal.status, refusal.error, refusal.message, { outcome: refusal.outcome, issues: refusal.issues });
+
+    const payment = paymentHeaderOf(ctx);
+    if (!payment) {
+      deps.stats.recordChallenge();
+      answerPaymentRequired(ctx, op, deps);
+      return;
+    }
+    const answer = await deps.payments.handle(
+      { op, input: parsed.data, requestHash: canonicalSha256({ method: op.method, path: op.path, input: raw as never }), payment },
+      deps,
+    );
+    ctx.status = answer.status;
+    for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+    ctx.body = answer.body;
+  };
+}
+
+/** 402 with the v2 quote in PAYMENT-REQUIRED and the v1 form in the body. */
+export function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: ServiceDeps, error?: string): void {
+  ctx.status = 402;
+  ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired(op, deps.settings, deps.baseUrl, error)));
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = paymentRequiredV1Body(op, deps.settings, deps.baseUrl, error);
+}
+
+function paymentHeaderOf(ctx: Context): { header: 'PAYMENT-SIGNATURE' | 'X-PAYMENT'; value: string } | undefined {
+  const v2 = ctx.get('PAYMENT-SIGNATURE');
+  if (v2) return { header: 'PAYMENT-SIGNATURE', value: v2 };
+  const v1 = ctx.get('X-PAYMENT');
+  if (v1) return { header: 'X-PAYMENT', value: v1 };
+  return undefined;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export { HttpProblem };

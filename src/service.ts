@@ -1,0 +1,63 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { pino, type Logger } from 'pino';
+import { catalog } from './catalog/index.ts';
+import type { ServiceDeps } from './catalog/types.ts';
+import { publicBaseUrl, type Settings } from './config.ts';
+import type { EventStore } from './events/port.ts';
+import { createApp } from './http/app.ts';
+import { createPaymentGateway } from './payments/create-gateway.ts';
+import { createStatsReader } from './projections/public-stats.ts';
+import { createKeyring, resolveAttestationSecret } from './signing/keyring.ts';
+
+export interface RunningService {
+  url: string;
+  deps: ServiceDeps;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export function createLogger(settings: Pick<Settings, 'LOG_LEVEL'>): Logger {
+  return pino({
+    level: settings.LOG_LEVEL,
+    // Defence in depth: payment headers and secrets are never logged, even if someone adds them.
+    redact: ['*.ATTESTATION_SECRET', '*.RELAYER_PRIVATE_KEY', '*.headers["payment-signature"]', '*.headers["x-payment"]'],
+  });
+}
+
+/**
+ * Composition: settings -> event store -> keyring -> settler -> app -> listen. The caller
+ * supplies the store so that tests can use the in-memory one and main uses openEventStore.
+ */
+export async function startService(settings: Settings, store: EventStore, log: Logger = createLogger(settings)): Promise<RunningService> {
+  const secret = resolveAttestationSecret(settings.ATTESTATION_SECRET, settings.DATA_DIR);
+  if (secret.origin === 'generated') log.warn({ path: secret.path }, 'ATTESTATION_SECRET is not set: generated one into the data directory (mode 0600); keep it to keep signatures verifiable');
+  else if (secret.origin === 'data-dir') log.info({ path: secret.path }, 'attestation secret loaded from the data directory');
+  const keyring = createKeyring(secret.secret);
+
+  const deps: ServiceDeps = {
+    store,
+    keyring,
+    settings,
+    baseUrl: publicBaseUrl(settings),
+    stats: createStatsReader(store, settings.STATS_CACHE_SECONDS),
+    payments: await createPaymentGateway(settings),
+  };
+  const app = createApp(catalog, deps, log);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(settings.PORT, settings.HOST, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  // With PORT=0 the port is known only now; quotes and documents must name the real one.
+  deps.baseUrl = publicBaseUrl(settings, port);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    server,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}
