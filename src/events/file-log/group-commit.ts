@@ -35,7 +35,9 @@ export interface GroupCommitOptions {
  */
 export class GroupCommitWriter {
   private readonly queue: PendingAppend[] = [];
-  private running: Promise<void> | undefined;
+  private running: Promise<void> = Promise.resolve();
+  /** Set and cleared synchronously, so an append queued as the loop ends is never stranded. */
+  private active = false;
   private failure: Error | undefined;
   private tail: FileHandle;
   private tailBytes: number;
@@ -59,14 +61,15 @@ export class GroupCommitWriter {
       return;
     }
     this.queue.push(append);
-    this.running ??= this.run().finally(() => {
-      this.running = undefined;
-    });
+    if (!this.active) {
+      this.active = true;
+      this.running = this.run();
+    }
   }
 
   /** Resolves when everything queued so far is durable (or has failed). */
   async drain(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.active) await this.running;
   }
 
   async closeTail(): Promise<void> {
@@ -74,6 +77,14 @@ export class GroupCommitWriter {
   }
 
   private async run(): Promise<void> {
+    try {
+      await this.writeQueued();
+    } finally {
+      this.active = false;
+    }
+  }
+
+  private async writeQueued(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.takeBatch();
       try {
