@@ -1,0 +1,41 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { canonicalText } from '../../src/signing/canonical.ts';
+
+// The RFC 8785 reference vectors, vendored so that a clone runs on its own; a second test keeps
+// the copy identical to the shared conformance set when that set sits beside the repository.
+const vendored = new URL('../fixtures/jcs/', import.meta.url);
+const shared = new URL('../../../shared/conformance/jcs/', import.meta.url);
+const names = readdirSync(new URL('input/', vendored)).filter((n) => n.endsWith('.json'));
+
+describe('RFC 8785 canonicalisation', () => {
+  it('has the reference vectors', () => expect(names.length).toBeGreaterThanOrEqual(6));
+
+  for (const name of names) {
+    it(`reproduces ${name} byte for byte`, () => {
+      const input = JSON.parse(readFileSync(new URL(`input/${name}`, vendored), 'utf8'));
+      const expected = readFileSync(new URL(`output/${name}`, vendored));
+      expect(Buffer.from(canonicalText(input), 'utf8').equals(expected)).toBe(true);
+    });
+  }
+
+  it.skipIf(!existsSync(shared))('vendored vectors equal the shared conformance set', () => {
+    for (const dir of ['input', 'output']) {
+      for (const name of readdirSync(new URL(`${dir}/`, shared))) {
+        expect(readFileSync(new URL(`${dir}/${name}`, vendored)).equals(readFileSync(new URL(`${dir}/${name}`, shared)))).toBe(true);
+      }
+    }
+  });
+
+  it('refuses values JSON cannot carry instead of inventing text for them', () => {
+    expect(() => canonicalText({ a: Number.NaN })).toThrow();
+    expect(() => canonicalText({ a: Number.POSITIVE_INFINITY })).toThrow();
+    expect(() => canonicalText(undefined)).toThrow();
+  });
+
+  it('orders members by UTF-16 code units and escapes as the RFC says', () => {
+    expect(canonicalText({ b: 1, a: [true, null, 'é\u000f'], '\u20ac': 1e21, '\ud83d\ude00': 0.1 })).toBe(
+      '{"a":[true,null,"é\\u000f"],"b":1,"€":1e+21,"😀":0.1}',
+    );
+  });
+});
