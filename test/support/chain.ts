@@ -1,0 +1,291 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  parseAbi,
+  parseAbiItem,
+  parseEther,
+  type Address,
+  type Hash,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { base } from 'viem/chains';
+import { z } from 'zod';
+import { BASE_USDC } from '../../src/config.ts';
+
+const TOKEN_SOURCE_PATH = join(dirname(fileURLToPath(import.meta.url)), 'contracts', 'EIP3009Token.sol');
+const TOKEN_CONTRACT_NAME = 'EIP3009Token';
+
+/** The test token's surface used by helpers and assertions (the settlers carry their own ABI). */
+export const testTokenAbi = parseAbi([
+  'function mint(address to, uint256 value)',
+  'function balanceOf(address owner) view returns (uint256)',
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'function transfer(address to, uint256 value) returns (bool)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+]);
+
+const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+export interface TestAccount {
+  privateKey: Hex;
+  address: Address;
+}
+
+export interface TokenTransfer {
+  from: Address;
+  to: Address;
+  value: bigint;
+  transactionHash: Hash;
+}
+
+export interface LocalChain {
+  rpcUrl: string;
+  chainId: 8453;
+  /** The test token, at the real Base USDC address. */
+  usdc: Address;
+  publicClient: PublicClient;
+  /** Submits transferWithAuthorization in onchain mode; holds ETH, never USDC. */
+  relayer: TestAccount;
+  /** Signs and pays gas for the local x402 facilitator; holds ETH, never USDC. */
+  facilitator: TestAccount;
+  /** Mints tokens and pays gas for test-only transactions. */
+  faucet: TestAccount;
+  /** A fresh account with ETH for gas (no USDC until minted). */
+  newAccount(): Promise<TestAccount>;
+  mintUsdc(to: Address, amount: bigint): Promise<void>;
+  usdcBalance(owner: Address): Promise<bigint>;
+  authorizationState(authorizer: Address, nonce: Hex): Promise<boolean>;
+  /** Every Transfer of the token so far, optionally only those from one address. */
+  usdcTransfers(from?: Address): Promise<TokenTransfer[]>;
+  stop(): Promise<void>;
+}
+
+const compiledArtifactSchema = z.object({
+  solcVersion: z.string(),
+  sourceHash: z.string(),
+  deployedBytecode: z.string().regex(/^0x[0-9a-f]+$/),
+});
+type CompiledArtifact = z.infer<typeof compiledArtifactSchema>;
+
+const solcOutputSchema = z.object({
+  errors: z.array(z.object({ severity: z.string(), formattedMessage: z.string() })).optional(),
+  contracts: z
+    .record(z.string(), z.record(z.string(), z.object({ evm: z.object({ deployedBytecode: z.object({ object: z.string() }) }) })))
+    .optional(),
+});
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Runtime bytecode of the test token. Loading the solc WASM compiler costs seconds, so the
+ * artifact is cached in the OS temp dir, keyed by source hash and compiler version; the
+ * compiler is the one bundled in the installed `solc` package (never a downloaded one).
+ */
+export async function compileTestToken(): Promise<Hex> {
+  const source = readFileSync(TOKEN_SOURCE_PATH, 'utf8');
+  const sourceHash = createHash('sha256').update(source).digest('hex');
+  const solcPackage = z.object({ version: z.string() }).parse(require('solc/package.json'));
+  const cacheDir = join(tmpdir(), 'attestation-service-solc-cache');
+  const cachePath = join(cacheDir, `${TOKEN_CONTRACT_NAME}-${sourceHash.slice(0, 16)}-solc-${solcPackage.version}.json`);
+  if (existsSync(cachePath)) {
+    const cached = compiledArtifactSchema.safeParse(JSON.parse(readFileSync(cachePath, 'utf8')));
+    if (cached.success && cached.data.sourceHash === sourceHash) return cached.data.deployedBytecode as Hex;
+  }
+
+  const { default: solc } = await import('solc');
+  const input = {
+    language: 'Solidity',
+    sources: { 'EIP3009Token.sol': { content: source } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      // Anvil's default hardfork runs any bytecode the bundled compiler targets by default.
+      outputSelection: { '*': { [TOKEN_CONTRACT_NAME]: ['evm.deployedBytecode.object'] } },
+    },
+  };
+  const output = solcOutputSchema.parse(JSON.parse(solc.compile(JSON.stringify(input)) as string));
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  const object = output.contracts?.['EIP3009Token.sol']?.[TOKEN_CONTRACT_NAME]?.evm.deployedBytecode.object;
+  if (!object) throw new Error('solc produced no bytecode for EIP3009Token');
+
+  const artifact: CompiledArtifact = { solcVersion: String(solc.version()), sourceHash, deployedBytecode: `0x${object}` };
+  mkdirSync(cacheDir, { recursive: true });
+  // Write then rename: parallel test files may compile at the same time.
+  const partial = `${cachePath}.${process.pid}.tmp`;
+  writeFileSync(partial, JSON.stringify(artifact));
+  renameSync(partial, cachePath);
+  return artifact.deployedBytecode as Hex;
+}
+
+const ANVIL_PLATFORM_PACKAGES: Record<string, string> = {
+  'linux-x64': 'linux-amd64',
+  'linux-arm64': 'linux-arm64',
+  'darwin-x64': 'darwin-amd64',
+  'darwin-arm64': 'darwin-arm64',
+  'win32-x64': 'win32-amd64',
+};
+
+/** The anvil binary shipped inside the @foundry-rs/anvil platform package. */
+export function anvilBinaryPath(): string {
+  const target = ANVIL_PLATFORM_PACKAGES[`${process.platform}-${process.arch}`];
+  if (!target) throw new Error(`@foundry-rs/anvil ships no binary for ${process.platform}-${process.arch}`);
+  const packageJson = require.resolve(`@foundry-rs/anvil-${target}/package.json`);
+  const binary = join(dirname(packageJson), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+  if (!existsSync(binary)) throw new Error(`anvil binary missing at ${binary}`);
+  return binary;
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = z
+    .object({ result: z.unknown().optional(), error: z.object({ message: z.string() }).optional() })
+    .parse(await response.json());
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+async function waitForRpc(rpcUrl: string, anvil: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (anvil.exitCode !== null) throw new Error(`anvil exited with code ${anvil.exitCode}`);
+    try {
+      await rpc(rpcUrl, 'eth_chainId', []);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`anvil did not answer at ${rpcUrl}`, { cause: error });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function spawnAnvil(): Promise<{ anvil: ChildProcess; rpcUrl: string }> {
+  const binary = anvilBinaryPath();
+  // The port is free when chosen but could be taken before anvil binds it: try a few.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freeLoopbackPort();
+    const anvil = spawn(binary, ['--chain-id', '8453', '--host', '127.0.0.1', '--port', String(port), '--silent'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    anvil.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    try {
+      await waitForRpc(rpcUrl, anvil, 15_000);
+      return { anvil, rpcUrl };
+    } catch (error) {
+      anvil.kill('SIGKILL');
+      if (attempt >= 3) throw new Error(`could not start anvil: ${stderr.trim()}`, { cause: error });
+    }
+  }
+}
+
+function newKey(): TestAccount {
+  const privateKey = generatePrivateKey();
+  return { privateKey, address: privateKeyToAccount(privateKey).address };
+}
+
+/**
+ * A fresh Base-like chain (chain id 8453) on a loopback port, with the test EIP-3009 token
+ * installed at the Base USDC address, and funded relayer, facilitator and faucet accounts.
+ */
+export async function startLocalChain(): Promise<LocalChain> {
+  const [bytecode, { anvil, rpcUrl }] = await Promise.all([compileTestToken(), spawnAnvil()]);
+  const usdc = getAddress(BASE_USDC);
+  const chain = { ...base, rpcUrls: { default: { http: [rpcUrl] } } };
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient;
+  const relayer = newKey();
+  const facilitator = newKey();
+  const faucet = newKey();
+
+  const fundWithEth = (address: Address) => rpc(rpcUrl, 'anvil_setBalance', [address, `0x${parseEther('100').toString(16)}`]);
+  try {
+    await rpc(rpcUrl, 'anvil_setCode', [usdc, bytecode]);
+    await Promise.all([relayer, facilitator, faucet].map((a) => fundWithEth(a.address)));
+  } catch (error) {
+    anvil.kill('SIGKILL');
+    throw error;
+  }
+  const faucetWallet = createWalletClient({ account: privateKeyToAccount(faucet.privateKey), chain, transport: http(rpcUrl) });
+  // One faucet, many callers: serialise its transactions so their nonces never collide.
+  let faucetQueue: Promise<unknown> = Promise.resolve();
+
+  return {
+    rpcUrl,
+    chainId: 8453,
+    usdc,
+    publicClient,
+    relayer,
+    facilitator,
+    faucet,
+    async newAccount() {
+      const account = newKey();
+      await fundWithEth(account.address);
+      return account;
+    },
+    async mintUsdc(to, amount) {
+      const minted = faucetQueue.then(async () => {
+        const hash = await faucetWallet.writeContract({ address: usdc, abi: testTokenAbi, functionName: 'mint', args: [to, amount] });
+        const receipt = await publicClient.waitForTransactionReceipt({ hash });
+        if (receipt.status !== 'success') throw new Error(`mint reverted in ${hash}`);
+      });
+      faucetQueue = minted.catch(() => undefined);
+      await minted;
+    },
+    usdcBalance: (owner) => publicClient.readContract({ address: usdc, abi: testTokenAbi, functionName: 'balanceOf', args: [owner] }),
+    authorizationState: (authorizer, nonce) =>
+      publicClient.readContract({ address: usdc, abi: testTokenAbi, functionName: 'authorizationState', args: [authorizer, nonce] }),
+    async usdcTransfers(from) {
+      const logs = await publicClient.getLogs({
+        address: usdc,
+        event: transferEvent,
+        args: from ? { from } : {},
+        fromBlock: 0n,
+        toBlock: 'latest',
+      });
+      return logs.map((log) => ({
+        from: log.args.from as Address,
+        to: log.args.to as Address,
+        value: log.args.value as bigint,
+        transactionHash: log.transactionHash,
+      }));
+    },
+    async stop() {
+      if (anvil.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        anvil.once('exit', () => resolve());
+        anvil.kill('SIGTERM');
+      });
+    },
+  };
+}
