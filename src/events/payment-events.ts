@@ -26,6 +26,11 @@ export const paymentAuthorizedSchema = z.object({
   /** The signed EIP-3009 authorization itself, so that settlement can resume after a crash. */
   authorization: jsonObject,
   signature: z.string(),
+  /**
+   * Unix seconds at which the nonce was claimed: the `now` of the call, kept so that a call
+   * resumed after a crash runs its command with the same clock and rebuilds the same record.
+   */
+  authorizedAt: z.number().int(),
 });
 
 export const paymentSettledSchema = z.object({
@@ -48,6 +53,21 @@ export const resultSignedSchema = z.object({
   signedAt: z.number().int(),
 });
 
+/**
+ * The x402 payment-identifier extension: a client's idempotency key, bound to the first payment
+ * payload sent with it, in the stream `payid-<payer>-<id>` (scoped by payer, so that one payer
+ * can neither squat on nor probe another payer's identifiers).
+ */
+export const paymentIdentifierBoundSchema = z.object({
+  paymentIdentifier: z.string(),
+  /** The payment stream the identifier answers with. */
+  paymentStream: z.string(),
+  /** SHA-256 of the canonical {requestHash, authorization, signature}: what "the same payload" means. */
+  payloadHash: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export type PaymentIdentifierBound = z.infer<typeof paymentIdentifierBoundSchema>;
+
 export type PaymentAuthorized = z.infer<typeof paymentAuthorizedSchema>;
 export type PaymentSettled = z.infer<typeof paymentSettledSchema>;
 export type ResultSigned = z.infer<typeof resultSignedSchema>;
@@ -56,8 +76,13 @@ export const PAYMENT_EVENT_TYPES = {
   authorized: 'PaymentAuthorized',
   settled: 'PaymentSettled',
   signed: 'ResultSigned',
+  identifierBound: 'PaymentIdentifierBound',
 } as const;
 
 export function paymentStreamName(payer: string, nonce: string): string {
   return `payment-${payer.toLowerCase()}-${nonce.toLowerCase()}`;
+}
+
+export function paymentIdentifierStreamName(payer: string, paymentIdentifier: string): string {
+  return `payid-${payer.toLowerCase()}-${paymentIdentifier}`;
 }

@@ -1,0 +1,167 @@
+import { EventStoreDBClient, StreamNotFoundError, excludeSystemEvents, START } from '@eventstore/db-client';
+import type { EventLogger } from '../file-log/logger.ts';
+import { stderrLogger } from '../file-log/logger.ts';
+import {
+  EventStoreUnavailableError,
+  type AppendResult,
+  type EventData,
+  type EventStore,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../port.ts';
+import {
+  END,
+  READ_DIRECTION,
+  fromResolvedEvent,
+  isSystemEvent,
+  isUnavailable,
+  mapClientError,
+  positionOf,
+  toClientEvent,
+  toClientExpectedRevision,
+  toClientPosition,
+} from './mapping.ts';
+
+export interface EsdbEventStoreOptions {
+  /** esdb://host:2113?tls=true or esdb+discover://cluster-dns:2113 (kurrentdb:// is accepted as esdb://). */
+  connectionString: string;
+  log?: EventLogger;
+  /** Delay before a dropped subscription resubscribes. Default 1,000 ms. */
+  resubscribeDelayMs?: number;
+}
+
+/**
+ * The EventStoreDB (KurrentDB) adapter. Expected revisions and event ids go to the server as they
+ * are, so the server's optimistic concurrency and idempotency are the ones that apply. Positions
+ * are $all commit positions. System events ($-prefixed types or streams) are never returned by
+ * readAll or delivered to subscribers. Subscriptions are catch-up subscriptions resumed from our
+ * own checkpoints (persistent subscriptions do not keep order).
+ */
+export function createEsdbEventStore(options: EsdbEventStoreOptions): EventStore {
+  const log = options.log ?? stderrLogger;
+  const client = EventStoreDBClient.connectionString(normaliseConnectionString(options.connectionString));
+  const resubscribeDelayMs = options.resubscribeDelayMs ?? 1000;
+  const open = new Set<{ close(): Promise<void> }>();
+
+  async function appendToStream(stream: string, events: EventData[], appendOptions: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    const expected = appendOptions.expectedRevision ?? 'any';
+    try {
+      const result = await client.appendToStream(stream, events.map(toClientEvent), { expectedRevision: toClientExpectedRevision(expected) });
+      return { nextExpectedRevision: result.nextExpectedRevision, position: positionOf(result.position) };
+    } catch (err) {
+      throw mapClientError(err, stream, expected);
+    }
+  }
+
+  async function readStream(stream: string, readOptions: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const direction = readOptions.direction ?? 'forwards';
+    const out: RecordedEvent[] = [];
+    try {
+      const read = client.readStream(stream, {
+        direction: READ_DIRECTION[direction],
+        fromRevision: readOptions.fromRevision ?? (direction === 'forwards' ? START : END),
+        ...(readOptions.maxCount === undefined ? {} : { maxCount: readOptions.maxCount }),
+      });
+      for await (const resolved of read) {
+        const event = fromResolvedEvent(resolved);
+        if (event) out.push(event);
+      }
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return [];
+      throw mapClientError(err, stream);
+    }
+    return out;
+  }
+
+  async function* readAll(readOptions: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    const from = readOptions.fromPosition;
+    let remaining = readOptions.maxCount ?? Number.MAX_SAFE_INTEGER;
+    if (remaining <= 0) return;
+    // The server's read from a position is inclusive and counts system events: read unbounded
+    // and stop ourselves; the stream is lazy (back-pressured), so nothing is read ahead much.
+    const read = client.readAll({ fromPosition: from === undefined ? START : toClientPosition(from) });
+    try {
+      for await (const resolved of read) {
+        if (!resolved.event || isSystemEvent(resolved.event)) continue;
+        const event = fromResolvedEvent(resolved);
+        if (!event || (from !== undefined && event.position <= from)) continue;
+        yield event;
+        if (--remaining === 0) return;
+      }
+    } catch (err) {
+      throw mapClientError(err, '$all');
+    } finally {
+      await read.cancel().catch(() => {});
+    }
+  }
+
+  function subscribeToAll(subscribeOptions: SubscribeOptions): Subscription {
+    let last = subscribeOptions.fromPosition;
+    let closed = false;
+    let current: { unsubscribe(): Promise<void> } | undefined;
+    let retry: NodeJS.Timeout | undefined;
+
+    const run = async (): Promise<void> => {
+      const subscription = client.subscribeToAll({
+        fromPosition: last === undefined ? START : toClientPosition(last),
+        filter: excludeSystemEvents(),
+      });
+      current = subscription;
+      try {
+        for await (const resolved of subscription) {
+          if (closed) return;
+          if (!resolved.event || isSystemEvent(resolved.event)) continue;
+          const event = fromResolvedEvent(resolved);
+          // Redelivery after a resubscription is skipped by position: at most once per subscriber.
+          if (!event || (last !== undefined && event.position <= last)) continue;
+          await subscribeOptions.onEvent(event);
+          last = event.position;
+        }
+      } catch (err) {
+        if (closed) return;
+        if (isUnavailable(err)) {
+          // A catch-up subscription resumes from our own checkpoint once the server is back.
+          log.warn({ error: (err as Error).message, position: String(last) }, 'EventStoreDB subscription dropped: resubscribing');
+          retry = setTimeout(() => void run(), resubscribeDelayMs);
+          return;
+        }
+        closed = true;
+        subscribeOptions.onError?.(mapClientError(err, '$all') as Error);
+      }
+    };
+    void run();
+
+    const handle = {
+      async close(): Promise<void> {
+        closed = true;
+        clearTimeout(retry);
+        open.delete(handle);
+        await current?.unsubscribe().catch(() => {});
+      },
+    };
+    open.add(handle);
+    return handle;
+  }
+
+  return {
+    appendToStream,
+    readStream,
+    readAll,
+    subscribeToAll,
+    async close() {
+      await Promise.all([...open].map((s) => s.close()));
+      await client.dispose();
+    },
+  };
+}
+
+/** The client (6.x) parses esdb:// and esdb+discover://; KurrentDB's schemes mean the same. */
+export function normaliseConnectionString(url: string): string {
+  const match = /^(kurrentdb|kdb|esdb)(\+discover)?:\/\//.exec(url);
+  if (!match) throw new EventStoreUnavailableError(`not an EventStoreDB connection string: ${url.replace(/\/\/[^@/]*@/, '//***@')}`);
+  return `esdb${match[2] ?? ''}://${url.slice(match[0].length)}`;
+}

@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { createEsdbEventStore } from './esdb/store.ts';
+import { openFileEventStore } from './file-log/store.ts';
+import { stderrLogger, type EventLogger } from './file-log/logger.ts';
+import type { EventStore } from './port.ts';
+
+export type { EventLogger } from './file-log/logger.ts';
+export { CorruptLogError, DataDirectoryLockedError } from './file-log/errors.ts';
+
+export interface EventStoreSettings {
+  /** esdb://... or esdb+discover://...: EventStoreDB. Unset: the embedded file log in DATA_DIR. */
+  EVENTSTORE_URL?: string;
+  DATA_DIR: string;
+}
+
+/** Where the embedded log lives inside DATA_DIR. */
+export function eventLogDirectory(dataDir: string): string {
+  return join(dataDir, 'events');
+}
+
+/** Where projection checkpoints live inside DATA_DIR (beside the embedded log). */
+export function projectionCheckpointDirectory(dataDir: string): string {
+  return join(dataDir, 'projections');
+}
+
+/**
+ * The composition root's one call: EventStoreDB when EVENTSTORE_URL is set, else the embedded
+ * file log. Opening the file log recovers it; a corrupt log (CorruptLogError) or a directory
+ * already in use (DataDirectoryLockedError) rejects with a message fit to print before exiting.
+ */
+export async function openEventStore(settings: EventStoreSettings, log: EventLogger = stderrLogger): Promise<EventStore> {
+  if (settings.EVENTSTORE_URL) {
+    const store = createEsdbEventStore({ connectionString: settings.EVENTSTORE_URL, log });
+    log.info({ eventStore: 'eventstoredb' }, 'event store: EventStoreDB');
+    return store;
+  }
+  return openFileEventStore({ dir: eventLogDirectory(settings.DATA_DIR), log });
+}
