@@ -1,15 +1,24 @@
 import type { Settings } from '../config.ts';
 import type { PaymentGateway } from './gateway.ts';
-import { HttpProblem } from '../http/problem.ts';
+import { createGateway } from './payment-gateway.ts';
+import type { Settler } from './settler.ts';
+import { createFacilitatorSettler } from './settlers/facilitator.ts';
+import { createLocalSettler } from './settlers/local.ts';
+import { createOnchainSettler } from './settlers/onchain.ts';
 
-/**
- * The configured payment gateway. Payment verification and settlement are built by the payments
- * work; until then a payment is refused with a clear 402, and nothing is charged.
- */
-export async function createPaymentGateway(_settings: Settings): Promise<PaymentGateway> {
-  return {
-    async handle() {
-      throw new HttpProblem(402, 'payment_not_supported', 'payment verification is not built yet; nothing was charged');
-    },
-  };
+/** The settler SETTLEMENT names: local (the default, demo), facilitator, or onchain. */
+export async function createSettler(settings: Settings): Promise<Settler> {
+  switch (settings.SETTLEMENT) {
+    case 'local':
+      return createLocalSettler();
+    case 'facilitator':
+      return createFacilitatorSettler(settings);
+    case 'onchain':
+      return createOnchainSettler(settings);
+  }
+}
+
+/** The configured payment gateway: our own verification, the paid-call saga, and the configured settler. */
+export async function createPaymentGateway(settings: Settings): Promise<PaymentGateway> {
+  return createGateway(await createSettler(settings));
 }

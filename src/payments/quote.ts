@@ -1,4 +1,5 @@
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { z } from 'zod';
 import type { Settings } from '../config.ts';
@@ -69,7 +70,9 @@ export function paymentRequired(op: PricedOperation, settings: Settings, baseUrl
     ...(error ? { error } : {}),
     resource: { url: resourceUrl(op, baseUrl), description: op.summary, mimeType: 'application/json' },
     accepts: [paymentRequirements(op, settings)],
-    extensions: bazaarExtension(op),
+    // Optional: a client may send an idempotency key with its payment (same key, same payload ->
+    // the stored response; same key, another payload -> 409).
+    extensions: { ...bazaarExtension(op), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) },
   };
 }
 

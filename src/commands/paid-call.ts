@@ -1,0 +1,216 @@
+import type { CallContext, PricedOperation, Refusal, ServiceDeps } from '../catalog/types.ts';
+import { eventId } from '../events/event-ids.ts';
+import {
+  PAYMENT_EVENT_TYPES,
+  paymentStreamName,
+  type PaymentAuthorized,
+  type PaymentSettled,
+  type ResultSigned,
+} from '../events/payment-events.ts';
+import { WrongExpectedRevisionError } from '../events/port.ts';
+import { PAYMENT_REASONS } from '../payments/reasons.ts';
+import { SettlementError, type Settler, type VerifiedPayment } from '../payments/settler.ts';
+import type { JsonObject } from '../signing/canonical.ts';
+import { bindPaymentIdentifier, checkPaymentIdentifier, type PaymentIdentifierClaim } from './payment-identifier.ts';
+import { readPaymentStream, waitWhileInFlight, type PaymentProgress } from './payment-stream.ts';
+import { presentSignedResult, runOperation } from './run-operation.ts';
+
+/** One verified paid request, as the gateway hands it to the saga. */
+export interface PaidCall {
+  op: PricedOperation;
+  input: unknown;
+  requestHash: string;
+  payment: VerifiedPayment;
+  /** Unix seconds, stamped once by the gateway. */
+  now: number;
+  paymentIdentifier?: string;
+}
+
+export type PaidCallOutcome =
+  | { kind: 'signed'; body: JsonObject; settlement: PaymentSettled }
+  /** command.authorize refused: nothing claimed, nothing charged. */
+  | { kind: 'refused'; refusal: Refusal }
+  /** 402: the payment cannot pay for this request. */
+  | { kind: 'rejected'; reason: string; message: string }
+  /** 409: the payment identifier was first used with another payload. */
+  | { kind: 'identifier-conflict'; message: string }
+  /** 503: settlement could not complete now; the claim stays, and a retry resumes it. */
+  | { kind: 'settlement-unavailable'; reason: string; message: string };
+
+export interface PaidCallSaga {
+  run(call: PaidCall, deps: ServiceDeps): Promise<PaidCallOutcome>;
+}
+
+/**
+ * The paid-call saga of DESIGN.md section 3, in the payment's own stream:
+ * PaymentAuthorized (claims the nonce, expected revision "no stream") -> PaymentSettled ->
+ * ResultSigned. Whatever point a call stopped at, the same payment with the same request
+ * resumes from there; once signed, it is answered from the stored result, byte for byte.
+ *
+ * Calls carrying one payment are serialised inside this process (a queue per payment stream),
+ * so concurrent duplicates wait for the first and then replay its result; across processes the
+ * atomic claim decides, and the loser waits for the winner's progress (payment-stream.ts).
+ */
+export function createPaidCallSaga(settler: Settler): PaidCallSaga {
+  const queues = new Map<string, Promise<void>>();
+  /** Streams this process has worked on: nobody else is presumed to be moving them forward. */
+  const ownedHere = new Set<string>();
+
+  async function serialised<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = queues.get(key) ?? Promise.resolve();
+    const current = previous.then(work);
+    const tail = current.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(key, tail);
+    try {
+      return await current;
+    } finally {
+      if (queues.get(key) === tail) queues.delete(key);
+    }
+  }
+
+  async function run(call: PaidCall, deps: ServiceDeps): Promise<PaidCallOutcome> {
+    const payer = call.payment.authorization.from.toLowerCase();
+    const stream = paymentStreamName(payer, call.payment.authorization.nonce);
+
+    let identifier: PaymentIdentifierClaim | undefined;
+    if (call.paymentIdentifier) {
+      const checked = await checkPaymentIdentifier(deps.store, payer, call.paymentIdentifier, stream, call);
+      if (checked.kind === 'conflict') return { kind: 'identifier-conflict', message: checked.message };
+      identifier = checked.claim;
+    }
+
+    return serialised(stream, async () => {
+      let progress = await readPaymentStream(deps.store, stream);
+      if (!progress.authorized) {
+        const started = await start(call, deps, stream, payer, identifier);
+        if (started.kind !== 'claimed') return started.outcome;
+        progress = started.progress;
+      } else if (!ownedHere.has(stream)) {
+        progress = await waitWhileInFlight(deps.store, stream, progress);
+      }
+      ownedHere.add(stream);
+      return resume(call, deps, stream, progress);
+    });
+  }
+
+  type Started = { kind: 'claimed'; progress: PaymentProgress } | { kind: 'answered'; outcome: PaidCallOutcome };
+
+  /** A payment seen for the first time: authorize, then claim its nonce atomically. */
+  async function start(call: PaidCall, deps: ServiceDeps, stream: string, payer: string, identifier: PaymentIdentifierClaim | undefined): Promise<Started> {
+    const authorize = call.op.command?.authorize;
+    // Before the claim: a refusal leaves no trace, so the payer can spend the same signed
+    // authorization on a request it is entitled to make.
+    const refusal = authorize ? await authorize(call.input, callContext(deps, call.now, payer, stream)) : undefined;
+    if (refusal) return { kind: 'answered', outcome: { kind: 'refused', refusal } };
+    try {
+      await settler.verify(call.payment);
+    } catch (err) {
+      if (err instanceof SettlementError) return { kind: 'answered', outcome: { kind: 'rejected', reason: err.reason, message: err.message } };
+      throw err;
+    }
+    if (identifier) {
+      const bound = await bindPaymentIdentifier(deps.store, identifier);
+      if (bound.kind === 'conflict') return { kind: 'answered', outcome: { kind: 'identifier-conflict', message: bound.message } };
+    }
+    const { authorization, requirements, signature, x402Version } = call.payment;
+    const authorized: PaymentAuthorized = {
+      requestHash: call.requestHash,
+      operation: call.op.id,
+      method: call.op.method,
+      path: call.op.path,
+      payer,
+      payTo: requirements.payTo.toLowerCase(),
+      amount: requirements.amount,
+      network: requirements.network,
+      asset: requirements.asset,
+      nonce: authorization.nonce.toLowerCase(),
+      validBefore: authorization.validBefore,
+      x402Version,
+      ...(call.paymentIdentifier ? { paymentIdentifier: call.paymentIdentifier } : {}),
+      authorization: { ...authorization },
+      signature,
+      authorizedAt: call.now,
+    };
+    try {
+      await deps.store.appendToStream(
+        stream,
+        [{ id: eventId(stream, PAYMENT_EVENT_TYPES.authorized), type: PAYMENT_EVENT_TYPES.authorized, data: authorized }],
+        { expectedRevision: 'no_stream' },
+      );
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevisionError)) throw err;
+      // Another process claimed it first: from here on this is a retry of its call.
+      const seen = await readPaymentStream(deps.store, stream);
+      return { kind: 'claimed', progress: await waitWhileInFlight(deps.store, stream, seen, { justClaimedElsewhere: true }) };
+    }
+    return { kind: 'claimed', progress: await readPaymentStream(deps.store, stream) };
+  }
+
+  /** Settle if not settled, run and sign if not signed, then answer from the stream. */
+  async function resume(call: PaidCall, deps: ServiceDeps, stream: string, progress: PaymentProgress): Promise<PaidCallOutcome> {
+    const authorized = progress.authorized!;
+    if (authorized.data.requestHash !== call.requestHash)
+      return { kind: 'rejected', reason: PAYMENT_REASONS.nonceUsed, message: 'payment already used for another request' };
+
+    let settled = progress.settled?.data;
+    let settledRevision = progress.settled?.revision;
+    if (!settled) {
+      let settlement;
+      try {
+        settlement = (await settler.findSettled(call.payment)) ?? (await settler.settle(call.payment));
+      } catch (err) {
+        if (!(err instanceof SettlementError)) throw err;
+        if (err.transient) return { kind: 'settlement-unavailable', reason: err.reason, message: err.message };
+        return { kind: 'rejected', reason: err.reason, message: err.message };
+      }
+      settled = {
+        mode: settlement.mode,
+        transaction: settlement.transaction,
+        network: settlement.network,
+        payer: settlement.payer.toLowerCase(),
+        amount: settlement.amount,
+        demo: settlement.demo,
+      };
+      const appended = await deps.store.appendToStream(
+        stream,
+        [{ id: eventId(stream, PAYMENT_EVENT_TYPES.settled), type: PAYMENT_EVENT_TYPES.settled, data: settled }],
+        { expectedRevision: authorized.revision },
+      );
+      settledRevision = appended.nextExpectedRevision;
+    }
+
+    if (progress.signed) {
+      const stored = progress.signed.data;
+      const body = presentSignedResult(call.op, stored.record, stored, deps.baseUrl);
+      return { kind: 'signed', body, settlement: settled };
+    }
+
+    // The clock of the first attempt: a resumed command rebuilds the same record.
+    const ctx = callContext(deps, authorized.data.authorizedAt, authorized.data.payer, stream);
+    const result = await runOperation(call.op, call.input, ctx);
+    const signed: ResultSigned = {
+      operation: call.op.id,
+      keyFamily: call.op.keyFamily!,
+      record: result.record,
+      sha256: result.seal.sha256,
+      ed25519Sig: result.seal.ed25519Sig,
+      keyId: result.seal.keyId,
+      signedAt: ctx.now,
+    };
+    await deps.store.appendToStream(
+      stream,
+      [{ id: eventId(stream, PAYMENT_EVENT_TYPES.signed), type: PAYMENT_EVENT_TYPES.signed, data: signed }],
+      { expectedRevision: settledRevision! },
+    );
+    return { kind: 'signed', body: result.body, settlement: settled };
+  }
+
+  return { run };
+}
+
+function callContext(deps: ServiceDeps, now: number, payer: string, paymentId: string): CallContext {
+  return { ...deps, now, payer, paymentId };
+}
