@@ -12,7 +12,7 @@ describe('every route of the specification', () => {
 
   beforeAll(async () => {
     service = await startTestService();
-    openapi = await (await fetch(`${service.url}/openapi.json`)).json();
+    openapi = (await (await fetch(`${service.url}/openapi.json`)).json()) as typeof openapi;
   });
   afterAll(() => service.stop());
 

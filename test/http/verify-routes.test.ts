@@ -116,7 +116,7 @@ describe('free verify routes', () => {
   for (const route of verifyRoutes) {
     const f = fixtures[route.path]!;
     const s = seal(keyring, f.keyFamily, f.record);
-    const genuine = { ...f.params, sha256: s.sha256, signature: s.ed25519Sig };
+    const genuine: Record<string, string> = { ...f.params, sha256: s.sha256, signature: s.ed25519Sig };
 
     describe(`${route.method} ${route.path}`, () => {
       it('accepts the genuine record', async () => {

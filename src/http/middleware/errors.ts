@@ -34,11 +34,14 @@ function toProblem(err: unknown): HttpProblem {
   if (err instanceof DomainRefusal) return new HttpProblem(err.status, err.error, err.message, err.outcome ? { outcome: err.outcome } : {});
   if (err instanceof EventStoreUnavailableError)
     return new HttpProblem(503, 'event_store_unavailable', 'the event store is unavailable; nothing was charged, retry later', {}, { 'Retry-After': '5' });
-  const status = (err as { status?: unknown }).status;
+  // koa-body's JSON parser sets `status`; formidable (multipart) sets `httpCode`.
+  const status = (err as { status?: unknown }).status ?? (err as { httpCode?: unknown }).httpCode;
   const type = (err as { type?: unknown }).type;
   if (status === 413 || type === 'entity.too.large') return new HttpProblem(413, 'payload_too_large', 'request body exceeds the size limit');
   if (type === 'entity.parse.failed' || (status === 400 && err instanceof SyntaxError))
     return validationProblem([{ path: '(body)', message: 'malformed JSON' }]);
+  if (typeof (err as { httpCode?: unknown }).httpCode === 'number' && status !== 413)
+    return validationProblem([{ path: '(body)', message: `malformed multipart body: ${(err as Error).message}` }]);
   if (typeof status === 'number' && status >= 400 && status < 500)
     return new HttpProblem(status === 400 ? 422 : status, status === 415 ? 'unsupported_media_type' : 'bad_request', (err as Error).message || 'bad request');
   return new HttpProblem(500, 'internal_error', 'internal error');

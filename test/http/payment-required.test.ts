@@ -1,0 +1,81 @@
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pricedOperations } from '../../src/catalog/index.ts';
+import type { PricedOperation } from '../../src/catalog/types.ts';
+import { BASE_USDC } from '../../src/config.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+const built = pricedOperations().filter((op) => op.command);
+const unbuilt = pricedOperations().filter((op) => !op.command);
+
+function requestOf(service: TestService, op: PricedOperation, input: unknown = op.example): [string, RequestInit] {
+  if (op.method === 'GET') return [`${service.url}${op.path}?${new URLSearchParams(input as Record<string, string>)}`, {}];
+  return [`${service.url}${op.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) }];
+}
+
+describe('402 quotes', () => {
+  let service: TestService;
+  beforeAll(async () => (service = await startTestService()));
+  afterAll(() => service.stop());
+
+  it('there is at least one built priced operation to quote', () => expect(built.length).toBeGreaterThan(0));
+
+  for (const op of built) {
+    it(`${op.method} ${op.path}: decodes with the official x402 decoder, amount = price x 10^6`, async () => {
+      const res = await fetch(...requestOf(service, op));
+      expect(res.status).toBe(402);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('access-control-expose-headers')).toContain('PAYMENT-REQUIRED');
+      const header = res.headers.get('payment-required')!;
+      expect(header).toMatch(/^[A-Za-z0-9+/]+=*$/); // standard base64, not base64url
+      const quote = decodePaymentRequiredHeader(header);
+      expect(quote.x402Version).toBe(2);
+      expect(quote.resource.url).toBe(`${service.deps.baseUrl}${op.path}`);
+      expect(quote.accepts).toHaveLength(1);
+      const [req] = quote.accepts;
+      expect(req).toMatchObject({
+        scheme: 'exact',
+        network: 'eip155:8453',
+        asset: BASE_USDC,
+        payTo: service.deps.settings.PAY_TO,
+        maxTimeoutSeconds: 300,
+        extra: { name: 'USD Coin', version: '2' },
+      });
+      expect(req!.amount).toBe(String(Math.round(Number(op.priceUsd) * 1_000_000)));
+      expect((quote.extensions as { bazaar?: { info?: { input?: { method?: string } } } }).bazaar?.info?.input?.method).toBe(op.method);
+      const v1 = (await res.json()) as { x402Version: number; accepts: Array<{ maxAmountRequired: string; network: string }> };
+      expect(v1.x402Version).toBe(1);
+      expect(v1.accepts[0]).toMatchObject({ maxAmountRequired: req!.amount, network: 'base' });
+    });
+  }
+
+  it('validates the input before quoting: invalid input -> 422 and no quote', async () => {
+    const op = built.find((o) => o.id === 'veritrack.attest')!;
+    const res = await fetch(...requestOf(service, op, { kind: 'x' }));
+    expect(res.status).toBe(422);
+    expect(res.headers.get('payment-required')).toBeNull();
+    expect(await res.json()).toMatchObject({ error: 'validation_error', outcome: 'INVALID-INPUT', issues: [{ path: 'claim', message: 'is required' }] });
+  });
+
+  it('never quotes an operation that is not built: 501 not_implemented', async () => {
+    for (const op of unbuilt) {
+      const res = await fetch(...requestOf(service, op, {}));
+      expect(res.status, op.path).toBe(501);
+      expect(res.headers.get('payment-required')).toBeNull();
+      expect(await res.json()).toMatchObject({ error: 'not_implemented', operation: op.id });
+    }
+  });
+
+  it('answers CORS preflight with the payment headers allowed', async () => {
+    const res = await fetch(`${service.url}/v1/veritrack/attest`, { method: 'OPTIONS' });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-headers')).toContain('PAYMENT-SIGNATURE');
+    expect(res.headers.get('access-control-allow-headers')).toContain('X-PAYMENT');
+  });
+
+  it('counts correct 402 challenges in the public stats, and no per-requester data', async () => {
+    const stats = (await (await fetch(`${service.url}/v1/public/stats`)).json()) as Record<string, unknown>;
+    expect(stats.paymentChallenges).toBeGreaterThan(0);
+    expect(Object.keys(stats).sort()).toEqual(['cacheSeconds', 'generatedAt', 'paidCalls', 'paymentChallenges', 'revenueAtomic', 'revenueUsd']);
+  });
+});
