@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { createEsdbEventStore } from './esdb/store.ts';
-import { openFileEventStore } from './file-log/store.ts';
+import { openFileEventStore, type HeadAwareEventStore } from './file-log/store.ts';
 import { stderrLogger, type EventLogger } from './file-log/logger.ts';
 import type { EventStore } from './port.ts';
 
 export type { EventLogger } from './file-log/logger.ts';
 export { CorruptLogError, DataDirectoryLockedError } from './file-log/errors.ts';
+export type { HeadAwareEventStore } from './file-log/store.ts';
 
 export interface EventStoreSettings {
   /** esdb://... or esdb+discover://...: EventStoreDB. Unset: the embedded file log in DATA_DIR. */
@@ -30,9 +30,24 @@ export function projectionCheckpointDirectory(dataDir: string): string {
  */
 export async function openEventStore(settings: EventStoreSettings, log: EventLogger = stderrLogger): Promise<EventStore> {
   if (settings.EVENTSTORE_URL) {
-    const store = createEsdbEventStore({ connectionString: settings.EVENTSTORE_URL, log });
+    const store = await openEsdb(settings.EVENTSTORE_URL, log);
     log.info({ eventStore: 'eventstoredb' }, 'event store: EventStoreDB');
     return store;
   }
   return openFileEventStore({ dir: eventLogDirectory(settings.DATA_DIR), log });
+}
+
+/**
+ * For auditors and tools: the same choice, but the file log is opened read-only (no writer lock,
+ * no repair), so it can run beside a live service; it also reports where the log ends.
+ */
+export async function openEventStoreForReading(settings: EventStoreSettings, log: EventLogger = stderrLogger): Promise<HeadAwareEventStore> {
+  if (settings.EVENTSTORE_URL) return openEsdb(settings.EVENTSTORE_URL, log);
+  return openFileEventStore({ dir: eventLogDirectory(settings.DATA_DIR), log, readOnly: true });
+}
+
+/** Loaded only when used: the gRPC client costs a noticeable part of a file-log start. */
+async function openEsdb(connectionString: string, log: EventLogger): Promise<HeadAwareEventStore> {
+  const { createEsdbEventStore } = await import('./esdb/store.ts');
+  return createEsdbEventStore({ connectionString, log });
 }

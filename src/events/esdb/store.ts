@@ -1,11 +1,11 @@
-import { EventStoreDBClient, StreamNotFoundError, excludeSystemEvents, START } from '@eventstore/db-client';
+import { BACKWARDS, EventStoreDBClient, StreamNotFoundError, excludeSystemEvents, START } from '@eventstore/db-client';
+import type { HeadAwareEventStore } from '../file-log/store.ts';
 import type { EventLogger } from '../file-log/logger.ts';
 import { stderrLogger } from '../file-log/logger.ts';
 import {
   EventStoreUnavailableError,
   type AppendResult,
   type EventData,
-  type EventStore,
   type ExpectedRevision,
   type ReadAllOptions,
   type ReadStreamOptions,
@@ -41,7 +41,7 @@ export interface EsdbEventStoreOptions {
  * readAll or delivered to subscribers. Subscriptions are catch-up subscriptions resumed from our
  * own checkpoints (persistent subscriptions do not keep order).
  */
-export function createEsdbEventStore(options: EsdbEventStoreOptions): EventStore {
+export function createEsdbEventStore(options: EsdbEventStoreOptions): HeadAwareEventStore {
   const log = options.log ?? stderrLogger;
   const client = EventStoreDBClient.connectionString(normaliseConnectionString(options.connectionString));
   const resubscribeDelayMs = options.resubscribeDelayMs ?? 1000;
@@ -155,6 +155,17 @@ export function createEsdbEventStore(options: EsdbEventStoreOptions): EventStore
     async close() {
       await Promise.all([...open].map((s) => s.close()));
       await client.dispose();
+    },
+    async headPosition() {
+      try {
+        for await (const resolved of client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) {
+          const position = positionOf(resolved.event?.position);
+          return position < 0n ? undefined : position;
+        }
+        return undefined;
+      } catch (err) {
+        throw mapClientError(err, '$all');
+      }
     },
   };
 }

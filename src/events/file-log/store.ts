@@ -45,7 +45,13 @@ const READ_CHUNK_BYTES = 1024 * 1024;
  * one writer process per directory, recovered and indexed at start. Only durable (synced) events
  * are ever read or delivered, so no reader can observe an event that a crash could take back.
  */
-export async function openFileEventStore(options: FileEventStoreOptions): Promise<EventStore> {
+/** The port, plus where the log ends: lets the audit show real progress. */
+export interface HeadAwareEventStore extends EventStore {
+  /** Position of the last event in the log, or undefined for an empty log. */
+  headPosition(): Promise<bigint | undefined>;
+}
+
+export async function openFileEventStore(options: FileEventStoreOptions): Promise<HeadAwareEventStore> {
   const log = options.log ?? stderrLogger;
   const readOnly = options.readOnly ?? false;
   if (!readOnly) await mkdir(options.dir, { recursive: true });
@@ -204,6 +210,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     readAll,
     subscribeToAll: (subscribeOptions: SubscribeOptions): Subscription => hub.subscribe(subscribeOptions),
     close,
+    headPosition: async () => (writer.durableCount === 0 ? undefined : BigInt(writer.durableCount - 1)),
   };
 }
 

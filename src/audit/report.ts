@@ -1,0 +1,28 @@
+import type { AuditReport } from './audit.ts';
+
+/** The audit summary as an auditor reads it: counts, failures by kind, then the first failures. */
+export function formatReport(report: AuditReport, context: { source: string; seconds: number; detailLimit?: number }): string {
+  const limit = context.detailLimit ?? 20;
+  const lines = [
+    `audit of ${context.source}`,
+    `  events replayed:     ${report.events}`,
+    `  streams:             ${report.streams}`,
+    `  signed results:      ${report.results}`,
+    `  hash chains checked: ${report.chains}`,
+    `  time:                ${context.seconds.toFixed(2)} s`,
+  ];
+  if (report.ok) {
+    lines.push('result: PASS, no failures');
+    return lines.join('\n');
+  }
+  lines.push(`result: FAIL, ${report.failureCount} failure(s)`);
+  for (const [kind, count] of Object.entries(report.failuresByKind).sort(([a], [b]) => a.localeCompare(b))) lines.push(`  ${kind}: ${count}`);
+  lines.push(`first ${Math.min(limit, report.failures.length)} failure(s):`);
+  for (const f of report.failures.slice(0, limit)) {
+    const where = [f.stream, f.revision === undefined ? undefined : `revision ${f.revision}`, f.position === undefined ? undefined : `position ${f.position}`, f.eventId && `event ${f.eventId}`]
+      .filter(Boolean)
+      .join(', ');
+    lines.push(`  [${f.kind}] ${where}: ${f.message}`);
+  }
+  return lines.join('\n');
+}

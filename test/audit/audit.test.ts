@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { auditEventLog } from '../../src/audit/audit.ts';
+import { hashLinkedChainRule, type ChainRule } from '../../src/audit/chains.ts';
+import { createMemoryEventStore } from '../../src/events/memory-store.ts';
+import type { EventStore } from '../../src/events/port.ts';
+import { canonicalBytes, type JsonObject } from '../../src/signing/canonical.ts';
+import { canonicalSha256 } from '../../src/signing/hash.ts';
+import { createKeyring } from '../../src/signing/keyring.ts';
+import { appendSaga, authorized, newPaymentStream, SECRET, settled, signed } from './fixtures.ts';
+
+const keyring = createKeyring(SECRET);
+
+async function audit(store: EventStore, chainRules: readonly ChainRule[] = []) {
+  return auditEventLog({ store, keyring, chainRules });
+}
+
+describe('audit: signed results', () => {
+  it('passes a log of complete and interrupted sagas, counting what it checked', async () => {
+    const store = createMemoryEventStore();
+    for (let i = 0; i < 5; i++) await appendSaga(store, keyring, { input: `text ${i}`, digest: 'x'.repeat(i) });
+    await store.appendToStream(newPaymentStream(), [authorized()]); // Never settled: resumed on retry, not a failure.
+    const report = await audit(store);
+    expect(report).toMatchObject({ ok: true, events: 16, results: 5, streams: 6, failureCount: 0, failures: [] });
+  });
+
+  it('finds a record changed after signing (hash and signature both fail)', async () => {
+    const store = createMemoryEventStore();
+    await appendSaga(store, keyring, { input: 'a' });
+    const stream = await appendSaga(store, keyring, { input: 'b', amount: 5 }, (data) => {
+      (data.record as JsonObject).amount = 6;
+    });
+    const report = await audit(store);
+    expect(report.ok).toBe(false);
+    expect(report.failuresByKind).toEqual({ 'result-sha256': 1, 'result-signature': 1 });
+    expect(report.failures[0]).toMatchObject({ stream, revision: 2n });
+  });
+
+  it('finds a forged digest, a signature by another key, a wrong keyId, an unknown family and a malformed event', async () => {
+    const store = createMemoryEventStore();
+    const otherKeyring = createKeyring('another-secret-0123456789abcdef0123456789');
+    await appendSaga(store, keyring, { n: 1 }, (d) => (d.sha256 = canonicalSha256({ n: 2 })));
+    await appendSaga(store, keyring, { n: 2 }, (d) => (d.ed25519Sig = otherKeyring.sign('utils', canonicalBytes({ n: 2 }))));
+    await appendSaga(store, keyring, { n: 3 }, (d) => (d.keyId = keyring.publicKey('memory').keyId));
+    await appendSaga(store, keyring, { n: 4 }, (d) => (d.keyFamily = 'no-such-family'));
+    await appendSaga(store, keyring, { n: 5 }, (d) => delete d.ed25519Sig);
+    const report = await audit(store);
+    expect(report.failuresByKind).toEqual({
+      'result-sha256': 1,
+      'result-signature': 1,
+      'result-key-id': 1,
+      'result-key-family': 1,
+      'result-schema': 1,
+    });
+    expect(report.failureCount).toBe(5);
+  });
+});
+
+describe('audit: saga order', () => {
+  it('flags settlement before authorization, a result before settlement, and repeated steps', async () => {
+    const store = createMemoryEventStore();
+    const settledFirst = newPaymentStream();
+    await store.appendToStream(settledFirst, [settled(), authorized()]);
+    const signedEarly = newPaymentStream();
+    await store.appendToStream(signedEarly, [authorized(), signed(keyring, { ok: true })]);
+    const twice = newPaymentStream();
+    await store.appendToStream(twice, [authorized(), settled(), settled()]);
+    const report = await audit(store);
+    const sagaFailures = report.failures.filter((f) => f.kind === 'saga-order');
+    expect(sagaFailures.map((f) => [f.stream, f.revision])).toEqual([
+      [settledFirst, 0n],
+      [settledFirst, 1n],
+      [signedEarly, 1n],
+      [twice, 2n],
+    ]);
+    expect(sagaFailures[2]!.message).toMatch(/ResultSigned before any PaymentSettled/);
+  });
+
+  it('ignores streams that are not payment streams', async () => {
+    const store = createMemoryEventStore();
+    await store.appendToStream('memory-agent-1', [settled(), settled()]);
+    expect((await audit(store)).ok).toBe(true);
+  });
+});
+
+describe('audit: hash-chain registry', () => {
+  type Link = { value: string; prevStateHash: string | null; stateHash: string };
+  const linkHash = (prev: string | null, value: string) => canonicalSha256({ prevStateHash: prev, value });
+  const memoryChain = hashLinkedChainRule({
+    name: 'memory',
+    streamPrefix: 'memory-',
+    eventTypes: ['MemoryPut'],
+    recompute: (e) => {
+      const d = e.data as Link;
+      return linkHash(d.prevStateHash, d.value);
+    },
+  });
+
+  function chain(values: string[]): Link[] {
+    const links: Link[] = [];
+    let prev: string | null = null;
+    for (const value of values) {
+      const stateHash = linkHash(prev, value);
+      links.push({ value, prevStateHash: prev, stateHash });
+      prev = stateHash;
+    }
+    return links;
+  }
+
+  async function appendChain(store: EventStore, stream: string, links: Link[]): Promise<void> {
+    await store.appendToStream(stream, links.map((l) => ({ id: randomUUID(), type: 'MemoryPut', data: l })));
+  }
+
+  it('passes intact chains and checks each stream a rule applies to', async () => {
+    const store = createMemoryEventStore();
+    await appendChain(store, 'memory-a', chain(['one', 'two', 'three']));
+    await appendChain(store, 'memory-b', chain(['x']));
+    await store.appendToStream('memory-a', [{ id: randomUUID(), type: 'MemoryRead', data: {} }]); // Not a link.
+    const report = await audit(store, [memoryChain]);
+    expect(report).toMatchObject({ ok: true, chains: 2 });
+  });
+
+  it('finds a broken link and a hash that does not match its content', async () => {
+    const store = createMemoryEventStore();
+    const links = chain(['one', 'two', 'three', 'four']);
+    links[2] = { ...links[2]!, prevStateHash: links[0]!.stateHash }; // Skips a version.
+    await appendChain(store, 'memory-a', links);
+    const edited = chain(['p', 'q']);
+    edited[1] = { ...edited[1]!, value: 'q-edited' };
+    await appendChain(store, 'memory-b', edited);
+    const report = await audit(store, [memoryChain]);
+    expect(report.failuresByKind).toEqual({ 'chain:memory': 3 });
+    expect(report.failures.map((f) => [f.stream, f.revision])).toEqual([
+      ['memory-a', 2n], // prevStateHash points at the wrong version...
+      ['memory-a', 2n], // ...so its stateHash no longer matches its content either.
+      ['memory-b', 1n],
+    ]);
+  });
+
+  it('reports a rule that throws as a failure of that rule', async () => {
+    const store = createMemoryEventStore();
+    await store.appendToStream('ledger-1', [{ id: randomUUID(), type: 'Entry', data: {} }]);
+    const throwing: ChainRule = { name: 'ledger', appliesTo: (s) => s.startsWith('ledger-'), check: () => { throw new Error('bad rule'); } };
+    const report = await audit(store, [throwing]);
+    expect(report.failures).toMatchObject([{ kind: 'chain:ledger', stream: 'ledger-1', message: 'the rule threw: bad rule' }]);
+  });
+});

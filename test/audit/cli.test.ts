@@ -1,0 +1,72 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventLogDirectory, openEventStore } from '../../src/events/open-store.ts';
+import type { JsonObject } from '../../src/signing/canonical.ts';
+import { createKeyring } from '../../src/signing/keyring.ts';
+import { silentLogger } from '../events/helpers.ts';
+import { appendSaga, SECRET } from './fixtures.ts';
+
+const keyring = createKeyring(SECRET);
+let dataDir: string;
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'audit-cli-'));
+});
+afterEach(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function runAudit(): { status: number | null; stdout: string; stderr: string } {
+  const { EVENTSTORE_URL: _ignored, ...env } = process.env;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'audit', 'cli.ts'), '--data-dir', dataDir], {
+    cwd: process.cwd(),
+    env: { ...env, ATTESTATION_SECRET: SECRET },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+async function writeLog(tamperThird: boolean): Promise<void> {
+  const store = await openEventStore({ DATA_DIR: dataDir }, silentLogger);
+  for (let i = 0; i < 4; i++) {
+    await appendSaga(store, keyring, { i }, tamperThird && i === 2 ? (d) => ((d.record as JsonObject).i = 99) : undefined);
+  }
+  await store.close();
+}
+
+describe('npm run audit', () => {
+  it('passes a sound log with exit code 0 and a summary', async () => {
+    await writeLog(false);
+    const { status, stdout } = runAudit();
+    expect(stdout).toContain('events replayed:     12');
+    expect(stdout).toContain('signed results:      4');
+    expect(stdout).toContain('result: PASS');
+    expect(status).toBe(0);
+  });
+
+  it('fails with exit code 1 and the failures by kind when a result was tampered with', async () => {
+    await writeLog(true);
+    const { status, stdout } = runAudit();
+    expect(stdout).toContain('result: FAIL, 2 failure(s)');
+    expect(stdout).toContain('result-sha256: 1');
+    expect(stdout).toContain('result-signature: 1');
+    expect(stdout).toMatch(/\[result-sha256\] payment-0x[0-9a-f]+-0x[0-9a-f]+, revision 2/);
+    expect(status).toBe(1);
+  });
+
+  it('stops with exit code 2, naming file and offset, on a corrupt log', async () => {
+    await writeLog(false);
+    const dir = eventLogDirectory(dataDir);
+    const segment = (await readdir(dir)).find((n) => n.endsWith('.segment'))!;
+    const bytes = await readFile(join(dir, segment));
+    bytes[200]! ^= 0x10;
+    await writeFile(join(dir, segment), bytes);
+    const { status, stderr } = runAudit();
+    expect(stderr).toMatch(new RegExp(`audit could not run: event log is corrupt in ${segment} at byte offset \\d+`));
+    expect(status).toBe(2);
+  });
+});
