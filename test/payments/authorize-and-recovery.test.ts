@@ -1,0 +1,120 @@
+import fc from 'fast-check';
+import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../src/catalog/index.ts';
+import type { PricedOperation } from '../../src/catalog/types.ts';
+import { HttpProblem } from '../../src/http/problem.ts';
+import { transferAuthorizationDigest } from '../../src/payments/eip3009-digest.ts';
+import { createGateway } from '../../src/payments/payment-gateway.ts';
+import { recoverSigner, recoverSignerWithNoble, recoveryBackend } from '../../src/payments/recover-signer.ts';
+import { createLocalSettler } from '../../src/payments/settlers/local.ts';
+import { canonicalSha256 } from '../../src/signing/hash.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { fetchQuote, signPayment, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/x402-payments.ts';
+
+const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const domain = { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC } as const;
+
+describe('EIP-3009 signer recovery', () => {
+  it('uses the native backend on this machine', () => {
+    expect(recoveryBackend).toBe('native');
+  });
+
+  it('agrees with viem (digest and recovered address), native and noble alike', async () => {
+    const accounts = Array.from({ length: 4 }, () => privateKeyToAccount(generatePrivateKey()));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 3 }),
+        fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }),
+        fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 20, maxLength: 20 }),
+        async (who, value, validBefore, nonceBytes, toBytes) => {
+          const account = accounts[who]!;
+          const message = {
+            from: account.address,
+            to: `0x${Buffer.from(toBytes).toString('hex')}` as Hex,
+            value,
+            validAfter: 0n,
+            validBefore,
+            nonce: `0x${Buffer.from(nonceBytes).toString('hex')}` as Hex,
+          };
+          const typed = { domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization' as const, message };
+          const signature = await account.signTypedData(typed);
+          const digest = transferAuthorizationDigest(
+            { name: domain.name, version: domain.version, chainId: 8453n, verifyingContract: USDC },
+            { ...message, value: String(value), validAfter: '0', validBefore: String(validBefore) },
+          );
+          expect(`0x${Buffer.from(digest).toString('hex')}`).toBe(hashTypedData(typed));
+          const expected = (await recoverTypedDataAddress({ ...typed, signature })).toLowerCase();
+          expect(recoverSigner(digest, signature)).toBe(expected);
+          expect(recoverSignerWithNoble(digest, signature)).toBe(expected);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('rejects malleable (high-s) and malformed signatures', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const message = { from: account.address, to: account.address, value: 1n, validAfter: 0n, validBefore: 10n, nonce: `0x${'00'.repeat(32)}` as Hex };
+    const typed = { domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization' as const, message };
+    const signature = await account.signTypedData(typed);
+    const digest = Uint8Array.from(Buffer.from(hashTypedData(typed).slice(2), 'hex'));
+    const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const s = BigInt(`0x${signature.slice(66, 130)}`);
+    const v = parseInt(signature.slice(130), 16);
+    const flipped = `${signature.slice(0, 66)}${(n - s).toString(16).padStart(64, '0')}${(v === 27 ? 28 : 27).toString(16)}`;
+    expect(recoverSigner(digest, signature)).toBe(account.address.toLowerCase());
+    expect(recoverSigner(digest, flipped)).toBeUndefined();
+    expect(recoverSigner(digest, '0x1234')).toBeUndefined();
+    expect(recoverSigner(digest, `0x${'00'.repeat(65)}`)).toBeUndefined();
+  });
+});
+
+describe('command.authorize runs after verification and before anything is claimed or charged', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('a refusal answers its status, writes nothing, and leaves the payment usable for an allowed request', async () => {
+    const veritrack = catalog.find((r) => r.id === 'veritrack.attest') as PricedOperation;
+    type Input = { kind: string; claim: Record<string, unknown> };
+    const guarded: PricedOperation = {
+      ...veritrack,
+      command: {
+        async authorize(input, ctx) {
+          const owner = (input as Input).claim['owner'];
+          return owner === ctx.payer ? undefined : { status: 403, error: 'forbidden', message: 'that state belongs to another payer' };
+        },
+        execute: veritrack.command!.execute,
+      },
+    };
+    const url = `${service.url}${veritrack.path}`;
+    const quote = await fetchQuote(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kind":"x","claim":{}}' });
+    const account = privateKeyToAccount(generatePrivateKey());
+    const p = await signPayment(quote, { account });
+    const gateway = createGateway(createLocalSettler());
+    const request = (input: Input) => ({
+      op: guarded,
+      input,
+      requestHash: canonicalSha256({ method: guarded.method, path: guarded.path, input }),
+      payment: { header: 'PAYMENT-SIGNATURE' as const, value: p.header },
+    });
+
+    const refused = gateway.handle(request({ kind: 'x', claim: { owner: '0x2222222222222222222222222222222222222222' } }), service.deps);
+    await expect(refused).rejects.toBeInstanceOf(HttpProblem);
+    await expect(refused).rejects.toMatchObject({ status: 403, error: 'forbidden' });
+    const stream = `payment-${account.address.toLowerCase()}-${p.authorization.nonce}`;
+    expect(await service.deps.store.readStream(stream)).toEqual([]);
+
+    const allowed = await gateway.handle(request({ kind: 'x', claim: { owner: account.address.toLowerCase() } }), service.deps);
+    expect(allowed.status).toBe(200);
+    expect((await service.deps.store.readStream(stream)).map((e) => e.type)).toEqual(['PaymentAuthorized', 'PaymentSettled', 'ResultSigned']);
+  });
+});
