@@ -1,0 +1,21 @@
+import type { Command } from '../../catalog/types.ts';
+import { verifyC2paBinding, type C2paVerifyInput } from '../../engines/forensics/c2pa-binding.ts';
+import { FORENSICS_EVENT_TYPES, c2paStream } from '../../events/domain/forensics.ts';
+import type { JsonObject } from '../../signing/canonical.ts';
+import { recordOnce } from './seal-once.ts';
+
+/**
+ * Persists the attestation under `c2pa-<attestation_id>` before it is signed, so the free
+ * read-back finds it as soon as the paid call answers, with the same digest and signature.
+ */
+export const c2paVerify: Command<C2paVerifyInput> = {
+  async execute(input, ctx) {
+    const evidenceCore = verifyC2paBinding(input, ctx.now);
+    const attestationId = evidenceCore.attestation_id as string;
+    const stored = await recordOnce(ctx, c2paStream(attestationId), {
+      type: FORENSICS_EVENT_TYPES.c2paAttestationRecorded,
+      data: { attestation_id: attestationId, evidenceCore },
+    });
+    return { record: stored.data.evidenceCore as JsonObject };
+  },
+};

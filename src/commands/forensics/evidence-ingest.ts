@@ -1,0 +1,17 @@
+import type { Command } from '../../catalog/types.ts';
+import { sealEvidenceEntry, type EvidenceIngestInput } from '../../engines/forensics/evidence-entry.ts';
+import { FORENSICS_EVENT_TYPES, evidenceStream } from '../../events/domain/forensics.ts';
+import type { JsonObject } from '../../signing/canonical.ts';
+import { recordOnce } from './seal-once.ts';
+
+/** Persists the sealed entry under `evidence-<entryId>`; the same content returns the first seal. */
+export const evidenceIngest: Command<EvidenceIngestInput> = {
+  async execute(input, ctx) {
+    const { entryId, record } = sealEvidenceEntry(input, ctx.now);
+    const stored = await recordOnce(ctx, evidenceStream(entryId), {
+      type: FORENSICS_EVENT_TYPES.evidenceSealed,
+      data: { entryId, sealed: record },
+    });
+    return { record: stored.data.sealed as JsonObject };
+  },
+};

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { JsonObject } from '../../signing/canonical.ts';
+import { canonicalSha256 } from '../../signing/hash.ts';
+
+/**
+ * Evidence ingest: one evidence entry, sealed. The entry id is the SHA-256 of the entry's own
+ * content, so the same content always names the same entry and a re-ingest finds it again.
+ */
+export const EVIDENCE_ENTRY_RULES = 'evidence-entry/v1';
+
+const text = z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters');
+
+export const evidenceIngestInputSchema = z
+  .object({
+    action: text.describe('What happened, e.g. "model.deployed" or "invoice.approved"'),
+    actor: text.optional().describe('Who did it (a DID, an address, a name)'),
+    subject: text.optional().describe('What it was done to'),
+    occurredAt: z.number().int().min(0).optional().describe('Unix seconds, as the caller states it (carried, not checked)'),
+    payload: z.record(z.string(), z.json()).optional().describe('The evidence itself, any JSON object, carried verbatim'),
+    action_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')
+      .optional()
+      .describe('SHA-256 of the action as the caller computed it; derived when omitted'),
+  })
+  .strict();
+
+export type EvidenceIngestInput = z.infer<typeof evidenceIngestInputSchema>;
+
+export type ActionHashSource = 'derived' | 'supplied-matches-derivation' | 'supplied';
+
+/** The entry as supplied, with absent optional members left out (never filled in). */
+export function evidenceEntryContent(input: EvidenceIngestInput): JsonObject {
+  return {
+    action: input.action,
+    ...(input.actor !== undefined ? { actor: input.actor } : {}),
+    ...(input.subject !== undefined ? { subject: input.subject } : {}),
+    ...(input.occurredAt !== undefined ? { occurredAt: input.occurredAt } : {}),
+    ...(input.payload !== undefined ? { payload: input.payload as JsonObject } : {}),
+  };
+}
+
+/** The action hash a caller gets when it supplies none: SHA-256 of the canonical entry content. */
+export function deriveActionHash(entry: JsonObject): string {
+  return canonicalSha256({ rules: EVIDENCE_ENTRY_RULES, purpose: 'action_hash', entry });
+}
+
+/** Content-derived, so stable per entry: the same entry and action hash give the same id. */
+export function evidenceEntryId(entry: JsonObject, actionHash: string): string {
+  return canonicalSha256({ rules: EVIDENCE_ENTRY_RULES, purpose: 'entryId', entry, action_hash: actionHash });
+}
+
+export interface SealedEvidence {
+  entryId: string;
+  record: JsonObject;
+}
+
+/** The record signed under `sealed`; `sealedAt` is the only member that depends on the clock. */
+export function sealEvidenceEntry(input: EvidenceIngestInput, sealedAt: number): SealedEvidence {
+  const entry = evidenceEntryContent(input);
+  const derived = deriveActionHash(entry);
+  const actionHash = input.action_hash ?? derived;
+  const source: ActionHashSource = input.action_hash === undefined ? 'derived' : input.action_hash === derived ? 'supplied-matches-derivation' : 'supplied';
+  const entryId = evidenceEntryId(entry, actionHash);
+  return {
+    entryId,
+    record: {
+      kind: 'evidence.entry',
+      rules: EVIDENCE_ENTRY_RULES,
+      entryId,
+      entry,
+      action_hash: actionHash,
+      action_hash_source: source,
+      sealedAt,
+    },
+  };
+}
+
+/** The entry id a given input will be sealed under, before anything is stored. */
+export function entryIdOf(input: EvidenceIngestInput): string {
+  const entry = evidenceEntryContent(input);
+  return evidenceEntryId(entry, input.action_hash ?? deriveActionHash(entry));
+}
