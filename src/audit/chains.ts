@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../events/port.ts';
 import type { AuditFailure } from './failures.ts';
+import { memoryChainRule } from '../commands/agent/memory-chain-audit.ts';
 
 /**
  * A hash-chain rule of the audit: which streams it covers, and the check of one whole stream
@@ -13,7 +14,7 @@ export interface ChainRule {
 }
 
 /** Every chain the audit checks. Add a rule per chained aggregate (see hashLinkedChainRule). */
-export const CHAIN_RULES: ChainRule[] = [];
+export const CHAIN_RULES: ChainRule[] = [memoryChainRule];
 
 export interface HashLinkedChainOptions {
   name: string;

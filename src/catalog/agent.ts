@@ -1,13 +1,79 @@
+import { z } from 'zod';
+import { memoryGet, memoryPut } from '../commands/agent/memory.ts';
+import { checkValueBudget } from '../engines/agent/memory-chain.ts';
+import { memoryVersionSchema } from '../events/domain/agent.ts';
 import { plannedOperation } from './planned.ts';
-import type { Route } from './types.ts';
+import { jsonValue, signatureEnvelope } from './schemas.ts';
+import { pricedOperation, type Route } from './types.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from './verify-route.ts';
+
+/** Caller-chosen names of a memory store; hashed into the stream name, so any printable text is safe. */
+const storeName = z.string().regex(/^[\x21-\x7e]{1,256}$/, 'must be 1-256 printable ASCII characters without spaces');
+
+/** Any JSON value, null included; only an absent member is "required" (z.json alone says "Invalid input"). */
+const requiredJson = z.unknown().refine((v): boolean => v !== undefined, { message: 'is required', abort: true }).pipe(jsonValue);
+
+const memoryNotFoundSchema = z
+  .object({
+    agent_id: z.string(),
+    key: z.string(),
+    outcome: z.literal('NOT-FOUND'),
+    requestedVersion: z.number().int().nullable().describe('The version asked for; null when the latest was asked for'),
+    latestVersion: z.number().int().nullable().describe('The newest version of the store; null when the store does not exist'),
+    checkedAt: z.number().int(),
+  })
+  .strict();
+
+const memoryPutInput = z.object({ agent_id: storeName, key: storeName, value: requiredJson }).strict();
+
+const sealedMemoryResponse = (sealed: z.ZodType) => z.object({ sealed, ...signatureEnvelope });
 
 export const agentRoutes: Route[] = [
   plannedOperation({ id: 'mcp.eval.judge', method: 'POST', path: '/v1/mcp/eval/judge', family: 'agent', priceUsd: '0.15', summary: 'Grades one response pair against a rubric; deterministic; no external inference.', keyFamily: 'judge', signedMember: 'verdictCore', verifyPath: '/v1/mcp/eval/judge/verify' }),
   plannedOperation({ id: 'mcp.threatmodel.tool-permission', method: 'POST', path: '/v1/mcp/threatmodel/tool-permission', family: 'agent', priceUsd: '0.25', summary: 'Permission-sprawl risk of one MCP manifest, with an ownership proof recommended.', keyFamily: 'tool-permission', signedMember: 'evidenceCore', verifyPath: '/v1/mcp/threatmodel/tool-permission/recheck' }),
   plannedOperation({ id: 'mcp.verify.uptime', method: 'POST', path: '/v1/mcp/verify/uptime', family: 'agent', priceUsd: '0.25', summary: 'Scores one uptime probe from supplied checks plus a settlement anchor.', keyFamily: 'uptime', signedMember: 'evidenceCore', verifyPath: '/v1/mcp/verify/uptime/recheck' }),
-  plannedOperation({ id: 'memory.get', method: 'POST', path: '/v1/memory/get', family: 'agent', priceUsd: '0.05', summary: "Latest signed state record for an agent's memory key.", keyFamily: 'memory', signedMember: 'sealed', verifyPath: '/v1/memory/verify' }),
-  plannedOperation({ id: 'memory.put', method: 'POST', path: '/v1/memory/put', family: 'agent', priceUsd: '0.10', summary: "Appends one budget-capped state version to the agent's hash-chained store.", keyFamily: 'memory', signedMember: 'sealed', verifyPath: '/v1/memory/verify' }),
+  pricedOperation({
+    id: 'memory.get',
+    method: 'POST',
+    path: '/v1/memory/get',
+    family: 'agent',
+    priceUsd: '0.05',
+    summary: "Latest signed state record for an agent's memory key.",
+    description:
+      'Returns the latest version of the (agent_id, key) store, or the given version, as the very record its put signed (so put and get of one version verify alike). A missing store or version gives a signed record with outcome NOT-FOUND. Only the payer that created the store may read it: another payer is refused with 403 before settlement and charged nothing.',
+    inputFrom: 'json',
+    input: z.object({ agent_id: storeName, key: storeName, version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional() }).strict(),
+    example: { agent_id: 'did:web:agent.example', key: 'preferences' },
+    output: sealedMemoryResponse(z.union([memoryVersionSchema, memoryNotFoundSchema])),
+    keyFamily: 'memory',
+    signedMember: 'sealed',
+    verifyPath: '/v1/memory/verify',
+    command: memoryGet,
+  }),
+  pricedOperation({
+    id: 'memory.put',
+    method: 'POST',
+    path: '/v1/memory/put',
+    family: 'agent',
+    priceUsd: '0.10',
+    summary: "Appends one budget-capped state version to the agent's hash-chained store.",
+    description:
+      'Appends version n+1 {agent_id, key, version, value, valueSha256, prevStateHash, stateHash, writtenAt} to the (agent_id, key) store. stateHash = SHA-256 of the RFC 8785 form of the version without stateHash; version 1 links to 64 zeros. A value whose canonical size exceeds MEMORY_VALUE_CAP_BYTES (see /config) is answered 422 BUDGET-EXCEEDED before any quote, and nothing is stored. The store belongs to the payer that created it: another payer is refused with 403 before settlement and charged nothing.',
+    inputFrom: 'json',
+    input: memoryPutInput,
+    example: { agent_id: 'did:web:agent.example', key: 'preferences', value: { language: 'en', units: 'metric' } },
+    output: sealedMemoryResponse(memoryVersionSchema),
+    keyFamily: 'memory',
+    signedMember: 'sealed',
+    verifyPath: '/v1/memory/verify',
+    precheck(input, settings) {
+      const budget = checkValueBudget(input.value, settings.MEMORY_VALUE_CAP_BYTES);
+      if (budget.withinCap) return undefined;
+      const reason = `canonical size ${budget.sizeBytes} bytes exceeds the cap of ${budget.capBytes} bytes (MEMORY_VALUE_CAP_BYTES); nothing was stored`;
+      return { status: 422, error: 'budget_exceeded', message: `value ${reason}`, outcome: 'BUDGET-EXCEEDED', issues: [{ path: 'value', message: reason }] };
+    },
+    command: memoryPut,
+  }),
 
   verifyRoute({ id: 'memory.verify', method: 'GET', path: '/v1/memory/verify', family: 'agent', keyFamily: 'memory', summary: 'Re-checks a memory put or get result (body = the sealed record as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody }),
   verifyRoute({ id: 'mcp.eval.judge.verify', method: 'GET', path: '/v1/mcp/eval/judge/verify', family: 'agent', keyFamily: 'judge', summary: 'Re-checks a judge grade (body = the verdictCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody }),

@@ -1,0 +1,84 @@
+import type { CallContext, Command, Refusal } from '../../catalog/types.ts';
+import type { MemoryVersion } from '../../engines/agent/memory-chain.ts';
+import { MEMORY_STREAM_PREFIX, parseMemoryEvent } from '../../events/domain/agent.ts';
+import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
+import { canonicalSha256 } from '../../signing/hash.ts';
+import { fold, handleCommand } from '../decider.ts';
+import { foreignPayerRefusal, mayUseStore, memoryDecider, versionWrittenBy, type MemoryState } from './memory-decider.ts';
+
+export interface MemoryPutInput {
+  agent_id: string;
+  key: string;
+  value: JsonValue;
+}
+
+export interface MemoryGetInput {
+  agent_id: string;
+  key: string;
+  version?: number | undefined;
+}
+
+/**
+ * Named by a hash of the canonical [agent_id, key] pair, so that no choice of agent_id and key
+ * can make two stores share a stream (no separator to smuggle, no length limit to hit).
+ */
+export function memoryStreamName(agentId: string, key: string): string {
+  return `${MEMORY_STREAM_PREFIX}${canonicalSha256([agentId, key])}`;
+}
+
+async function readMemoryState(ctx: CallContext, agentId: string, key: string): Promise<MemoryState> {
+  const events = await ctx.store.readStream(memoryStreamName(agentId, key));
+  return fold(memoryDecider, events.map(parseMemoryEvent));
+}
+
+/** Runs after the payment is verified and before it is settled: another payer's store costs nothing. */
+async function authorizeOwner(input: { agent_id: string; key: string }, ctx: CallContext): Promise<Refusal | undefined> {
+  const state = await readMemoryState(ctx, input.agent_id, input.key);
+  if (mayUseStore(state, ctx.payer)) return undefined;
+  const refusal = foreignPayerRefusal();
+  return { status: refusal.status, error: refusal.error, message: refusal.message };
+}
+
+const asRecord = (version: MemoryVersion): JsonObject => ({ ...version });
+
+/** Appends one version (optimistic concurrency, retried), or returns the one this payment already wrote. */
+export const memoryPut: Command<MemoryPutInput> = {
+  authorize: authorizeOwner,
+  async execute(input, ctx) {
+    const stream = memoryStreamName(input.agent_id, input.key);
+    const handled = await handleCommand(
+      ctx.store,
+      stream,
+      memoryDecider,
+      { agent_id: input.agent_id, key: input.key, value: input.value, payer: ctx.payer, paymentId: ctx.paymentId, now: ctx.now },
+      { origin: ctx.paymentId, parse: parseMemoryEvent, metadata: { paymentId: ctx.paymentId } },
+    );
+    const written = versionWrittenBy(handled.state, ctx.paymentId);
+    if (!written) throw new Error(`memory put by ${ctx.paymentId} left no version in ${stream}`);
+    return { record: asRecord(written) };
+  },
+};
+
+/**
+ * The stored version record itself, so that a put and a get of the same version sign the same
+ * record; a missing store or version is a signed NOT-FOUND record instead.
+ */
+export const memoryGet: Command<MemoryGetInput> = {
+  authorize: authorizeOwner,
+  async execute(input, ctx) {
+    const state = await readMemoryState(ctx, input.agent_id, input.key);
+    if (!mayUseStore(state, ctx.payer)) throw foreignPayerRefusal();
+    const found = input.version === undefined ? state.versions.at(-1) : state.versions[input.version - 1];
+    if (found) return { record: asRecord(found) };
+    return {
+      record: {
+        agent_id: input.agent_id,
+        key: input.key,
+        outcome: 'NOT-FOUND',
+        requestedVersion: input.version ?? null,
+        latestVersion: state.versions.at(-1)?.version ?? null,
+        checkedAt: ctx.now,
+      },
+    };
+  },
+};
