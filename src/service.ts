@@ -7,7 +7,10 @@ import { publicBaseUrl, type Settings } from './config.ts';
 import type { EventStore } from './events/port.ts';
 import { createApp } from './http/app.ts';
 import { createPaymentGateway } from './payments/create-gateway.ts';
-import { createStatsReader } from './projections/public-stats.ts';
+import type { PaymentGateway } from './payments/gateway.ts';
+import { createStatsReader, publicStatsProjection } from './projections/public-stats.ts';
+import { createFileCheckpointStore, startProjection } from './projections/runner.ts';
+import { projectionCheckpointDirectory } from './events/open-store.ts';
 import { createKeyring, resolveAttestationSecret } from './signing/keyring.ts';
 
 export interface RunningService {
@@ -29,19 +32,26 @@ export function createLogger(settings: Pick<Settings, 'LOG_LEVEL'>): Logger {
  * Composition: settings -> event store -> keyring -> settler -> app -> listen. The caller
  * supplies the store so that tests can use the in-memory one and main uses openEventStore.
  */
-export async function startService(settings: Settings, store: EventStore, log: Logger = createLogger(settings)): Promise<RunningService> {
+export interface ServiceOptions {
+  /** A gateway built by the caller (tests wrap the settler); default: the one SETTLEMENT names. */
+  payments?: PaymentGateway;
+}
+
+export async function startService(settings: Settings, store: EventStore, log: Logger = createLogger(settings), options: ServiceOptions = {}): Promise<RunningService> {
   const secret = resolveAttestationSecret(settings.ATTESTATION_SECRET, settings.DATA_DIR);
   if (secret.origin === 'generated') log.warn({ path: secret.path }, 'ATTESTATION_SECRET is not set: generated one into the data directory (mode 0600); keep it to keep signatures verifiable');
   else if (secret.origin === 'data-dir') log.info({ path: secret.path }, 'attestation secret loaded from the data directory');
   const keyring = createKeyring(secret.secret);
 
+  const checkpoints = createFileCheckpointStore(projectionCheckpointDirectory(settings.DATA_DIR));
+  const stats = await startProjection(store, publicStatsProjection, { checkpoints, log });
   const deps: ServiceDeps = {
     store,
     keyring,
     settings,
     baseUrl: publicBaseUrl(settings),
-    stats: createStatsReader(store, settings.STATS_CACHE_SECONDS),
-    payments: await createPaymentGateway(settings),
+    stats: createStatsReader(() => stats.state(), settings.STATS_CACHE_SECONDS),
+    payments: options.payments ?? (await createPaymentGateway(settings)),
   };
   const app = createApp(catalog, deps, log);
   const server = await new Promise<Server>((resolve, reject) => {
@@ -58,6 +68,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await stats.stop();
     },
   };
 }
