@@ -22,7 +22,7 @@ export function testCallContext(overrides: Partial<CallContext> & { store?: Even
     keyring: createKeyring(TEST_SECRET),
     settings: loadSettings({ DATA_DIR: '/nonexistent', LOG_LEVEL: 'silent', ATTESTATION_SECRET: TEST_SECRET }),
     baseUrl: 'http://127.0.0.1:4021',
-    stats: createStatsReader(store, 30),
+    stats: createStatsReader(() => ({ paidCalls: 0, revenueAtomic: '0' }), 30),
     payments: { handle: async () => ({ status: 500, body: null, headers: {} }) },
     now: 1_767_225_600,
     payer,
