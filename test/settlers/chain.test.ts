@@ -14,6 +14,8 @@ describe('local chain', () => {
     expect(await chain.publicClient.getChainId()).toBe(8453);
     const code = await chain.publicClient.getCode({ address: chain.usdc });
     expect(code && code.length > 2).toBe(true);
+    const multicall = await chain.publicClient.getCode({ address: '0xcA11bde05977b3631167028862bE2a173976CA11' });
+    expect(multicall && multicall.length > 2).toBe(true);
   });
 
   it('mints and reports balances', async () => {

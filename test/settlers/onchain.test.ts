@@ -96,7 +96,7 @@ describe('onchain settler against the local chain', () => {
     await expectSettlementError(settler.settle(await signedPayment({ payerKey: poor.privateKey, payTo: payTo.address })), 'invalid_exact_evm_insufficient_balance');
 
     const forged = await signedPayment({ payerKey: payer.privateKey, signerKey: poor.privateKey, payTo: payTo.address });
-    await expectSettlementError(settler.settle(forged), 'invalid_exact_evm_payload_signature');
+    await expectSettlementError(settler.settle(forged), 'invalid_exact_evm_signature');
 
     const expired = await signedPayment({ payerKey: payer.privateKey, payTo: payTo.address, validForSeconds: -10 });
     await expectSettlementError(settler.settle(expired), 'invalid_exact_evm_payload_authorization_valid_before');

@@ -24,8 +24,13 @@ import { base } from 'viem/chains';
 import { z } from 'zod';
 import { BASE_USDC } from '../../src/config.ts';
 
-const TOKEN_SOURCE_PATH = join(dirname(fileURLToPath(import.meta.url)), 'contracts', 'EIP3009Token.sol');
-const TOKEN_CONTRACT_NAME = 'EIP3009Token';
+const CONTRACTS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'contracts');
+/** Contracts installed on the local chain, each where Base has the real one. */
+const PREDEPLOYS = [
+  { name: 'EIP3009Token', address: BASE_USDC },
+  { name: 'Multicall3', address: '0xcA11bde05977b3631167028862bE2a173976CA11' },
+] as const;
+type PredeployName = (typeof PREDEPLOYS)[number]['name'];
 
 /** The test token's surface used by helpers and assertions (the settlers carry their own ABI). */
 export const testTokenAbi = parseAbi([
@@ -78,7 +83,7 @@ export interface LocalChain {
 const compiledArtifactSchema = z.object({
   solcVersion: z.string(),
   sourceHash: z.string(),
-  deployedBytecode: z.string().regex(/^0x[0-9a-f]+$/),
+  deployedBytecode: z.record(z.string(), z.string().regex(/^0x[0-9a-f]+$/)),
 });
 type CompiledArtifact = z.infer<typeof compiledArtifactSchema>;
 
@@ -92,44 +97,58 @@ const solcOutputSchema = z.object({
 const require = createRequire(import.meta.url);
 
 /**
- * Runtime bytecode of the test token. Loading the solc WASM compiler costs seconds, so the
- * artifact is cached in the OS temp dir, keyed by source hash and compiler version; the
- * compiler is the one bundled in the installed `solc` package (never a downloaded one).
+ * Runtime bytecode of the predeployed test contracts. Loading the solc WASM compiler costs
+ * seconds, so the artifact is cached in the OS temp dir, keyed by source hash and compiler
+ * version; the compiler is the one bundled in the installed `solc` package (never a download).
  */
-export async function compileTestToken(): Promise<Hex> {
-  const source = readFileSync(TOKEN_SOURCE_PATH, 'utf8');
-  const sourceHash = createHash('sha256').update(source).digest('hex');
+export async function compileTestContracts(): Promise<Record<PredeployName, Hex>> {
+  const sources = Object.fromEntries(
+    PREDEPLOYS.map(({ name }) => [`${name}.sol`, { content: readFileSync(join(CONTRACTS_DIR, `${name}.sol`), 'utf8') }]),
+  );
+  const sourceHash = createHash('sha256').update(JSON.stringify(sources)).digest('hex');
   const solcPackage = z.object({ version: z.string() }).parse(require('solc/package.json'));
   const cacheDir = join(tmpdir(), 'attestation-service-solc-cache');
-  const cachePath = join(cacheDir, `${TOKEN_CONTRACT_NAME}-${sourceHash.slice(0, 16)}-solc-${solcPackage.version}.json`);
+  const cachePath = join(cacheDir, `predeploys-${sourceHash.slice(0, 16)}-solc-${solcPackage.version}.json`);
+  const pick = (artifact: CompiledArtifact) => {
+    const bytecode = {} as Record<PredeployName, Hex>;
+    for (const { name } of PREDEPLOYS) {
+      const code = artifact.deployedBytecode[name];
+      if (!code) throw new Error(`no bytecode for ${name}`);
+      bytecode[name] = code as Hex;
+    }
+    return bytecode;
+  };
   if (existsSync(cachePath)) {
     const cached = compiledArtifactSchema.safeParse(JSON.parse(readFileSync(cachePath, 'utf8')));
-    if (cached.success && cached.data.sourceHash === sourceHash) return cached.data.deployedBytecode as Hex;
+    if (cached.success && cached.data.sourceHash === sourceHash) return pick(cached.data);
   }
 
   const { default: solc } = await import('solc');
   const input = {
     language: 'Solidity',
-    sources: { 'EIP3009Token.sol': { content: source } },
+    sources,
     settings: {
       optimizer: { enabled: true, runs: 200 },
-      // Anvil's default hardfork runs any bytecode the bundled compiler targets by default.
-      outputSelection: { '*': { [TOKEN_CONTRACT_NAME]: ['evm.deployedBytecode.object'] } },
+      outputSelection: { '*': { '*': ['evm.deployedBytecode.object'] } },
     },
   };
   const output = solcOutputSchema.parse(JSON.parse(solc.compile(JSON.stringify(input)) as string));
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
-  const object = output.contracts?.['EIP3009Token.sol']?.[TOKEN_CONTRACT_NAME]?.evm.deployedBytecode.object;
-  if (!object) throw new Error('solc produced no bytecode for EIP3009Token');
+  const deployedBytecode: Record<string, string> = {};
+  for (const { name } of PREDEPLOYS) {
+    const object = output.contracts?.[`${name}.sol`]?.[name]?.evm.deployedBytecode.object;
+    if (!object) throw new Error(`solc produced no bytecode for ${name}`);
+    deployedBytecode[name] = `0x${object}`;
+  }
 
-  const artifact: CompiledArtifact = { solcVersion: String(solc.version()), sourceHash, deployedBytecode: `0x${object}` };
+  const artifact: CompiledArtifact = { solcVersion: String(solc.version()), sourceHash, deployedBytecode };
   mkdirSync(cacheDir, { recursive: true });
   // Write then rename: parallel test files may compile at the same time.
   const partial = `${cachePath}.${process.pid}.tmp`;
   writeFileSync(partial, JSON.stringify(artifact));
   renameSync(partial, cachePath);
-  return artifact.deployedBytecode as Hex;
+  return pick(artifact);
 }
 
 const ANVIL_PLATFORM_PACKAGES: Record<string, string> = {
@@ -217,10 +236,10 @@ function newKey(): TestAccount {
 
 /**
  * A fresh Base-like chain (chain id 8453) on a loopback port, with the test EIP-3009 token
- * installed at the Base USDC address, and funded relayer, facilitator and faucet accounts.
+ * installed at the Base USDC address and Multicall3 at its usual address, and funded relayer, facilitator and faucet accounts.
  */
 export async function startLocalChain(): Promise<LocalChain> {
-  const [bytecode, { anvil, rpcUrl }] = await Promise.all([compileTestToken(), spawnAnvil()]);
+  const [bytecode, { anvil, rpcUrl }] = await Promise.all([compileTestContracts(), spawnAnvil()]);
   const usdc = getAddress(BASE_USDC);
   const chain = { ...base, rpcUrls: { default: { http: [rpcUrl] } } };
   const publicClient = createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient;
@@ -230,7 +249,7 @@ export async function startLocalChain(): Promise<LocalChain> {
 
   const fundWithEth = (address: Address) => rpc(rpcUrl, 'anvil_setBalance', [address, `0x${parseEther('100').toString(16)}`]);
   try {
-    await rpc(rpcUrl, 'anvil_setCode', [usdc, bytecode]);
+    await Promise.all(PREDEPLOYS.map(({ name, address }) => rpc(rpcUrl, 'anvil_setCode', [getAddress(address), bytecode[name]])));
     await Promise.all([relayer, facilitator, faucet].map((a) => fundWithEth(a.address)));
   } catch (error) {
     anvil.kill('SIGKILL');

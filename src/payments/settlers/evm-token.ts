@@ -32,7 +32,7 @@ export const SettlementReasons = {
   nonceAlreadyUsed: 'invalid_exact_evm_nonce_already_used',
   transactionFailed: 'invalid_exact_evm_transaction_failed',
   transferEventMismatch: 'invalid_exact_evm_transfer_event_mismatch',
-  invalidSignature: 'invalid_exact_evm_payload_signature',
+  invalidSignature: 'invalid_exact_evm_signature',
   validBeforeExpired: 'invalid_exact_evm_payload_authorization_valid_before',
   validAfterInFuture: 'invalid_exact_evm_payload_authorization_valid_after',
   assetMismatch: 'invalid_exact_evm_asset_mismatch',
