@@ -14,7 +14,10 @@ export async function postJson(url: string, body: unknown): Promise<{ status: nu
 export async function runAgainst(service: TestService, operationId: string, input: unknown, overrides: Partial<CallContext> = {}): Promise<SignedResult> {
   const op = findOperation(operationId)!;
   const parsed = op.input.parse(input);
-  return runOperation(op, parsed, testCallContext({ ...service.deps, ...overrides }));
+  const result = await runOperation(op, parsed, testCallContext({ ...service.deps, ...overrides }));
+  // The documented response schema must describe what is actually answered.
+  op.output.parse(result.body);
+  return result;
 }
 
 /** Calls a body verify route the way the spec names its parameters. */

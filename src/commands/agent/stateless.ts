@@ -1,0 +1,13 @@
+import type { Command } from '../../catalog/types.ts';
+import { scoreUptimeProbe, type UptimeProbeInput } from '../../engines/agent/uptime.ts';
+
+/**
+ * The stateless agent operations: the engine's record is the whole result, and the signed
+ * result in the payment stream is the whole history of the call, so a resumed call simply
+ * recomputes the same record.
+ */
+export const uptimeProbe: Command<UptimeProbeInput> = {
+  async execute(input, ctx) {
+    return { record: scoreUptimeProbe(input, ctx.now) };
+  },
+};

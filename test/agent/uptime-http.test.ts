@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../src/signing/canonical.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { postJson, runAgainst, tampers, verifyBody } from './http-support.ts';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => service?.stop());
+
+const input = {
+  target: 'https://mcp.example/sse',
+  checks: [
+    { at: 1_767_225_000, ok: true, latency_ms: 84, status: 200 },
+    { at: 1_767_225_300, ok: true, latency_ms: 97, status: 200 },
+  ],
+  settlement_anchor: `0x${'5e'.repeat(32)}`,
+};
+
+describe('uptime probe over HTTP', () => {
+  it('quotes with 402, and answers a malformed anchor or no checks with 422 naming the field', async () => {
+    expect((await postJson(`${service.url}/v1/mcp/verify/uptime`, input)).status).toBe(402);
+    const badAnchor = await postJson(`${service.url}/v1/mcp/verify/uptime`, { ...input, settlement_anchor: '0x1234' });
+    expect(badAnchor.status).toBe(422);
+    expect(badAnchor.body).toMatchObject({ issues: [{ path: 'settlement_anchor' }] });
+    const noChecks = await postJson(`${service.url}/v1/mcp/verify/uptime`, { ...input, checks: [] });
+    expect(noChecks).toMatchObject({ status: 422, body: { issues: [{ path: 'checks', message: 'must contain at least one check' }] } });
+    const badCheck = await postJson(`${service.url}/v1/mcp/verify/uptime`, { ...input, checks: [{ at: 1, ok: 'yes' }] });
+    expect(badCheck).toMatchObject({ status: 422, body: { issues: [{ path: 'checks.0.ok' }] } });
+  });
+
+  it('signs the evidenceCore and re-checks it on the recheck route (query and body forms); every tamper fails', async () => {
+    const result = await runAgainst(service, 'mcp.verify.uptime', input);
+    expect(result.body).toHaveProperty('evidenceCore.outcome', 'UP-SETTLES');
+    const { sha256, ed25519Sig } = result.seal;
+    expect((await verifyBody(service, 'POST', '/v1/mcp/verify/uptime/recheck', result.record, sha256, ed25519Sig)).valid).toBe(true);
+    const qs = new URLSearchParams({ body: JSON.stringify(result.record), sha256, signature: ed25519Sig });
+    const viaQuery = await fetch(`${service.url}/v1/mcp/verify/uptime/recheck?${qs}`, { method: 'POST' });
+    expect(await viaQuery.json()).toMatchObject({ valid: true });
+    for (const t of tampers(result.record as Record<string, JsonValue>, sha256, ed25519Sig))
+      expect((await verifyBody(service, 'POST', '/v1/mcp/verify/uptime/recheck', t.record, t.sha256, t.signature)).valid, t.name).toBe(false);
+  });
+});
