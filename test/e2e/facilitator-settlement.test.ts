@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalChain, type LocalChain, type TestAccount } from '../support/chain.ts';
+import { startLocalFacilitator, type LocalFacilitator } from '../support/local-facilitator.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { ATTEST_PRICE_ATOMIC, attest, nonceOf, paymentResponseOf, paymentStreamTypes, recordingPayer } from './paid-calls.ts';
+
+describe('SETTLEMENT=facilitator: the official x402 client pays through a local x402 facilitator', () => {
+  let chain: LocalChain;
+  let facilitator: LocalFacilitator;
+  let service: TestService;
+  let payer: TestAccount;
+  let payTo: TestAccount;
+
+  beforeAll(async () => {
+    chain = await startLocalChain();
+    [facilitator, payer, payTo] = await Promise.all([
+      startLocalFacilitator(chain.rpcUrl, chain.facilitator.privateKey),
+      chain.newAccount(),
+      chain.newAccount(),
+    ]);
+    await chain.mintUsdc(payer.address, 5_000_000n);
+    service = await startTestService({ SETTLEMENT: 'facilitator', FACILITATOR_URL: facilitator.url, RPC_URL: chain.rpcUrl, PAY_TO: payTo.address });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await facilitator?.stop();
+    await chain?.stop();
+  });
+
+  it('moves exactly the price from the payer to PAY_TO on chain, and a replay moves nothing more', async () => {
+    const client = recordingPayer(payer.privateKey);
+    const [payerBefore, payToBefore] = await Promise.all([chain.usdcBalance(payer.address), chain.usdcBalance(payTo.address)]);
+
+    const response = await attest(service.url, client.pay);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/), ed25519Sig: expect.stringMatching(/^[0-9a-f]{128}$/) });
+
+    const settlement = paymentResponseOf(response);
+    expect(settlement).toMatchObject({ success: true, network: 'eip155:8453' });
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: settlement.transaction as `0x${string}` });
+    expect(receipt.status).toBe('success');
+    // The facilitator submitted it and paid the gas; the service never held the funds.
+    expect(receipt.from.toLowerCase()).toBe(chain.facilitator.address.toLowerCase());
+    expect(facilitator.calls).toEqual({ verify: 1, settle: 1 });
+
+    expect(await chain.usdcBalance(payer.address)).toBe(payerBefore - ATTEST_PRICE_ATOMIC);
+    expect(await chain.usdcBalance(payTo.address)).toBe(payToBefore + ATTEST_PRICE_ATOMIC);
+
+    expect(client.sentPayments).toHaveLength(1);
+    const header = client.sentPayments[0]!;
+    expect(await paymentStreamTypes(service.deps.store, payer.address, nonceOf(header))).toEqual(['PaymentAuthorized', 'PaymentSettled', 'ResultSigned']);
+    const [, settled] = await service.deps.store.readStream(`payment-${payer.address.toLowerCase()}-${nonceOf(header).toLowerCase()}`);
+    expect(settled?.data).toMatchObject({ mode: 'facilitator', transaction: settlement.transaction, demo: false, amount: '250000' });
+
+    // The same payment header again: the stored answer, no second settlement anywhere.
+    const transfersBefore = await chain.usdcTransfers(payer.address);
+    const replay = await attest(service.url, fetch, { 'PAYMENT-SIGNATURE': header });
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toEqual(body);
+    expect(paymentResponseOf(replay).transaction).toBe(settlement.transaction);
+    expect(facilitator.calls.settle).toBe(1);
+    expect(await chain.usdcTransfers(payer.address)).toEqual(transfersBefore);
+    expect(await chain.usdcBalance(payer.address)).toBe(payerBefore - ATTEST_PRICE_ATOMIC);
+  });
+
+  it('refuses with 402 and charges nothing when the facilitator finds no funds', async () => {
+    const broke = await chain.newAccount();
+    const client = recordingPayer(broke.privateKey);
+    const response = await attest(service.url, client.pay);
+    expect(response.status).toBe(402);
+    expect(await chain.usdcTransfers(broke.address)).toEqual([]);
+  });
+});
