@@ -146,6 +146,9 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
       const seen = await readPaymentStream(deps.store, stream);
       return { kind: 'claimed', progress: await waitWhileInFlight(deps.store, stream, seen, { justClaimedElsewhere: true }) };
     }
+    // Read back rather than trust our own copy: appends are idempotent by event id, so a claim by
+    // another process for this payment (another request, another clock) also "succeeds" here,
+    // and what is stored is what every step after this must follow.
     return { kind: 'claimed', progress: await readPaymentStream(deps.store, stream) };
   }
 
