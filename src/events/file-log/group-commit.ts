@@ -85,7 +85,12 @@ export class GroupCommitWriter {
   }
 
   private async writeQueued(): Promise<void> {
-    while (this.queue.length > 0) {
+    for (;;) {
+      // Yield one turn of the event loop first: appends made in this turn, and the next appends
+      // of callers whose previous one was just acknowledged, join this batch instead of forming
+      // a batch of one ahead of it.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.queue.length === 0) return;
       const batch = this.takeBatch();
       try {
         await this.writeBatch(batch);

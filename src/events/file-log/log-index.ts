@@ -75,6 +75,19 @@ export class LogIndex {
     return { segment: this.segmentOf[position]!, offset: this.offsetOf[position]!, length: this.lengthOf[position]! };
   }
 
+  // Allocation-free accessors for sequential replay (a Location object per event shows in profiles).
+  segmentAt(position: number): number {
+    return this.segmentOf[position]!;
+  }
+
+  offsetAt(position: number): number {
+    return this.offsetOf[position]!;
+  }
+
+  lengthAt(position: number): number {
+    return this.lengthOf[position]!;
+  }
+
   /** How many events are written and located (everything below this position is readable). */
   get locatedCount(): number {
     return this.located;

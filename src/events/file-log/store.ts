@@ -175,18 +175,18 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       // Re-read the durable bound at every chunk: a long read also sees what was written meanwhile.
       const durable = writer.durableCount;
       if (next >= durable) return;
-      const first = index.location(next)!;
+      const segment = index.segmentAt(next);
+      const start = index.offsetAt(next);
       let last = next;
       while (last + 1 < durable && last + 1 - next < remaining) {
-        const candidate = index.location(last + 1)!;
-        if (candidate.segment !== first.segment || candidate.offset + candidate.length - first.offset > READ_CHUNK_BYTES) break;
-        last++;
+        const candidate = last + 1;
+        if (index.segmentAt(candidate) !== segment || index.offsetAt(candidate) + index.lengthAt(candidate) - start > READ_CHUNK_BYTES) break;
+        last = candidate;
       }
-      const end = index.location(last)!;
-      const chunk = await reader.readBytes(first.segment, first.offset, end.offset + end.length - first.offset);
+      const chunk = await reader.readBytes(segment, start, index.offsetAt(last) + index.lengthAt(last) - start);
       for (let p = next; p <= last; p++) {
-        const location = index.location(p)!;
-        yield reader.decodeAt(chunk, location.offset - first.offset, location);
+        const offset = index.offsetAt(p);
+        yield reader.decodeAt(chunk, offset - start, { segment, offset, length: index.lengthAt(p) });
       }
       remaining -= last - next + 1;
       next = last + 1;

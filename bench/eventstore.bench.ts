@@ -1,0 +1,160 @@
+/**
+ * Event store benchmark (run by bench/run.ts; never part of npm test):
+ * - durable appends per second of 1 KiB events through the file log's group commit, at
+ *   concurrency 1 and 64, beside a bare write + fdatasync loop with the same batching measured
+ *   in the same run (target at concurrency 64: at least 0.5 of the bare loop);
+ * - the audit's replay rate in events per second (target >= 100,000/s), on a log of domain
+ *   events, and separately on a log of paid-call sagas, whose Ed25519 verifications bound it.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { auditEventLog } from '../src/audit/audit.ts';
+import { openFileEventStore } from '../src/events/file-log/store.ts';
+import { paymentStreamName } from '../src/events/payment-events.ts';
+import type { EventData, EventStore } from '../src/events/port.ts';
+import { createKeyring } from '../src/signing/keyring.ts';
+import { seal } from '../src/signing/seal.ts';
+
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const RUN_MS = 1500;
+/** Store and bare runs alternate this many times; medians are reported (the disk is shared and noisy). */
+const ROUNDS = 3;
+
+const PAYLOAD = randomBytes(440).toString('hex');
+
+/** An event whose encoded record is about 1 KiB (one fixed payload: the bench measures the store, not the generator). */
+function kibEvent(): EventData {
+  return { id: randomUUID(), type: 'BenchmarkRecorded', data: { payload: PAYLOAD } };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function withTempDir<T>(label: string, body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), `bench-${label}-`));
+  try {
+    return await body(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Appends per second through the store, `concurrency` writers each on its own stream. */
+async function storeAppendsPerSecond(concurrency: number): Promise<number> {
+  return withTempDir('store', async (dir) => {
+    const store = await openFileEventStore({ dir, log: quiet });
+    const deadline = performance.now() + RUN_MS;
+    let appended = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, w) => {
+        let revision: bigint | 'no_stream' = 'no_stream';
+        while (performance.now() < deadline) {
+          revision = (await store.appendToStream(`bench-${w}`, [kibEvent()], { expectedRevision: revision })).nextExpectedRevision;
+          appended++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    await store.close();
+    return appended / seconds;
+  });
+}
+
+/** The floor under any durable log: write `batch` records of the same size, fdatasync, repeat. */
+async function bareAppendsPerSecond(batch: number): Promise<number> {
+  return withTempDir('bare', async (dir) => {
+    const handle = await open(join(dir, 'bare.log'), 'w');
+    const recordBytes = 8 + Buffer.byteLength(JSON.stringify({ p: 0, s: 'bench-0', r: 0, i: randomUUID(), t: 'BenchmarkRecorded', a: Date.now(), d: kibEvent().data, m: {} }));
+    const buffer = randomBytes(recordBytes * batch + 13);
+    let offset = 0;
+    let records = 0;
+    const started = performance.now();
+    while (performance.now() - started < RUN_MS) {
+      await handle.write(buffer, 0, buffer.length, offset);
+      await handle.datasync();
+      offset += buffer.length;
+      records += batch;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    await handle.close();
+    return records / seconds;
+  });
+}
+
+async function fillLog(store: EventStore, count: number, make: (i: number) => { stream: string; events: EventData[] }): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < count) {
+        const { stream, events } = make(next);
+        next += events.length;
+        await store.appendToStream(stream, events);
+      }
+    }),
+  );
+}
+
+async function replayRate(label: string, count: number, make: (i: number) => { stream: string; events: EventData[] }): Promise<{ rate: number; events: number; ok: boolean }> {
+  return withTempDir(label, async (dir) => {
+    const writer = await openFileEventStore({ dir, log: quiet });
+    await fillLog(writer, count, make);
+    await writer.close();
+    const store = await openFileEventStore({ dir, log: quiet, readOnly: true });
+    const started = performance.now();
+    const report = await auditEventLog({ store, keyring });
+    const seconds = (performance.now() - started) / 1000;
+    await store.close();
+    return { rate: report.events / seconds, events: report.events, ok: report.ok };
+  });
+}
+
+const keyring = createKeyring('benchmark-secret-0123456789abcdef0123456789');
+
+function domainEvents(i: number): { stream: string; events: EventData[] } {
+  return {
+    stream: `bench-entity-${i % 1000}`,
+    events: Array.from({ length: 50 }, (_, k) => ({ id: randomUUID(), type: 'EntityNoted', data: { key: `k${i + k}`, value: randomBytes(100).toString('hex') } })),
+  };
+}
+
+function saga(): { stream: string; events: EventData[] } {
+  const payer = `0x${randomBytes(20).toString('hex')}`;
+  const record = { operation: 'utils.hash', input: randomBytes(64).toString('hex'), signedAt: 1_700_000_000 };
+  return {
+    stream: paymentStreamName(payer, `0x${randomBytes(32).toString('hex')}`),
+    events: [
+      { id: randomUUID(), type: 'PaymentAuthorized', data: { payer, amount: '1000' } },
+      { id: randomUUID(), type: 'PaymentSettled', data: { mode: 'local', demo: true } },
+      { id: randomUUID(), type: 'ResultSigned', data: { operation: 'utils.hash', keyFamily: 'utils', record, ...seal(keyring, 'utils', record), signedAt: 1_700_000_000 } },
+    ],
+  };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+export default async function run(): Promise<void> {
+  console.log('event store: durable appends of 1 KiB events (file log, group commit, fdatasync before ack)');
+  for (const concurrency of [1, 64]) {
+    const stores: number[] = [];
+    const bares: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      stores.push(await storeAppendsPerSecond(concurrency));
+      bares.push(await bareAppendsPerSecond(concurrency));
+    }
+    const store = median(stores);
+    const bare = median(bares);
+    const target = concurrency === 64 ? ' (target >= 0.50)' : '';
+    console.log(`  concurrency ${String(concurrency).padStart(2)}: store ${fmt(store)}/s, bare write+fdatasync loop (batch ${concurrency}) ${fmt(bare)}/s, ratio ${(store / bare).toFixed(2)}${target} (medians of ${ROUNDS} alternating runs)`);
+  }
+  const domain = await replayRate('replay-domain', 200_000, domainEvents);
+  console.log(`  audit replay, domain events: ${fmt(domain.rate)} events/s over ${fmt(domain.events)} events (target >= 100,000/s)${domain.ok ? '' : ' AUDIT FAILED'}`);
+  const sagas = await replayRate('replay-sagas', 30_000, () => saga());
+  console.log(`  audit replay, paid-call sagas (1 Ed25519 verify per 3 events): ${fmt(sagas.rate)} events/s over ${fmt(sagas.events)} events${sagas.ok ? '' : ' AUDIT FAILED'}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
