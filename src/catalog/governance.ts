@@ -1,20 +1,316 @@
-import { plannedFreeRoute, plannedOperation } from './planned.ts';
-import type { Route } from './types.ts';
+import { z } from 'zod';
+import { bureauAudit } from '../commands/governance/bureau-audit.ts';
+import { governanceReserve, governanceSettle, readGovernorState } from '../commands/governance/spend-governor.ts';
+import { AMOUNT_PATTERN, parseAmount } from '../engines/governance/amounts.ts';
+import { conformanceStandardDocument } from '../engines/governance/conformance-standard.ts';
+import { governorRulesDocument } from '../engines/governance/governor-rules.ts';
+import { rootFromInclusionProof } from '../engines/governance/merkle.ts';
+import { AGENT_ID_PATTERN, agentOfLease, governorStateView } from '../engines/governance/spend-governor.ts';
+import { corpusPage, defectCounts, latestAudit } from '../projections/bureau-anchor.ts';
+import { canonicalBytes, type JsonObject, type JsonValue } from '../signing/canonical.ts';
+import { check } from '../signing/seal.ts';
+import { plannedOperation } from './planned.ts';
+import { hex64, jsonObject, jsonValue, signatureEnvelope, signedResponse } from './schemas.ts';
+import { freeRoute, pricedOperation, type Route, type ServiceDeps } from './types.ts';
+import { verifyResultSchema } from './verify-route.ts';
+
+const amount = z.string().regex(AMOUNT_PATTERN, 'must be a decimal string with at most 6 decimals, e.g. "2.5"');
+const positiveAmount = amount.refine((v) => (parseAmount(v) ?? 0n) > 0n, 'must be greater than 0');
+const agentId = z.string().regex(AGENT_ID_PATTERN, 'must be 1-64 characters: letters, digits and . _ - (starting with a letter or digit)');
+const leaseId = z.string().max(100).refine((v) => agentOfLease(v) !== undefined, 'must be a lease_id returned by /v1/governance/reserve');
+
+const budgetView = z.object({ cap: z.string(), period: z.number().int(), windowStart: z.number().int(), windowEnd: z.number().int() });
+const leaseRecord = z.object({
+  kind: z.literal('governance.lease'),
+  rules: z.string(),
+  outcome: z.enum(['RESERVED', 'BUDGET-EXCEEDED']),
+  agent_id: z.string(),
+  amount: z.string(),
+  purpose: z.string(),
+  lease_id: z.string().optional().describe('RESERVED only'),
+  reservedAt: z.number().int().optional().describe('RESERVED only'),
+  expiresAt: z.number().int().optional().describe('RESERVED only'),
+  requestedAt: z.number().int().optional().describe('BUDGET-EXCEEDED only'),
+  budget: budgetView,
+  reserved: z.string(),
+  spent: z.string(),
+  available: z.string(),
+});
+const settlementRecord = z.object({
+  kind: z.literal('governance.settlement'),
+  rules: z.string(),
+  outcome: z.literal('SETTLED'),
+  agent_id: z.string(),
+  lease_id: z.string(),
+  reserved_amount: z.string(),
+  actual_amount: z.string(),
+  released_amount: z.string(),
+  reservedAt: z.number().int(),
+  settledAt: z.number().int(),
+});
+
+const headers = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+const httpCapture = z.object({ status: z.number().int().min(100).max(599), headers, body: jsonValue.optional() }).strict();
+const auditInput = z
+  .object({
+    endpoint: z.object({ url: z.url(), method: z.string().regex(/^[A-Za-z]{3,7}$/, 'must be an HTTP method') }).strict(),
+    challenge: httpCapture,
+    paid: httpCapture.optional(),
+    publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a 32-byte Ed25519 public key in hex').optional(),
+    signedMember: z.string().min(1).max(64).optional(),
+  })
+  .strict();
+const auditRecord = z.object({
+  kind: z.literal('bureau.audit'),
+  standard: z.string(),
+  auditId: z.string(),
+  endpoint: z.object({ url: z.string(), method: z.string() }),
+  transcriptSha256: hex64,
+  checks: z.array(z.object({ id: z.string(), status: z.enum(['pass', 'fail', 'not-provided']), evidence: z.string().optional() })),
+  score: z.object({ passed: z.number().int(), failed: z.number().int(), notProvided: z.number().int(), assessed: z.number().int(), ratio: z.number().nullable() }),
+  defects: z.array(z.string()),
+  outcome: z.enum(['CONFORMANT', 'NON-CONFORMANT', 'INSUFFICIENT-DATA']),
+  auditedAt: z.number().int(),
+});
+
+/** POST verify input: the record as an object (evidenceCore) or as JSON text (body). */
+const recheckInput = z
+  .object({ evidenceCore: jsonObject.optional(), body: z.string().optional(), sha256: z.string(), signature: z.string() })
+  .refine((v) => v.evidenceCore !== undefined || v.body !== undefined, { message: 'is required (or body: the record as JSON text)', path: ['evidenceCore'] });
+
+function recheck(kinds: readonly string[]) {
+  return async (input: z.infer<typeof recheckInput>, deps: ServiceDeps) => {
+    const { keyId } = deps.keyring.publicKey('governance');
+    const answer = { family: 'governance', keyId };
+    let record: JsonValue;
+    try {
+      record = input.evidenceCore ?? (JSON.parse(input.body!) as JsonValue);
+    } catch {
+      return { body: { valid: false, checks: { sha256: false, signature: false }, ...answer, reason: 'body is not valid JSON' } };
+    }
+    const result = check(deps.keyring, 'governance', record, input.sha256, input.signature);
+    const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record.kind : undefined;
+    if (result.valid && !kinds.includes(String(kind))) {
+      return { body: { ...result, valid: false, ...answer, reason: `a ${String(kind)} record is not re-checked here (expected ${kinds.join(', ')})` } };
+    }
+    return { body: { ...result, ...answer } };
+  };
+}
+
+const integerText = (fallback: string, max: number) =>
+  z.string().default(fallback).pipe(z.string().regex(/^\d{1,6}$/, 'must be a positive integer')).transform(Number).pipe(z.number().int().min(1).max(max));
+
+const anchorView = z.object({ evidenceCore: z.object({ kind: z.literal('bureau.anchor'), tree: z.string(), treeSize: z.number().int(), rootHash: hex64 }), ...signatureEnvelope });
+const proofSchema = z.object({ leafIndex: z.number().int().min(0), treeSize: z.number().int().min(1), auditPath: z.array(z.string()).max(64) }).strict();
+const corpusItem = z.object({ leafIndex: z.number().int(), auditId: z.string(), evidenceCore: auditRecord, sha256: hex64, ed25519Sig: z.string(), keyId: z.string(), inclusionProof: proofSchema });
 
 export const governanceRoutes: Route[] = [
-  plannedOperation({ id: 'bureau.audit', method: 'POST', path: '/v1/bureau/audit', family: 'governance', priceUsd: '0.25', summary: 'Full conformance audit of an endpoint.', keyFamily: 'governance', signedMember: 'evidenceCore', verifyPath: '/v1/bureau/verify' }),
+  pricedOperation({
+    id: 'bureau.audit',
+    method: 'POST',
+    path: '/v1/bureau/audit',
+    family: 'governance',
+    priceUsd: '0.25',
+    summary: 'Full conformance audit of an endpoint.',
+    description:
+      'Audits an x402 endpoint against the bureau standard (GET /v1/bureau/standard) from a transcript the caller supplies (no live probe): the 402 challenge, optionally the paid answer and the issuer public key. Each check is pass, fail (with the evidence) or not-provided; the score counts only assessed checks. The sealed audit joins the public corpus (GET /v1/bureau/corpus). Header names are case-insensitive. The signed record is under evidenceCore (governance key).',
+    inputFrom: 'json',
+    input: auditInput,
+    example: {
+      endpoint: { url: 'https://api.example.com/v1/data', method: 'GET' },
+      challenge: { status: 402, headers: { 'payment-required': 'eyJ4NDAyVmVyc2lvbiI6Mn0=', 'cache-control': 'no-store' }, body: {} },
+    },
+    output: signedResponse(auditRecord, 'evidenceCore'),
+    keyFamily: 'governance',
+    signedMember: 'evidenceCore',
+    verifyPath: '/v1/bureau/verify',
+    command: bureauAudit,
+  }),
   plannedOperation({ id: 'bureau.receipt-check', method: 'POST', path: '/v1/bureau/receipt-check', family: 'governance', priceUsd: '0.05', summary: "Conformance check of an issuer's receipt or offer.", keyFamily: 'governance', signedMember: 'evidenceCore', verifyPath: '/v1/bureau/verify' }),
   plannedOperation({ id: 'bureau.reputation', method: 'POST', path: '/v1/bureau/reputation', family: 'governance', priceUsd: '0.10', summary: 'Reputation from signed observation history.', keyFamily: 'governance', signedMember: 'evidenceCore', verifyPath: '/v1/bureau/verify' }),
-  plannedOperation({ id: 'governance.reserve', method: 'POST', path: '/v1/governance/reserve', family: 'governance', priceUsd: '0.02', summary: 'Atomic reserved lease (spend governor).', keyFamily: 'governance', signedMember: 'evidenceCore', verifyPath: '/v1/governance/verify' }),
-  plannedOperation({ id: 'governance.settle', method: 'POST', path: '/v1/governance/settle', family: 'governance', priceUsd: '0.02', summary: 'Settles a lease; idempotent.', keyFamily: 'governance', signedMember: 'evidenceCore', verifyPath: '/v1/governance/verify' }),
+  pricedOperation({
+    id: 'governance.reserve',
+    method: 'POST',
+    path: '/v1/governance/reserve',
+    family: 'governance',
+    priceUsd: '0.02',
+    summary: 'Atomic reserved lease (spend governor).',
+    description:
+      "Reserves `amount` of an agent's budget for ttl_seconds, atomically against the cap of the current period (rules: GET /v1/governance/standard). The first reserve of an agent opens its budget and makes the payer its owner; other payers are refused 403 before settlement, free. BUDGET-EXCEEDED when it does not fit. The signed lease is under evidenceCore (governance key).",
+    inputFrom: 'json',
+    input: z
+      .object({
+        agent_id: agentId,
+        amount: positiveAmount,
+        purpose: z.string().min(1).max(200),
+        ttl_seconds: z.number().int().min(1).max(2_592_000),
+        budget: z.object({ cap: positiveAmount, period: z.number().int().min(60).max(31_622_400) }).strict().optional(),
+      })
+      .strict(),
+    example: { agent_id: 'research-agent-7', amount: '1.25', purpose: 'search API calls', ttl_seconds: 600, budget: { cap: '20', period: 86_400 } },
+    output: signedResponse(leaseRecord, 'evidenceCore'),
+    keyFamily: 'governance',
+    signedMember: 'evidenceCore',
+    verifyPath: '/v1/governance/verify',
+    command: governanceReserve,
+  }),
+  pricedOperation({
+    id: 'governance.settle',
+    method: 'POST',
+    path: '/v1/governance/settle',
+    family: 'governance',
+    priceUsd: '0.02',
+    summary: 'Settles a lease; idempotent.',
+    description:
+      'Settles an open lease at actual_amount <= the reserved amount and releases the rest. Settling a settled lease again with the same amount returns the original receipt unchanged and counts once. Owner only (403 before settlement otherwise). Expired leases are released and cannot be settled. The signed receipt is under evidenceCore (governance key).',
+    inputFrom: 'json',
+    input: z.object({ lease_id: leaseId, actual_amount: amount }).strict(),
+    example: { lease_id: 'research-agent-7:0123456789abcdef01234567', actual_amount: '0.9' },
+    output: signedResponse(settlementRecord, 'evidenceCore'),
+    keyFamily: 'governance',
+    signedMember: 'evidenceCore',
+    verifyPath: '/v1/governance/verify',
+    command: governanceSettle,
+  }),
 
-  plannedFreeRoute({ id: 'bureau.anchor.verify', method: 'POST', path: '/v1/bureau/anchor/verify', family: 'governance', summary: 'Re-checks a corpus anchor and an inclusion proof.' }),
-  plannedFreeRoute({ id: 'bureau.verify', method: 'POST', path: '/v1/bureau/verify', family: 'governance', summary: 'Re-checks a bureau result.' }),
-  plannedFreeRoute({ id: 'governance.verify', method: 'POST', path: '/v1/governance/verify', family: 'governance', summary: 'Re-checks a lease or settle receipt.' }),
-  plannedFreeRoute({ id: 'governance.state', method: 'GET', path: '/v1/governance/state/:agent_id', family: 'governance', summary: "An agent's budget, reserved, spent and open leases." }),
-  plannedFreeRoute({ id: 'governance.standard', method: 'GET', path: '/v1/governance/standard', family: 'governance', summary: "The spend governor's rules." }),
-  plannedFreeRoute({ id: 'bureau.standard', method: 'GET', path: '/v1/bureau/standard', family: 'governance', summary: 'The versioned x402 conformance standard.' }),
-  plannedFreeRoute({ id: 'bureau.corpus', method: 'GET', path: '/v1/bureau/corpus', family: 'governance', summary: 'The audit corpus, paged, newest first.' }),
-  plannedFreeRoute({ id: 'bureau.corpus.latest', method: 'GET', path: '/v1/bureau/corpus/latest', family: 'governance', summary: 'The newest audit of the corpus.' }),
-  plannedFreeRoute({ id: 'bureau.defects', method: 'GET', path: '/v1/bureau/defects', family: 'governance', summary: 'Defect counts by check id.' }),
+  freeRoute({
+    id: 'bureau.anchor.verify',
+    method: 'POST',
+    path: '/v1/bureau/anchor/verify',
+    family: 'governance',
+    summary: 'Re-checks a corpus anchor and an inclusion proof.',
+    description:
+      'Recomputes the RFC 6962 root from one audit record (leaf = its RFC 8785 canonical bytes) and its inclusion proof {leafIndex, treeSize, auditPath}, and compares it with the anchor {treeSize, rootHash}; with sha256 and signature also checks the anchor signature (governance key). Answers valid=false with the reason on any mismatch.',
+    inputFrom: 'json',
+    input: z
+      .object({
+        leaf: jsonObject.describe('The audit record (evidenceCore) of one corpus item'),
+        proof: proofSchema,
+        anchor: z.looseObject({ treeSize: z.number().int().min(1), rootHash: hex64 }).describe('The anchor evidenceCore, or at least {treeSize, rootHash}'),
+        sha256: z.string().optional(),
+        signature: z.string().optional(),
+      })
+      .strict(),
+    output: z.object({ valid: z.boolean(), checks: z.object({ inclusion: z.boolean(), anchorSignature: z.boolean().nullable() }), computedRoot: z.string().nullable(), family: z.string(), keyId: z.string(), reason: z.string().optional() }),
+    async handle(input, deps) {
+      const { keyId } = deps.keyring.publicKey('governance');
+      const computedRoot = rootFromInclusionProof(canonicalBytes(input.leaf), input.proof) ?? null;
+      const sizeOk = input.proof.treeSize === input.anchor.treeSize;
+      const inclusion = sizeOk && computedRoot === input.anchor.rootHash;
+      const signed = input.sha256 !== undefined && input.signature !== undefined;
+      const anchorSignature = signed ? check(deps.keyring, 'governance', input.anchor, input.sha256!, input.signature!).valid : null;
+      const valid = inclusion && anchorSignature !== false;
+      const reason = !sizeOk ? 'the proof is for another tree size than the anchor'
+        : computedRoot === null ? 'the proof does not fit a tree of that size'
+          : !inclusion ? 'the root computed from the leaf and the proof differs from the anchor root'
+            : anchorSignature === false ? 'the anchor signature does not verify against the governance public key' : undefined;
+      return { body: { valid, checks: { inclusion, anchorSignature }, computedRoot, family: 'governance', keyId, ...(reason ? { reason } : {}) } };
+    },
+  }),
+  freeRoute({
+    id: 'bureau.verify',
+    method: 'POST',
+    path: '/v1/bureau/verify',
+    family: 'governance',
+    summary: 'Re-checks a bureau result.',
+    description:
+      'Re-checks an audit, receipt check, reputation or anchor record: send the evidenceCore as an object (or body: the same as JSON text), sha256 and signature (the ed25519Sig). Re-canonicalises (RFC 8785), recomputes SHA-256 and checks the Ed25519 signature with the governance key. Any change gives valid=false.',
+    inputFrom: 'query-or-json',
+    input: recheckInput,
+    output: verifyResultSchema,
+    handle: recheck(['bureau.audit', 'bureau.receipt-check', 'bureau.reputation', 'bureau.anchor']),
+  }),
+  freeRoute({
+    id: 'governance.verify',
+    method: 'POST',
+    path: '/v1/governance/verify',
+    family: 'governance',
+    summary: 'Re-checks a lease or settle receipt.',
+    description:
+      'Re-checks a lease (reserve) or settlement record: send the evidenceCore as an object (or body: the same as JSON text), sha256 and signature. Re-canonicalises (RFC 8785), recomputes SHA-256 and checks the Ed25519 signature with the governance key. Any change gives valid=false.',
+    inputFrom: 'query-or-json',
+    input: recheckInput,
+    output: verifyResultSchema,
+    handle: recheck(['governance.lease', 'governance.settlement']),
+  }),
+  freeRoute({
+    id: 'governance.state',
+    method: 'GET',
+    path: '/v1/governance/state/:agent_id',
+    family: 'governance',
+    summary: "An agent's budget, reserved, spent and open leases.",
+    description: "The agent's budget and its current period: reserved (open, unexpired leases), spent (settled), available, and the open leases. Read from the agent's own stream, so it reflects every completed reserve and settle. Unknown agent: found=false.",
+    inputFrom: 'path',
+    input: z.object({ agent_id: agentId }),
+    output: z.object({ found: z.boolean(), agent_id: z.string() }).loose(),
+    async handle(input, deps) {
+      const state = await readGovernorState(deps.store, input.agent_id);
+      // The route reads the clock; the fold it feeds stays pure.
+      const view = governorStateView(state, Math.floor(Date.now() / 1000));
+      const body: JsonObject = view ? { found: true, ...view } : { found: false, agent_id: input.agent_id };
+      return { body };
+    },
+  }),
+  freeRoute({
+    id: 'governance.standard',
+    method: 'GET',
+    path: '/v1/governance/standard',
+    family: 'governance',
+    summary: "The spend governor's rules.",
+    description: 'The versioned rules the spend governor applies: ownership, budget periods, atomic reserve, expiry, settlement.',
+    output: z.looseObject({ version: z.string() }),
+    async handle() {
+      return { body: governorRulesDocument() as unknown as JsonObject };
+    },
+  }),
+  freeRoute({
+    id: 'bureau.standard',
+    method: 'GET',
+    path: '/v1/bureau/standard',
+    family: 'governance',
+    summary: 'The versioned x402 conformance standard.',
+    description: 'Every check of the bureau: id, what it requires, where the x402 v2 specification requires it, severity; and the receipt-check standard.',
+    output: z.looseObject({ version: z.string(), checks: z.array(z.looseObject({ id: z.string() })) }),
+    async handle() {
+      return { body: conformanceStandardDocument() as unknown as JsonObject };
+    },
+  }),
+  freeRoute({
+    id: 'bureau.corpus',
+    method: 'GET',
+    path: '/v1/bureau/corpus',
+    family: 'governance',
+    summary: 'The audit corpus, paged, newest first.',
+    description: 'The sealed audits, newest first (query page, per_page <= 100), each with its RFC 6962 inclusion proof against the signed anchor {treeSize, rootHash} of the whole corpus.',
+    inputFrom: 'query',
+    input: z.object({ page: integerText('1', 1_000_000), per_page: integerText('20', 100) }),
+    output: z.object({ total: z.number().int(), page: z.number().int(), perPage: z.number().int(), anchor: anchorView, items: z.array(corpusItem) }),
+    async handle(input, deps) {
+      return { body: (await corpusPage(deps.store, deps.keyring, deps.baseUrl, input.page, input.per_page)) as unknown as JsonObject };
+    },
+  }),
+  freeRoute({
+    id: 'bureau.corpus.latest',
+    method: 'GET',
+    path: '/v1/bureau/corpus/latest',
+    family: 'governance',
+    summary: 'The newest audit of the corpus.',
+    description: 'The newest sealed audit with its inclusion proof and the signed anchor; found=false while the corpus is empty.',
+    output: z.object({ found: z.boolean(), item: corpusItem.optional(), anchor: anchorView.optional() }),
+    async handle(_input, deps) {
+      return { body: (await latestAudit(deps.store, deps.keyring, deps.baseUrl)) as unknown as JsonObject };
+    },
+  }),
+  freeRoute({
+    id: 'bureau.defects',
+    method: 'GET',
+    path: '/v1/bureau/defects',
+    family: 'governance',
+    summary: 'Defect counts by check id.',
+    description: 'How many audits of the corpus failed each check, by check id (checks never failed are absent).',
+    output: z.object({ audits: z.number().int(), defects: z.record(z.string(), z.number().int()) }),
+    async handle(_input, deps) {
+      return { body: await defectCounts(deps.store) };
+    },
+  }),
 ];

@@ -1,0 +1,122 @@
+import type { CallContext, Command, Refusal } from '../../catalog/types.ts';
+import {
+  agentOfLease,
+  decideGovernor,
+  evolveGovernor,
+  initialGovernorState,
+  resultRecordOf,
+  type GovernorCommand,
+  type GovernorEvent,
+  type GovernorState,
+} from '../../engines/governance/spend-governor.ts';
+import { parseAmount } from '../../engines/governance/amounts.ts';
+import { agentStreamName, parseGovernorEvent } from '../../events/domain/governance.ts';
+import type { EventStore, RecordedEvent } from '../../events/port.ts';
+import { DomainRefusal, fold, handleCommand, type Decider } from '../decider.ts';
+
+/** Stored event -> the engine's event, through the zod schemas of the event catalogue. */
+export const parseAgentEvent = (event: Pick<RecordedEvent, 'type' | 'data'>): GovernorEvent => parseGovernorEvent(event);
+
+export const governorDecider: Decider<GovernorCommand, GovernorEvent, GovernorState> = {
+  initialState: initialGovernorState,
+  decide(command, state) {
+    const decision = decideGovernor(command, state);
+    if ('refusal' in decision) {
+      const r = decision.refusal;
+      throw new DomainRefusal(r.status, r.error, r.message, r.outcome);
+    }
+    return decision.events;
+  },
+  evolve: evolveGovernor,
+};
+
+export async function readGovernorState(store: EventStore, agentId: string): Promise<GovernorState> {
+  const recorded = await store.readStream(agentStreamName(agentId));
+  return fold(governorDecider, recorded.map(parseAgentEvent));
+}
+
+/**
+ * A dry run of the decision against the stream as it is now, before the payment is settled:
+ * another payer's agent (403), an unknown or finished lease, or a reserve that cannot fit is
+ * answered free of charge. A concurrent reserve may still take the room between this check and
+ * the execution; the execution then answers a signed BUDGET-EXCEEDED.
+ */
+async function refusalBeforeSettlement(command: GovernorCommand, ctx: CallContext): Promise<Refusal | undefined> {
+  const state = await readGovernorState(ctx.store, command.agent_id);
+  const decision = decideGovernor(command, state);
+  if ('refusal' in decision) return { ...decision.refusal };
+  const refused = decision.events.find((e) => e.type === 'ReserveRefused');
+  if (refused) {
+    const record = refused.data.record;
+    return {
+      status: 409,
+      error: 'budget_exceeded',
+      message: `amount ${String(record.amount)} does not fit: ${String(record.available)} available of cap ${String((record.budget as { cap?: string }).cap)}`,
+      outcome: 'BUDGET-EXCEEDED',
+    };
+  }
+  return undefined;
+}
+
+async function executeGovernor(command: GovernorCommand, ctx: CallContext) {
+  const handled = await handleCommand(ctx.store, agentStreamName(command.agent_id), governorDecider, command, {
+    origin: ctx.paymentId,
+    parse: parseAgentEvent,
+    // Contention is the point of this aggregate: many agents' calls race on one stream.
+    maxAttempts: 500,
+  });
+  const record = resultRecordOf(command, handled.state);
+  if (!record) throw new Error(`governor produced no record for ${command.kind} of ${command.agent_id}`);
+  return { record };
+}
+
+/** Amounts arrive as decimal strings, already validated against AMOUNT_PATTERN by the input schema. */
+export interface ReserveInput {
+  agent_id: string;
+  amount: string;
+  purpose: string;
+  ttl_seconds: number;
+  budget?: { cap: string; period: number } | undefined;
+}
+
+export interface SettleInput {
+  lease_id: string;
+  actual_amount: string;
+}
+
+function micros(name: string, text: string): bigint {
+  const value = parseAmount(text);
+  if (value === undefined) throw new DomainRefusal(422, 'validation_error', `${name}: must be a decimal amount with at most 6 decimals`, 'INVALID-INPUT');
+  return value;
+}
+
+function reserveCommand(input: ReserveInput, ctx: CallContext): GovernorCommand {
+  return {
+    kind: 'reserve',
+    agent_id: input.agent_id,
+    payer: ctx.payer.toLowerCase(),
+    amountMicros: micros('amount', input.amount),
+    purpose: input.purpose,
+    ttlSeconds: input.ttl_seconds,
+    ...(input.budget ? { budget: { capMicros: micros('budget.cap', input.budget.cap), periodSeconds: input.budget.period } } : {}),
+    now: ctx.now,
+    paymentId: ctx.paymentId,
+  };
+}
+
+function settleCommand(input: SettleInput, ctx: CallContext): GovernorCommand {
+  const agent = agentOfLease(input.lease_id);
+  // The input schema admits only lease ids that name their agent.
+  if (!agent) throw new DomainRefusal(422, 'lease_not_found', `lease ${input.lease_id} is not a lease id of this service`, 'NOT-FOUND');
+  return { kind: 'settle', agent_id: agent, lease_id: input.lease_id, payer: ctx.payer.toLowerCase(), actualMicros: micros('actual_amount', input.actual_amount), now: ctx.now, paymentId: ctx.paymentId };
+}
+
+export const governanceReserve: Command<ReserveInput> = {
+  authorize: (input, ctx) => refusalBeforeSettlement(reserveCommand(input, ctx), ctx),
+  execute: (input, ctx) => executeGovernor(reserveCommand(input, ctx), ctx),
+};
+
+export const governanceSettle: Command<SettleInput> = {
+  authorize: (input, ctx) => refusalBeforeSettlement(settleCommand(input, ctx), ctx),
+  execute: (input, ctx) => executeGovernor(settleCommand(input, ctx), ctx),
+};

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The Merkle tree of RFC 6962 (section 2.1): leaf = SHA-256(0x00 || leaf bytes),
+ * node = SHA-256(0x01 || left || right), and a tree of n leaves splits at the largest power of
+ * two smaller than n. Hashes are lowercase hex outside this module.
+ */
+export const MERKLE_RULES_VERSION = 'rfc6962-sha256/v1';
+
+const sha256 = (...parts: Uint8Array[]): Buffer => {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p);
+  return h.digest();
+};
+const LEAF_PREFIX = Uint8Array.of(0);
+const NODE_PREFIX = Uint8Array.of(1);
+
+export const leafHash = (leaf: Uint8Array): Buffer => sha256(LEAF_PREFIX, leaf);
+export const nodeHash = (left: Uint8Array, right: Uint8Array): Buffer => sha256(NODE_PREFIX, left, right);
+
+/** Largest power of two strictly smaller than n (n >= 2). */
+export function splitPoint(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+export interface InclusionProof {
+  leafIndex: number;
+  treeSize: number;
+  /** Sibling hashes from the leaf up to the root, lowercase hex. */
+  auditPath: string[];
+}
+
+/**
+ * A tree over fixed leaves, with subtree hashes memoised so that a page of inclusion proofs
+ * costs one pass over the leaves, not one per proof.
+ */
+export function merkleTree(leaves: readonly Uint8Array[]) {
+  const leafHashes = leaves.map(leafHash);
+  const memo = new Map<string, Buffer>();
+  function subtree(start: number, end: number): Buffer {
+    if (end - start === 1) return leafHashes[start]!;
+    const key = `${start}:${end}`;
+    const hit = memo.get(key);
+    if (hit) return hit;
+    const k = splitPoint(end - start);
+    const h = nodeHash(subtree(start, start + k), subtree(start + k, end));
+    memo.set(key, h);
+    return h;
+  }
+  function path(m: number, start: number, end: number): Buffer[] {
+    const n = end - start;
+    if (n === 1) return [];
+    const k = splitPoint(n);
+    return m < k ? [...path(m, start, start + k), subtree(start + k, end)] : [...path(m - k, start + k, end), subtree(start, start + k)];
+  }
+  return {
+    size: leaves.length,
+    /** The RFC's hash of the empty tree is SHA-256 of nothing. */
+    rootHex: (): string => (leaves.length === 0 ? sha256().toString('hex') : subtree(0, leaves.length).toString('hex')),
+    proof(leafIndex: number): InclusionProof {
+      if (!Number.isInteger(leafIndex) || leafIndex < 0 || leafIndex >= leaves.length) throw new RangeError(`leaf ${leafIndex} is outside a tree of ${leaves.length}`);
+      return { leafIndex, treeSize: leaves.length, auditPath: path(leafIndex, 0, leaves.length).map((h) => h.toString('hex')) };
+    },
+  };
+}
+
+/**
+ * The root an inclusion proof leads to (RFC 9162 section 2.1.3.2, the same tree as RFC 6962),
+ * or undefined when the proof's shape cannot belong to a tree of that size.
+ */
+export function rootFromInclusionProof(leaf: Uint8Array, proof: InclusionProof): string | undefined {
+  const { leafIndex, treeSize, auditPath } = proof;
+  if (!Number.isInteger(leafIndex) || !Number.isInteger(treeSize) || leafIndex < 0 || leafIndex >= treeSize) return undefined;
+  if (!auditPath.every((h) => /^[0-9a-f]{64}$/.test(h))) return undefined;
+  let fn = leafIndex;
+  let sn = treeSize - 1;
+  let r = leafHash(leaf);
+  for (const siblingHex of auditPath) {
+    if (sn === 0) return undefined;
+    const sibling = Buffer.from(siblingHex, 'hex');
+    if (fn % 2 === 1 || fn === sn) {
+      r = nodeHash(sibling, r);
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn = Math.floor(fn / 2);
+          sn = Math.floor(sn / 2);
+        }
+      }
+    } else {
+      r = nodeHash(r, sibling);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 ? r.toString('hex') : undefined;
+}

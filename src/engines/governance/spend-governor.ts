@@ -1,0 +1,287 @@
+import type { JsonObject } from '../../signing/canonical.ts';
+import { sha256Hex } from '../../signing/hash.ts';
+import { formatAmount } from './amounts.ts';
+
+/**
+ * The spend governor: one aggregate per agent, folded from its stream. Pure: every clock
+ * reading arrives as `now` inside the command, so a lease past its `expiresAt` counts as
+ * released in the same way in decide, in the state route and in a replay.
+ */
+export const GOVERNOR_RULES_VERSION = 'spend-governor/v1';
+
+export interface Budget {
+  owner: string;
+  capMicros: bigint;
+  periodSeconds: number;
+  openedAt: number;
+}
+
+export interface Lease {
+  lease_id: string;
+  amountMicros: bigint;
+  purpose: string;
+  reservedAt: number;
+  expiresAt: number;
+  paymentId: string;
+  record: JsonObject;
+  settlement?: { actualMicros: bigint; settledAt: number; paymentId: string; record: JsonObject };
+}
+
+export interface GovernorState {
+  agent_id?: string;
+  budget?: Budget;
+  leases: Readonly<Record<string, Lease>>;
+  /** Signed BUDGET-EXCEEDED records by payment, so a resumed call answers the same. */
+  refusals: Readonly<Record<string, JsonObject>>;
+}
+
+/** The events of an agent stream, with amounts as the integer strings they are stored as. */
+export type GovernorEvent =
+  | { type: 'BudgetOpened'; data: { agent_id: string; owner: string; capMicros: string; periodSeconds: number; openedAt: number; paymentId: string } }
+  | { type: 'LeaseReserved'; data: { lease_id: string; amountMicros: string; purpose: string; reservedAt: number; expiresAt: number; paymentId: string; record: JsonObject } }
+  | { type: 'ReserveRefused'; data: { paymentId: string; record: JsonObject } }
+  | { type: 'LeaseSettled'; data: { lease_id: string; actualMicros: string; settledAt: number; paymentId: string; record: JsonObject } };
+
+export interface ReserveCommand {
+  kind: 'reserve';
+  agent_id: string;
+  payer: string;
+  amountMicros: bigint;
+  purpose: string;
+  ttlSeconds: number;
+  budget?: { capMicros: bigint; periodSeconds: number };
+  now: number;
+  paymentId: string;
+}
+
+export interface SettleCommand {
+  kind: 'settle';
+  agent_id: string;
+  lease_id: string;
+  payer: string;
+  actualMicros: bigint;
+  now: number;
+  paymentId: string;
+}
+
+export type GovernorCommand = ReserveCommand | SettleCommand;
+
+export interface GovernorRefusal {
+  status: 403 | 409 | 422;
+  error: string;
+  message: string;
+  outcome?: string;
+}
+
+export type GovernorDecision = { events: GovernorEvent[] } | { refusal: GovernorRefusal };
+
+export const initialGovernorState: GovernorState = { leases: {}, refusals: {} };
+
+/** Agent ids name streams: a closed alphabet keeps every stream name unambiguous. */
+export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Deterministic per payment, and carries its agent so that settle finds the stream. */
+export function leaseIdFor(agentId: string, paymentId: string): string {
+  return `${agentId}:${sha256Hex(`lease\u0000${paymentId}`).slice(0, 24)}`;
+}
+
+/** The agent a lease id belongs to, or undefined when the id is not one of ours. */
+export function agentOfLease(leaseId: string): string | undefined {
+  const at = leaseId.lastIndexOf(':');
+  if (at <= 0 || !/^[0-9a-f]{24}$/.test(leaseId.slice(at + 1))) return undefined;
+  const agent = leaseId.slice(0, at);
+  return AGENT_ID_PATTERN.test(agent) ? agent : undefined;
+}
+
+/**
+ * Budget periods are rolling windows of `periodSeconds` counted from the budget's opening:
+ * [openedAt + k*period, openedAt + (k+1)*period). A lease counts against the window it was
+ * reserved in, while open and once settled; a new window starts from zero.
+ */
+export function windowStartOf(budget: Budget, at: number): number {
+  const k = Math.floor((at - budget.openedAt) / budget.periodSeconds);
+  return budget.openedAt + Math.max(0, k) * budget.periodSeconds;
+}
+
+export const isReleased = (lease: Lease, now: number): boolean => lease.settlement === undefined && now >= lease.expiresAt;
+
+export interface Usage {
+  windowStart: number;
+  windowEnd: number;
+  reservedMicros: bigint;
+  spentMicros: bigint;
+  availableMicros: bigint;
+  openLeases: Lease[];
+}
+
+export function usageAt(state: GovernorState, now: number): Usage | undefined {
+  const budget = state.budget;
+  if (!budget) return undefined;
+  const windowStart = windowStartOf(budget, now);
+  let reservedMicros = 0n;
+  let spentMicros = 0n;
+  const openLeases: Lease[] = [];
+  for (const lease of Object.values(state.leases)) {
+    if (windowStartOf(budget, lease.reservedAt) !== windowStart) continue;
+    if (lease.settlement) spentMicros += lease.settlement.actualMicros;
+    else if (!isReleased(lease, now)) {
+      reservedMicros += lease.amountMicros;
+      openLeases.push(lease);
+    }
+  }
+  return {
+    windowStart,
+    windowEnd: windowStart + budget.periodSeconds,
+    reservedMicros,
+    spentMicros,
+    availableMicros: budget.capMicros - reservedMicros - spentMicros,
+    openLeases,
+  };
+}
+
+export function evolveGovernor(state: GovernorState, event: GovernorEvent): GovernorState {
+  switch (event.type) {
+    case 'BudgetOpened': {
+      const d = event.data;
+      return { ...state, agent_id: d.agent_id, budget: { owner: d.owner, capMicros: BigInt(d.capMicros), periodSeconds: d.periodSeconds, openedAt: d.openedAt } };
+    }
+    case 'LeaseReserved': {
+      const d = event.data;
+      const lease: Lease = { lease_id: d.lease_id, amountMicros: BigInt(d.amountMicros), purpose: d.purpose, reservedAt: d.reservedAt, expiresAt: d.expiresAt, paymentId: d.paymentId, record: d.record };
+      return { ...state, leases: { ...state.leases, [d.lease_id]: lease } };
+    }
+    case 'ReserveRefused':
+      return { ...state, refusals: { ...state.refusals, [event.data.paymentId]: event.data.record } };
+    case 'LeaseSettled': {
+      const d = event.data;
+      const lease = state.leases[d.lease_id];
+      if (!lease) return state;
+      const settled: Lease = { ...lease, settlement: { actualMicros: BigInt(d.actualMicros), settledAt: d.settledAt, paymentId: d.paymentId, record: d.record } };
+      return { ...state, leases: { ...state.leases, [d.lease_id]: settled } };
+    }
+  }
+}
+
+const refuse = (status: GovernorRefusal['status'], error: string, message: string, outcome?: string): GovernorDecision => ({
+  refusal: { status, error, message, ...(outcome ? { outcome } : {}) },
+});
+
+function budgetMembers(budget: Budget, usage: Usage): JsonObject {
+  return { cap: formatAmount(budget.capMicros), period: budget.periodSeconds, windowStart: usage.windowStart, windowEnd: usage.windowEnd };
+}
+
+function decideReserve(c: ReserveCommand, state: GovernorState): GovernorDecision {
+  // A resumed call finds its own earlier decision and writes nothing more.
+  if (state.refusals[c.paymentId] || Object.values(state.leases).some((l) => l.paymentId === c.paymentId)) return { events: [] };
+  const opening: GovernorEvent[] = [];
+  let current = state;
+  if (!state.budget) {
+    if (!c.budget) return refuse(422, 'budget_required', `agent ${c.agent_id} has no budget yet: the first reserve must carry budget {cap, period}`, 'INVALID-INPUT');
+    const opened: GovernorEvent = {
+      type: 'BudgetOpened',
+      data: { agent_id: c.agent_id, owner: c.payer, capMicros: c.budget.capMicros.toString(), periodSeconds: c.budget.periodSeconds, openedAt: c.now, paymentId: c.paymentId },
+    };
+    opening.push(opened);
+    current = evolveGovernor(state, opened);
+  } else {
+    if (state.budget.owner !== c.payer) return refuse(403, 'forbidden', `agent ${c.agent_id} is governed by another payer`);
+    if (c.budget && (c.budget.capMicros !== state.budget.capMicros || c.budget.periodSeconds !== state.budget.periodSeconds)) {
+      return refuse(409, 'budget_mismatch', `agent ${c.agent_id} already has budget cap ${formatAmount(state.budget.capMicros)} per ${state.budget.periodSeconds} s; omit budget or send the same one`);
+    }
+  }
+  const budget = current.budget!;
+  const usage = usageAt(current, c.now)!;
+  const common = { kind: 'governance.lease', rules: GOVERNOR_RULES_VERSION, agent_id: c.agent_id, amount: formatAmount(c.amountMicros), purpose: c.purpose };
+  if (c.amountMicros > usage.availableMicros) {
+    const record: JsonObject = {
+      ...common,
+      outcome: 'BUDGET-EXCEEDED',
+      requestedAt: c.now,
+      budget: budgetMembers(budget, usage),
+      reserved: formatAmount(usage.reservedMicros),
+      spent: formatAmount(usage.spentMicros),
+      available: formatAmount(usage.availableMicros),
+    };
+    return { events: [...opening, { type: 'ReserveRefused', data: { paymentId: c.paymentId, record } }] };
+  }
+  const lease_id = leaseIdFor(c.agent_id, c.paymentId);
+  const expiresAt = c.now + c.ttlSeconds;
+  const record: JsonObject = {
+    ...common,
+    outcome: 'RESERVED',
+    lease_id,
+    reservedAt: c.now,
+    expiresAt,
+    budget: budgetMembers(budget, usage),
+    reserved: formatAmount(usage.reservedMicros + c.amountMicros),
+    spent: formatAmount(usage.spentMicros),
+    available: formatAmount(usage.availableMicros - c.amountMicros),
+  };
+  return {
+    events: [
+      ...opening,
+      { type: 'LeaseReserved', data: { lease_id, amountMicros: c.amountMicros.toString(), purpose: c.purpose, reservedAt: c.now, expiresAt, paymentId: c.paymentId, record } },
+    ],
+  };
+}
+
+function decideSettle(c: SettleCommand, state: GovernorState): GovernorDecision {
+  if (!state.budget) return refuse(422, 'lease_not_found', `lease ${c.lease_id} does not exist`, 'NOT-FOUND');
+  if (state.budget.owner !== c.payer) return refuse(403, 'forbidden', `agent ${c.agent_id} is governed by another payer`);
+  const lease = state.leases[c.lease_id];
+  if (!lease) return refuse(422, 'lease_not_found', `lease ${c.lease_id} does not exist`, 'NOT-FOUND');
+  if (lease.settlement) {
+    if (lease.settlement.actualMicros === c.actualMicros) return { events: [] };
+    return refuse(409, 'lease_already_settled', `lease ${c.lease_id} was already settled at ${formatAmount(lease.settlement.actualMicros)}`);
+  }
+  if (isReleased(lease, c.now)) return refuse(409, 'lease_expired', `lease ${c.lease_id} expired at ${lease.expiresAt} and its reservation was released`);
+  if (c.actualMicros > lease.amountMicros) {
+    return refuse(422, 'actual_exceeds_reserved', `actual_amount ${formatAmount(c.actualMicros)} exceeds the reserved ${formatAmount(lease.amountMicros)}`, 'INVALID-INPUT');
+  }
+  const record: JsonObject = {
+    kind: 'governance.settlement',
+    rules: GOVERNOR_RULES_VERSION,
+    outcome: 'SETTLED',
+    agent_id: c.agent_id,
+    lease_id: c.lease_id,
+    reserved_amount: formatAmount(lease.amountMicros),
+    actual_amount: formatAmount(c.actualMicros),
+    released_amount: formatAmount(lease.amountMicros - c.actualMicros),
+    reservedAt: lease.reservedAt,
+    settledAt: c.now,
+  };
+  return { events: [{ type: 'LeaseSettled', data: { lease_id: c.lease_id, actualMicros: c.actualMicros.toString(), settledAt: c.now, paymentId: c.paymentId, record } }] };
+}
+
+export function decideGovernor(command: GovernorCommand, state: GovernorState): GovernorDecision {
+  return command.kind === 'reserve' ? decideReserve(command, state) : decideSettle(command, state);
+}
+
+/** The signed record a command's call answers with, once its events are folded in. */
+export function resultRecordOf(command: GovernorCommand, state: GovernorState): JsonObject | undefined {
+  if (command.kind === 'reserve') {
+    const refused = state.refusals[command.paymentId];
+    if (refused) return refused;
+    return Object.values(state.leases).find((l) => l.paymentId === command.paymentId)?.record;
+  }
+  return state.leases[command.lease_id]?.settlement?.record;
+}
+
+/** The read model of GET /v1/governance/state/{agent_id}, at `now`. */
+export function governorStateView(state: GovernorState, now: number): JsonObject | undefined {
+  const usage = usageAt(state, now);
+  if (!state.budget || !usage) return undefined;
+  return {
+    agent_id: state.agent_id ?? '',
+    rules: GOVERNOR_RULES_VERSION,
+    owner: state.budget.owner,
+    budget: budgetMembers(state.budget, usage),
+    reserved: formatAmount(usage.reservedMicros),
+    spent: formatAmount(usage.spentMicros),
+    available: formatAmount(usage.availableMicros),
+    openLeases: usage.openLeases
+      .sort((a, b) => a.reservedAt - b.reservedAt || a.lease_id.localeCompare(b.lease_id))
+      .map((l) => ({ lease_id: l.lease_id, amount: formatAmount(l.amountMicros), purpose: l.purpose, reservedAt: l.reservedAt, expiresAt: l.expiresAt })),
+    asOf: now,
+  };
+}

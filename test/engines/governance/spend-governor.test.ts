@@ -1,0 +1,201 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  agentOfLease,
+  decideGovernor,
+  evolveGovernor,
+  governorStateView,
+  initialGovernorState,
+  leaseIdFor,
+  resultRecordOf,
+  type GovernorCommand,
+  type GovernorEvent,
+  type GovernorState,
+} from '../../../src/engines/governance/spend-governor.ts';
+import { formatAmount, parseAmount } from '../../../src/engines/governance/amounts.ts';
+
+const OWNER = '0x1111111111111111111111111111111111111111';
+const OTHER = '0x2222222222222222222222222222222222222222';
+const T0 = 1_767_225_600;
+let payment = 0;
+
+const reserve = (amount: string, over: Partial<Extract<GovernorCommand, { kind: 'reserve' }>> = {}): GovernorCommand => ({
+  kind: 'reserve',
+  agent_id: 'agent-1',
+  payer: OWNER,
+  amountMicros: parseAmount(amount)!,
+  purpose: 'calls',
+  ttlSeconds: 600,
+  now: T0,
+  paymentId: `payment-${++payment}`,
+  ...over,
+});
+const settle = (lease_id: string, actual: string, over: Partial<Extract<GovernorCommand, { kind: 'settle' }>> = {}): GovernorCommand => ({
+  kind: 'settle',
+  agent_id: 'agent-1',
+  lease_id,
+  payer: OWNER,
+  actualMicros: parseAmount(actual)!,
+  now: T0 + 10,
+  paymentId: `payment-${++payment}`,
+  ...over,
+});
+const budget = (cap: string, periodSeconds = 3600) => ({ capMicros: parseAmount(cap)!, periodSeconds });
+
+const recordOf = (e: GovernorEvent) => ('record' in e.data ? e.data.record : undefined);
+
+/** given events -> state */
+const given = (events: GovernorEvent[]): GovernorState => events.reduce(evolveGovernor, initialGovernorState);
+function when(state: GovernorState, command: GovernorCommand): GovernorEvent[] {
+  const decision = decideGovernor(command, state);
+  if ('refusal' in decision) throw new Error(`refused: ${decision.refusal.error}`);
+  return decision.events;
+}
+const refusalOf = (state: GovernorState, command: GovernorCommand) => {
+  const decision = decideGovernor(command, state);
+  return 'refusal' in decision ? decision.refusal : undefined;
+};
+
+function opened(cap = '10'): GovernorEvent[] {
+  return when(initialGovernorState, reserve('1', { budget: budget(cap), paymentId: 'opening' }));
+}
+
+describe('amounts', () => {
+  it('parses and formats exactly', () => {
+    expect(parseAmount('0.1')! + parseAmount('0.2')!).toBe(parseAmount('0.3'));
+    expect(formatAmount(1_500_000n)).toBe('1.5');
+    expect(formatAmount(0n)).toBe('0');
+    expect(parseAmount('1.1234567')).toBeUndefined();
+    expect(parseAmount('01')).toBeUndefined();
+    expect(parseAmount('-1')).toBeUndefined();
+  });
+  it('round-trips every micro amount', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 18n }), (m) => {
+      expect(parseAmount(formatAmount(m))).toBe(m);
+    }));
+  });
+});
+
+describe('spend governor: reserve', () => {
+  it('given no stream, when a reserve carries a budget, then BudgetOpened and LeaseReserved', () => {
+    const events = when(initialGovernorState, reserve('2', { budget: budget('10'), paymentId: 'p1' }));
+    expect(events.map((e) => e.type)).toEqual(['BudgetOpened', 'LeaseReserved']);
+    const lease = events[1]!;
+    expect(lease.type === 'LeaseReserved' && lease.data.record).toMatchObject({ outcome: 'RESERVED', lease_id: leaseIdFor('agent-1', 'p1'), amount: '2', expiresAt: T0 + 600, reserved: '2', available: '8', rules: 'spend-governor/v1' });
+  });
+
+  it('given no stream, when a reserve has no budget, then 422 budget_required', () => {
+    expect(refusalOf(initialGovernorState, reserve('1'))).toMatchObject({ status: 422, error: 'budget_required', outcome: 'INVALID-INPUT' });
+  });
+
+  it('given another payer owns the agent, when it reserves, then 403 and no events', () => {
+    expect(refusalOf(given(opened()), reserve('1', { payer: OTHER }))).toMatchObject({ status: 403, error: 'forbidden' });
+  });
+
+  it('given a budget, when a reserve sends a different budget, then 409 budget_mismatch; the same budget is fine', () => {
+    const state = given(opened('10'));
+    expect(refusalOf(state, reserve('1', { budget: budget('11') }))).toMatchObject({ status: 409, error: 'budget_mismatch' });
+    expect(when(state, reserve('1', { budget: budget('10') })).map((e) => e.type)).toEqual(['LeaseReserved']);
+  });
+
+  it('given 9 of 10 reserved, when 2 more are asked, then ReserveRefused with BUDGET-EXCEEDED; 1 more still fits', () => {
+    const state = given([...opened('10'), ...when(given(opened('10')), reserve('8'))]);
+    const refused = when(state, reserve('2'));
+    expect(refused[0]!.type).toBe('ReserveRefused');
+    expect(recordOf(refused[0]!)).toMatchObject({ outcome: 'BUDGET-EXCEEDED', amount: '2', reserved: '9', available: '1' });
+    expect(when(state, reserve('1'))[0]!.type).toBe('LeaseReserved');
+  });
+
+  it('given an expired lease, when reserving, then its reservation is released', () => {
+    const start = opened('10');
+    const full = when(given(start), reserve('9', { ttlSeconds: 60 }));
+    const state = given([...start, ...full]);
+    expect(when(state, reserve('5', { now: T0 + 59 }))[0]!.type).toBe('ReserveRefused');
+    expect(when(state, reserve('5', { now: T0 + 60 }))[0]!.type).toBe('LeaseReserved');
+  });
+
+  it('given a new period window, when reserving, then the previous window no longer counts', () => {
+    const start = opened('10');
+    const state = given([...start, ...when(given(start), reserve('9', { ttlSeconds: 100_000 }))]);
+    expect(when(state, reserve('5', { now: T0 + 3599 }))[0]!.type).toBe('ReserveRefused');
+    expect(when(state, reserve('5', { now: T0 + 3600 }))[0]!.type).toBe('LeaseReserved');
+  });
+
+  it('given a decision already recorded for this payment, when the call is resumed, then no new events and the same record', () => {
+    const cmd = reserve('1', { budget: budget('10') });
+    const events = when(initialGovernorState, cmd);
+    const state = given(events);
+    expect(when(state, cmd)).toEqual([]);
+    expect(resultRecordOf(cmd, state)).toEqual((events[1] as Extract<GovernorEvent, { type: 'LeaseReserved' }>).data.record);
+  });
+});
+
+describe('spend governor: settle', () => {
+  const start = opened('10');
+  const leaseId = leaseIdFor('agent-1', 'opening');
+  const state = given(start);
+
+  it('given an open lease, when settled below the reservation, then LeaseSettled releasing the rest', () => {
+    const events = when(state, settle(leaseId, '0.4'));
+    expect(recordOf(events[0]!)).toMatchObject({ outcome: 'SETTLED', actual_amount: '0.4', reserved_amount: '1', released_amount: '0.6' });
+    const view = governorStateView(given([...start, ...events]), T0 + 20)!;
+    expect(view).toMatchObject({ reserved: '0', spent: '0.4', available: '9.6', openLeases: [] });
+  });
+
+  it('given a settled lease, when settled again with the same amount, then no events and the original receipt', () => {
+    const first = settle(leaseId, '0.4');
+    const settled = given([...start, ...when(state, first)]);
+    const again = settle(leaseId, '0.4', { now: T0 + 99 });
+    expect(when(settled, again)).toEqual([]);
+    expect(resultRecordOf(again, settled)).toEqual(resultRecordOf(first, settled));
+    expect(governorStateView(settled, T0 + 100)!.spent).toBe('0.4');
+    expect(refusalOf(settled, settle(leaseId, '0.5'))).toMatchObject({ status: 409, error: 'lease_already_settled' });
+  });
+
+  it('refuses: more than reserved (422), expired (409), unknown (NOT-FOUND), another payer (403)', () => {
+    expect(refusalOf(state, settle(leaseId, '1.000001'))).toMatchObject({ status: 422, error: 'actual_exceeds_reserved' });
+    expect(refusalOf(state, settle(leaseId, '1', { now: T0 + 600 }))).toMatchObject({ status: 409, error: 'lease_expired' });
+    expect(refusalOf(state, settle(leaseIdFor('agent-1', 'nope'), '1'))).toMatchObject({ status: 422, outcome: 'NOT-FOUND' });
+    expect(refusalOf(initialGovernorState, settle(leaseId, '1'))).toMatchObject({ outcome: 'NOT-FOUND' });
+    expect(refusalOf(state, settle(leaseId, '1', { payer: OTHER }))).toMatchObject({ status: 403 });
+  });
+
+  it('lease ids carry their agent', () => {
+    expect(agentOfLease(leaseId)).toBe('agent-1');
+    expect(agentOfLease('agent-1:xyz')).toBeUndefined();
+    expect(agentOfLease(':0123456789abcdef01234567')).toBeUndefined();
+  });
+});
+
+describe('spend governor: invariant', () => {
+  it('reserved + spent never exceeds the cap, whatever the command sequence', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('reserve' as const), amount: fc.integer({ min: 1, max: 5_000_000 }), ttl: fc.integer({ min: 1, max: 500 }), dt: fc.integer({ min: 0, max: 200 }) }),
+      fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), fraction: fc.double({ min: 0, max: 1, noNaN: true }), dt: fc.integer({ min: 0, max: 200 }) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 20_000_000 }), fc.array(op, { maxLength: 40 }), (cap, ops) => {
+        let state = given(when(initialGovernorState, reserve('0.000001', { budget: { capMicros: BigInt(cap), periodSeconds: 100_000 }, paymentId: 'o' })));
+        let now = T0;
+        for (const [i, o] of ops.entries()) {
+          now += o.dt;
+          const leases = Object.values(state.leases);
+          const cmd: GovernorCommand | undefined =
+            o.kind === 'reserve'
+              ? reserve('0', { amountMicros: BigInt(o.amount), ttlSeconds: o.ttl, now, paymentId: `q${i}` })
+              : leases.length === 0 ? undefined
+                : (() => {
+                  const lease = leases[o.pick % leases.length]!;
+                  return settle(lease.lease_id, '0', { actualMicros: BigInt(Math.floor(Number(lease.amountMicros) * o.fraction)), now, paymentId: `q${i}` });
+                })();
+          if (!cmd) continue;
+          const decision = decideGovernor(cmd, state);
+          if ('events' in decision) state = decision.events.reduce(evolveGovernor, state);
+          const view = governorStateView(state, now)!;
+          expect(parseAmount(view.reserved as string)! + parseAmount(view.spent as string)!).toBeLessThanOrEqual(BigInt(cap));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
