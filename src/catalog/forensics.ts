@@ -100,7 +100,8 @@ const snapshotSchema = z.object({
   stampedAt: unixSeconds,
 });
 
-const EXAMPLE_ENTRY_ID = '3f2a6c1e9b0d4f5a8c7e6d5b4a3928171615141312111009080706050403020a';
+// The entryId of the evidence.ingest example, so the two examples chain.
+const EXAMPLE_ENTRY_ID = '207ecbf8461c7681c1c39ca063baf21072ac91953a5daa23de3b98623d497009';
 
 export const forensicsRoutes: Route[] = [
   pricedOperation({
