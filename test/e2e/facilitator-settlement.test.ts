@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/payments/payment-gateway.ts';
+import type { Settler } from '../../src/payments/settler.ts';
+import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { startLocalChain, type LocalChain, type TestAccount } from '../support/chain.ts';
 import { startLocalFacilitator, type LocalFacilitator } from '../support/local-facilitator.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -62,6 +65,36 @@ describe('SETTLEMENT=facilitator: the official x402 client pays through a local 
     expect(facilitator.calls.settle).toBe(1);
     expect(await chain.usdcTransfers(payer.address)).toEqual(transfersBefore);
     expect(await chain.usdcBalance(payer.address)).toBe(payerBefore - ATTEST_PRICE_ATOMIC);
+  });
+
+  it('with RPC_URL, a crash after the facilitator settled is resolved from the chain, never settled twice', async () => {
+    const crashPayer = await chain.newAccount();
+    await chain.mintUsdc(crashPayer.address, 1_000_000n);
+    const client = recordingPayer(crashPayer.privateKey);
+    const running = service.deps.payments;
+    const real = createFacilitatorSettler(service.deps.settings);
+    const crashing: Settler = {
+      ...real,
+      async settle(payment) {
+        await real.settle(payment);
+        throw new Error('simulated crash after the facilitator settled, before PaymentSettled');
+      },
+    };
+    service.deps.payments = createGateway(crashing);
+    const settlesBefore = facilitator.calls.settle;
+    expect((await attest(service.url, client.pay)).status).toBe(500);
+    const header = client.sentPayments[0]!;
+    const transfers = await chain.usdcTransfers(crashPayer.address);
+    expect(transfers).toHaveLength(1);
+
+    service.deps.payments = running;
+    const retried = await attest(service.url, fetch, { 'PAYMENT-SIGNATURE': header });
+    expect(retried.status, await retried.clone().text()).toBe(200);
+    expect(paymentResponseOf(retried).transaction).toBe(transfers[0]!.transactionHash);
+    expect(facilitator.calls.settle).toBe(settlesBefore + 1);
+    expect(await chain.usdcTransfers(crashPayer.address)).toEqual(transfers);
+    expect(await chain.usdcBalance(crashPayer.address)).toBe(1_000_000n - ATTEST_PRICE_ATOMIC);
+    expect(await paymentStreamTypes(service.deps.store, crashPayer.address, nonceOf(header))).toEqual(['PaymentAuthorized', 'PaymentSettled', 'ResultSigned']);
   });
 
   it('refuses with 402 and charges nothing when the facilitator finds no funds', async () => {

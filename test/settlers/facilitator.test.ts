@@ -67,6 +67,20 @@ describe('facilitator settler against a local x402 facilitator', () => {
     expect((await chain.usdcTransfers(payer.address)).length).toBe(transfers);
   });
 
+  it('settles an x402 v1 payment with v1 requirements', async () => {
+    const v2 = await signedPayment({ payerKey: payer.privateKey, payTo: payTo.address });
+    const payment = {
+      ...v2,
+      x402Version: 1 as const,
+      rawPayload: { x402Version: 1, scheme: 'exact', network: 'base', payload: { authorization: v2.authorization, signature: v2.signature } },
+    };
+    const payToBefore = await chain.usdcBalance(payTo.address);
+    await settler.verify(payment);
+    const settlement = await settler.settle(payment);
+    expect(settlement).toMatchObject({ mode: 'facilitator', payer: payer.address, amount: '250000', demo: false });
+    expect(await chain.usdcBalance(payTo.address)).toBe(payToBefore + PRICE_ATOMIC);
+  });
+
   it("passes on the facilitator's reason when it refuses", async () => {
     const poor = await chain.newAccount();
     const error = await rejection(settler.verify(await signedPayment({ payerKey: poor.privateKey, payTo: payTo.address })));
