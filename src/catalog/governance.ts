@@ -15,7 +15,7 @@ import { freeRoute, pricedOperation, type Route, type ServiceDeps } from './type
 import { verifyResultSchema } from './verify-route.ts';
 
 const amount = z.string().regex(AMOUNT_PATTERN, 'must be a decimal string with at most 6 decimals, e.g. "2.5"');
-const positiveAmount = amount.refine((v) => (parseAmount(v) ?? 0n) > 0n, 'must be greater than 0');
+const positiveAmount = amount.refine((v) => (parseAmount(v) ?? 1n) > 0n, 'must be greater than 0');
 const agentId = z.string().regex(AGENT_ID_PATTERN, 'must be 1-64 characters: letters, digits and . _ - (starting with a letter or digit)');
 const leaseId = z.string().max(100).refine((v) => agentOfLease(v) !== undefined, 'must be a lease_id returned by /v1/governance/reserve');
 

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonObject, JsonValue } from '../../src/signing/canonical.ts';
+import { createPayingFetch, type PayingFetch } from '../support/paying-client.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+/**
+ * The governance family over real HTTP, paid with the official x402 client (local settlement):
+ * a real 402 and a real paid answer of this very service audit as conformant; the audit joins
+ * the corpus and its inclusion proof verifies; the spend governor's ownership and idempotency.
+ */
+
+let service: TestService;
+let pay: PayingFetch;
+let otherPayer: PayingFetch;
+beforeAll(async () => {
+  service = await startTestService();
+  pay = createPayingFetch();
+  otherPayer = createPayingFetch();
+});
+afterAll(async () => {
+  await service?.stop();
+});
+
+interface Capture {
+  status: number;
+  headers: Record<string, string>;
+  body: JsonValue;
+}
+
+async function capture(res: Response): Promise<Capture> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: res.status, headers, body: (await res.json()) as JsonValue };
+}
+
+const post = (fetcher: typeof fetch, path: string, body: unknown) =>
+  fetcher(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+async function paid(path: string, body: unknown, fetcher: typeof fetch = pay): Promise<JsonObject> {
+  const res = await post(fetcher, path, body);
+  const json = (await res.json()) as JsonObject;
+  expect(res.status, JSON.stringify(json)).toBe(200);
+  return json;
+}
+
+async function recheck(path: string, signed: JsonObject): Promise<{ valid: boolean; reason?: string }> {
+  const res = await post(fetch, path, { evidenceCore: signed.evidenceCore, sha256: signed.sha256, signature: signed.ed25519Sig });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { valid: boolean; reason?: string };
+}
+
+const statuses = (audit: JsonObject) => Object.fromEntries((audit.checks as Array<{ id: string; status: string }>).map((c) => [c.id, c.status]));
+
+describe('bureau over HTTP', () => {
+  let audit: JsonObject;
+
+  it('audits a real 402 and a real paid answer of this very service as passing every check', async () => {
+    const claim = { kind: 'model-eval', claim: { model: 'm', score: 0.5 } };
+    const challenge = await capture(await post(fetch, '/v1/veritrack/attest', claim));
+    expect(challenge.status).toBe(402);
+    const paidAnswer = await capture(await post(pay, '/v1/veritrack/attest', claim));
+    expect(paidAnswer.status).toBe(200);
+    const key = (await (await fetch(`${service.url}/v1/veritrack/public-key`)).json()) as { publicKey: string };
+
+    audit = await paid('/v1/bureau/audit', { endpoint: { url: `${service.url}/v1/veritrack/attest`, method: 'POST' }, challenge, paid: paidAnswer, publicKey: key.publicKey });
+    const record = audit.evidenceCore as JsonObject;
+    expect(Object.entries(statuses(record)).filter(([, s]) => s !== 'pass')).toEqual([]);
+    expect(record).toMatchObject({ outcome: 'CONFORMANT', defects: [], standard: 'x402-conformance/v1' });
+    expect(audit.verifyUrl).toBe(`${service.url}/v1/bureau/verify`);
+    expect(await recheck('/v1/bureau/verify', audit)).toMatchObject({ valid: true });
+    expect(await recheck('/v1/bureau/verify', { ...audit, evidenceCore: { ...record, auditedAt: (record.auditedAt as number) + 1 } })).toMatchObject({ valid: false });
+    expect(await recheck('/v1/governance/verify', audit)).toMatchObject({ valid: false });
+  });
+
+  it('a handcrafted defective transcript fails its check and shows in the defect counts', async () => {
+    const defective = await paid('/v1/bureau/audit', {
+      endpoint: { url: 'https://api.example.com/x', method: 'GET' },
+      challenge: { status: 402, headers: { 'PAYMENT-REQUIRED': Buffer.from(JSON.stringify({ x402Version: 2, resource: { url: 'https://api.example.com/x' }, accepts: [{ scheme: 'exact', network: 'base', amount: '1', asset: '0x0', payTo: '0x0', maxTimeoutSeconds: 60, extra: { name: 'USD Coin', version: '2' } }] })).toString('base64'), 'Cache-Control': 'no-store', 'Access-Control-Expose-Headers': '*' } },
+    });
+    expect((defective.evidenceCore as JsonObject).defects).toEqual(['X402-NET-001']);
+    const defects = (await (await fetch(`${service.url}/v1/bureau/defects`)).json()) as { audits: number; defects: Record<string, number> };
+    expect(defects).toEqual({ audits: 2, defects: { 'X402-NET-001': 1 } });
+  });
+
+  it('every audit of the corpus has an inclusion proof that verifies against the signed anchor; a modified audit fails', async () => {
+    const corpus = (await (await fetch(`${service.url}/v1/bureau/corpus?per_page=10`)).json()) as { total: number; anchor: JsonObject; items: JsonObject[] };
+    expect(corpus.total).toBe(2);
+    expect((corpus.items[1]!.evidenceCore as JsonObject).auditId).toBe((audit.evidenceCore as JsonObject).auditId);
+    const anchor = corpus.anchor;
+    expect(await recheck('/v1/bureau/verify', anchor)).toMatchObject({ valid: true });
+    for (const item of corpus.items) {
+      const body = { leaf: item.evidenceCore, proof: item.inclusionProof, anchor: anchor.evidenceCore, sha256: anchor.sha256, signature: anchor.ed25519Sig };
+      expect(await (await post(fetch, '/v1/bureau/anchor/verify', body)).json()).toMatchObject({ valid: true, checks: { inclusion: true, anchorSignature: true } });
+      const modified = { ...body, leaf: { ...(item.evidenceCore as JsonObject), auditedAt: ((item.evidenceCore as JsonObject).auditedAt as number) - 1 } };
+      expect(await (await post(fetch, '/v1/bureau/anchor/verify', modified)).json()).toMatchObject({ valid: false, checks: { inclusion: false } });
+    }
+    const latest = (await (await fetch(`${service.url}/v1/bureau/corpus/latest`)).json()) as { found: boolean; item: JsonObject };
+    expect(latest.found).toBe(true);
+    expect(latest.item.leafIndex).toBe(1);
+    expect((await post(fetch, '/v1/bureau/anchor/verify', { leaf: {}, proof: { leafIndex: 0 }, anchor: {} })).status).toBe(422);
+  });
+
+  it('serves the standard', async () => {
+    const standard = (await (await fetch(`${service.url}/v1/bureau/standard`)).json()) as { version: string; checks: Array<{ id: string; reference: string }> };
+    expect(standard.version).toBe('x402-conformance/v1');
+    expect(standard.checks.length).toBeGreaterThanOrEqual(13);
+    expect(standard.checks.every((c) => c.reference.startsWith('x402') || c.reference.startsWith('Issuer'))).toBe(true);
+  });
+});
+
+describe('spend governor over HTTP', () => {
+  it('reserves, refuses another payer before settlement (403, nothing charged), settles idempotently, shows the state', async () => {
+    const lease = await paid('/v1/governance/reserve', { agent_id: 'http-agent', amount: '2', purpose: 'tools', ttl_seconds: 600, budget: { cap: '5', period: 3600 } });
+    const record = lease.evidenceCore as JsonObject;
+    expect(record).toMatchObject({ outcome: 'RESERVED', amount: '2', available: '3' });
+    expect(await recheck('/v1/governance/verify', lease)).toMatchObject({ valid: true });
+
+    const refused = await post(otherPayer, '/v1/governance/reserve', { agent_id: 'http-agent', amount: '1', purpose: 'steal', ttl_seconds: 60 });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('payment-response')).toBeNull();
+    const refusedSettle = await post(otherPayer, '/v1/governance/settle', { lease_id: record.lease_id, actual_amount: '1' });
+    expect(refusedSettle.status).toBe(403);
+
+    const overBudget = await post(pay, '/v1/governance/reserve', { agent_id: 'http-agent', amount: '3.5', purpose: 'too much', ttl_seconds: 60 });
+    expect(overBudget.status).toBe(409);
+    expect(await overBudget.json()).toMatchObject({ outcome: 'BUDGET-EXCEEDED' });
+
+    const first = await paid('/v1/governance/settle', { lease_id: record.lease_id, actual_amount: '1.5' });
+    const second = await paid('/v1/governance/settle', { lease_id: record.lease_id, actual_amount: '1.5' });
+    expect(second).toEqual(first);
+    expect(await recheck('/v1/governance/verify', first)).toMatchObject({ valid: true });
+
+    const state = (await (await fetch(`${service.url}/v1/governance/state/http-agent`)).json()) as JsonObject;
+    expect(state).toMatchObject({ found: true, spent: '1.5', reserved: '0', available: '3.5', openLeases: [] });
+    expect(await (await fetch(`${service.url}/v1/governance/state/nobody`)).json()).toMatchObject({ found: false });
+    expect((await fetch(`${service.url}/v1/governance/state/bad%20id`)).status).toBe(422);
+  });
+
+  it('answers 422 with the field before any quote', async () => {
+    const res = await post(fetch, '/v1/governance/reserve', { agent_id: 'x', amount: 'lots', purpose: 'p', ttl_seconds: 60 });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ outcome: 'INVALID-INPUT', issues: [{ path: 'amount' }] });
+    expect((await post(fetch, '/v1/governance/reserve', { agent_id: 'x', amount: '1', purpose: 'p', ttl_seconds: 60 })).status).toBe(402);
+    expect(((await (await fetch(`${service.url}/v1/governance/standard`)).json()) as { version: string }).version).toBe('spend-governor/v1');
+  });
+});
