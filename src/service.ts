@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { catalog } from './catalog/index.ts';
+import { MAX_HEADER_BYTES } from './catalog/limits.ts';
 import type { ServiceDeps } from './catalog/types.ts';
 import { publicBaseUrl, type Settings } from './config.ts';
 import type { EventStore } from './events/port.ts';
@@ -54,9 +55,12 @@ export async function startService(settings: Settings, store: EventStore, log: L
     payments: options.payments ?? (await createPaymentGateway(settings)),
   };
   const app = createApp(catalog, deps, log);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(settings.PORT, settings.HOST, () => resolve(s));
-    s.once('error', reject);
+  // GET verify routes carry whole records in the query string: allow 64 KiB of headers
+  // instead of Node's 16 KiB default.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.PORT, settings.HOST, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   // With PORT=0 the port is known only now; quotes and documents must name the real one.
