@@ -1,4 +1,5 @@
 import type { Command } from '../../catalog/types.ts';
+import { gradeResponsePair, type JudgeInput } from '../../engines/agent/judge.ts';
 import { scoreUptimeProbe, type UptimeProbeInput } from '../../engines/agent/uptime.ts';
 
 /**
@@ -9,5 +10,11 @@ import { scoreUptimeProbe, type UptimeProbeInput } from '../../engines/agent/upt
 export const uptimeProbe: Command<UptimeProbeInput> = {
   async execute(input, ctx) {
     return { record: scoreUptimeProbe(input, ctx.now) };
+  },
+};
+
+export const judgeGrade: Command<JudgeInput> = {
+  async execute(input, ctx) {
+    return { record: gradeResponsePair(input, ctx.now) };
   },
 };

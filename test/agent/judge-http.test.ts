@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findOperation } from '../../src/catalog/index.ts';
+import type { JsonValue } from '../../src/signing/canonical.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { postJson, runAgainst, tampers, verifyBody } from './http-support.ts';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => service?.stop());
+
+const judge = findOperation('mcp.eval.judge')!;
+const url = () => `${service.url}/v1/mcp/eval/judge`;
+
+describe('judge over HTTP', () => {
+  it('quotes the catalogue example with 402', async () => {
+    expect((await postJson(url(), judge.example)).status).toBe(402);
+  });
+
+  it('answers a malformed rubric 422 naming the field and the reason', async () => {
+    const base = { response_a: 'a', response_b: 'b' };
+    const cases: Array<[unknown, string]> = [
+      [[], 'rubric'],
+      [[{ id: 'r', weight: 1, type: 'regex', pattern: '(' }], 'rubric.0.pattern'],
+      [[{ id: 'l', weight: 1, type: 'length', unit: 'chars' }], 'rubric.0.min'],
+      [[{ id: 'x', weight: 0, type: 'contains', text: 'a' }], 'rubric.0.weight'],
+      [[{ id: 'x', weight: 1, type: 'telepathy' }], 'rubric.0.type'],
+      [[{ id: 'x', weight: 1, type: 'contains', text: 'a' }, { id: 'x', weight: 1, type: 'contains', text: 'b' }], 'rubric'],
+    ];
+    for (const [rubric, path] of cases) {
+      const res = await postJson(url(), { ...base, rubric });
+      expect(res.status, path).toBe(422);
+      expect((res.body.issues as Array<{ path: string }>).map((i) => i.path), path).toContain(path);
+    }
+  });
+
+  it('signs the verdictCore and re-checks it on the verify route; every tamper fails', async () => {
+    const result = await runAgainst(service, 'mcp.eval.judge', judge.example);
+    expect(result.body).toHaveProperty('verdictCore.winner', 'a');
+    const { sha256, ed25519Sig } = result.seal;
+    expect((await verifyBody(service, 'GET', '/v1/mcp/eval/judge/verify', result.record, sha256, ed25519Sig)).valid).toBe(true);
+    for (const t of tampers(result.record as Record<string, JsonValue>, sha256, ed25519Sig))
+      expect((await verifyBody(service, 'GET', '/v1/mcp/eval/judge/verify', t.record, t.sha256, t.signature)).valid, t.name).toBe(false);
+  });
+
+  it('signs INSUFFICIENT-DATA with no grade when no criterion can be assessed', async () => {
+    const result = await runAgainst(service, 'mcp.eval.judge', { response_a: 'a', response_b: 'b', rubric: [{ id: 'ed', weight: 1, type: 'edit_distance' }] });
+    expect(result.record).toMatchObject({ outcome: 'INSUFFICIENT-DATA', grade: null, winner: null });
+  });
+});
