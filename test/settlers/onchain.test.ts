@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, http, parseSignature, serializeSignature, type Address } from 'viem';
 import { base } from 'viem/chains';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { loadSettings } from '../../src/config.ts';
 import { SettlementError, type Settler } from '../../src/payments/settler.ts';
 import { createOnchainSettler } from '../../src/payments/settlers/onchain.ts';
@@ -100,6 +100,25 @@ describe('onchain settler against the local chain', () => {
 
     const expired = await signedPayment({ payerKey: payer.privateKey, payTo: payTo.address, validForSeconds: -10 });
     await expectSettlementError(settler.settle(expired), 'invalid_exact_evm_payload_authorization_valid_before');
+  });
+
+  it('reports a relayer without gas money as transient, and moves nothing', async () => {
+    const penniless = await createOnchainSettler(
+      loadSettings({ SETTLEMENT: 'onchain', RPC_URL: chain.rpcUrl, RELAYER_PRIVATE_KEY: generatePrivateKey(), PAY_TO: payTo.address }),
+    );
+    const payment = await signedPayment({ payerKey: payer.privateKey, payTo: payTo.address });
+    const error = await penniless.settle(payment).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(SettlementError);
+    expect(error).toMatchObject({ reason: 'settlement_relayer_out_of_gas', transient: true });
+    expect(await chain.authorizationState(payer.address, payment.authorization.nonce)).toBe(false);
+  });
+
+  it('settles concurrent payments through one relayer without nonce collisions', async () => {
+    const payments = await Promise.all(Array.from({ length: 6 }, () => signedPayment({ payerKey: payer.privateKey, payTo: payTo.address })));
+    const before = await chain.usdcBalance(payTo.address);
+    const settlements = await Promise.all(payments.map((p) => settler.settle(p)));
+    expect(new Set(settlements.map((s) => s.transaction)).size).toBe(6);
+    expect(await chain.usdcBalance(payTo.address)).toBe(before + 6n * PRICE_ATOMIC);
   });
 
   it('reports an unreachable RPC as transient', async () => {

@@ -38,6 +38,7 @@ export const SettlementReasons = {
   assetMismatch: 'invalid_exact_evm_asset_mismatch',
   rpcUnavailable: 'settlement_rpc_unavailable',
   settlementPending: 'settlement_pending',
+  relayerOutOfGas: 'settlement_relayer_out_of_gas',
 } as const;
 
 /**

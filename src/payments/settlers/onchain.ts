@@ -3,6 +3,7 @@ import {
   createWalletClient,
   getAddress,
   http,
+  InsufficientFundsError,
   parseSignature,
   WaitForTransactionReceiptTimeoutError,
   type Address,
@@ -29,6 +30,8 @@ import {
 /** Base produces a block every 2 s; a minute without a receipt means the node or the mempool is stuck. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 const BASE_CHAIN_ID = 8453;
+/** Start-up must not hang on a silent node; settlement reports an unreachable one per call anyway. */
+const STARTUP_CHAIN_CHECK_MS = 5_000;
 
 /** The token's revert strings (FiatTokenV2 and ERC-20) mapped to x402 reason names. */
 function revertReason(error: unknown): string {
@@ -59,7 +62,10 @@ function createSerialQueue() {
 async function assertBaseChain(client: PublicClient, rpcUrl: string): Promise<void> {
   let chainId: number;
   try {
-    chainId = await client.getChainId();
+    chainId = await Promise.race([
+      client.getChainId(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), STARTUP_CHAIN_CHECK_MS).unref()),
+    ]);
   } catch {
     // An RPC that is down at start-up is a transient condition each settlement reports itself;
     // only a node of the wrong chain is a configuration error worth refusing to start for.
@@ -108,6 +114,9 @@ export async function createOnchainSettler(settings: Settings): Promise<Settler>
       hash = await submit(token, payment);
     } catch (error) {
       if (isTransientRpcError(error)) throw rpcFailure(error, 'submitting transferWithAuthorization');
+      // The relayer's gas money is the service's problem, not the payer's: retry once it is topped up.
+      if (error instanceof BaseError && error.walk((e) => e instanceof InsufficientFundsError))
+        throw new SettlementError(SettlementReasons.relayerOutOfGas, `the relayer ${relayer.address} cannot pay for gas`, true);
       const reason = revertReason(error);
       // The nonce may be spent by our own earlier submission whose receipt we never recorded.
       if (reason === SettlementReasons.nonceAlreadyUsed) {
