@@ -149,6 +149,20 @@ describe('Forensics free routes and refusals', () => {
     expect(body.issues.map((i) => i.path)).toContain(field);
   });
 
+  it('refuses JSON nested too deep with 422 on the field, never a 500', async () => {
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const cases: Array<[string, string, string]> = [
+      ['/v1/evidence/ingest', `{"action":"x","payload":{"a":${deep}}}`, 'payload'],
+      ['/v1/data/signed-snapshot', `{"series":"s","rows":[${deep}],"citations":[]}`, 'rows'],
+      ['/v1/data/c2pa/verify', `{"hard_binding":{"a":${deep}},"content_hash":{"alg":"sha256","value":"${'ab'.repeat(32)}"}}`, 'hard_binding'],
+    ];
+    for (const [path, body, field] of cases) {
+      const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status, path).toBe(422);
+      expect(((await res.json()) as { issues: Array<{ path: string }> }).issues[0]!.path).toBe(field);
+    }
+  });
+
   it.each(['/v1/evidence/ingest', '/v1/evidence/query', '/v1/data/c2pa/verify', '/v1/data/signed-snapshot'])('%s quotes 402 for a valid unpaid request', async (path) => {
     const id = ['evidence.ingest', 'evidence.query', 'data.c2pa.verify', 'data.signed-snapshot'].find((i) => findOperation(i)!.path === path)!;
     const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(findOperation(id)!.example) });
