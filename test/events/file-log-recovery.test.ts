@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile, appendFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm, stat, truncate, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -158,6 +158,30 @@ describe('file event log: recovery', () => {
     bytes[bytes.indexOf(written[1]!)]! ^= 0x01;
     await writeFile(path, bytes);
     await expect(store.readStream('notes')).rejects.toBeInstanceOf(CorruptLogError);
+    await store.close();
+  });
+});
+
+describe('file event log: a failed sync', () => {
+  it('is never acknowledged: the append, a replay of it and every later append fail with EventStoreUnavailableError', async () => {
+    const store = await openFileEventStore({ dir, log: silentLogger });
+    const kept = await appendEach(store, 'notes', 2);
+    const probe = await open(join(dir, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
+    await probe.close();
+    const original = prototype.datasync;
+    prototype.datasync = () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    try {
+      const event = { id: randomUUID(), type: 'Noted', data: {} };
+      const append = store.appendToStream('notes', [event], { expectedRevision: 1n });
+      const replay = store.appendToStream('notes', [event], { expectedRevision: 1n });
+      await expect(append).rejects.toBeInstanceOf(EventStoreUnavailableError);
+      await expect(replay).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    } finally {
+      prototype.datasync = original;
+    }
+    await expect(store.appendToStream('other', [{ id: randomUUID(), type: 'Noted', data: {} }])).rejects.toThrow(/read-only until restart/);
+    expect(await ids(store, 'notes')).toEqual(kept);
     await store.close();
   });
 });

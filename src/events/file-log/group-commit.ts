@@ -24,6 +24,8 @@ export interface GroupCommitOptions {
   maxSegmentBytes: number;
   /** Called once per batch, after its fdatasync, with its events in position order. */
   onDurable(events: RecordedEvent[]): void;
+  /** Called once, when a write or sync fails and the log stops accepting appends. */
+  onFailed(error: Error): void;
 }
 
 /**
@@ -99,6 +101,7 @@ export class GroupCommitWriter {
         // dropped the data): stop accepting writes instead of acknowledging what may be lost.
         this.failure = new EventStoreUnavailableError(`event log write failed, the log is read-only until restart: ${(err as Error).message}`, { cause: err });
         for (const append of [...batch, ...this.queue.splice(0)]) append.reject(this.failure);
+        this.options.onFailed(this.failure);
         return;
       }
       for (const append of batch) append.resolve();

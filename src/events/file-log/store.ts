@@ -79,6 +79,11 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       settleWaiters();
       hub.publish(events);
     },
+    // Idempotent replays waiting on a batch that failed must fail with it, not wait forever.
+    onFailed: (error) => {
+      settleWaiters();
+      log.error({ dir: options.dir, error: error.message }, 'event log write failed: appends are refused until restart');
+    },
   });
   let closed = false;
   log.info({ dir: options.dir, events: index.nextPosition, streams: index.streams.size, segments: segments.length }, 'event log opened');
