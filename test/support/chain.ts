@@ -219,6 +219,10 @@ async function spawnAnvil(): Promise<{ anvil: ChildProcess; rpcUrl: string }> {
     let stderr = '';
     anvil.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const rpcUrl = `http://127.0.0.1:${port}`;
+    // A test run that dies without afterAll must not leave anvil running.
+    const killOnExit = () => anvil.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    anvil.once('exit', () => process.removeListener('exit', killOnExit));
     try {
       await waitForRpc(rpcUrl, anvil, 15_000);
       return { anvil, rpcUrl };
