@@ -1,27 +1,20 @@
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../signing/canonical.ts';
+import { boundedJson } from '../engines/bounded-json.ts';
 import type { SignedMember } from './types.ts';
 
 // One wording for an absent field across every schema of the catalogue.
 z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined) });
 
-export const MAX_JSON_DEPTH = 32;
+export { MAX_JSON_DEPTH } from '../engines/bounded-json.ts';
 
-function depthOf(value: unknown, limit: number, depth = 0): number {
-  if (depth > limit) return depth;
-  if (Array.isArray(value)) return Math.max(depth, ...value.map((v) => depthOf(v, limit, depth + 1)));
-  if (value !== null && typeof value === 'object') return Math.max(depth, ...Object.values(value).map((v) => depthOf(v, limit, depth + 1)));
-  return depth;
-}
+/**
+ * Any JSON value, nested at most MAX_JSON_DEPTH deep. The depth is measured without recursion
+ * before z.json() (which recurses) sees the value, so even absurd nesting is a 422, not a 500.
+ */
+export const jsonValue = boundedJson(z.json()) as unknown as z.ZodType<JsonValue>;
 
-/** Any JSON value, nested at most MAX_JSON_DEPTH deep (deeper input is refused, not truncated). */
-export const jsonValue = z
-  .json()
-  .refine((v) => depthOf(v, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH, `must not nest deeper than ${MAX_JSON_DEPTH} levels`) as z.ZodType<JsonValue>;
-
-export const jsonObject = z
-  .record(z.string(), z.json())
-  .refine((v) => depthOf(v, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH, `must not nest deeper than ${MAX_JSON_DEPTH} levels`) as unknown as z.ZodType<JsonObject>;
+export const jsonObject = boundedJson(z.record(z.string(), z.json())) as unknown as z.ZodType<JsonObject>;
 
 /** A short identifier-like label: "invoice", "model-eval.v2", "did:key". */
 export const token = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/, 'must be 1-64 characters: letters, digits and . _ : / - (starting with a letter or digit)');

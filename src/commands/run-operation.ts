@@ -38,7 +38,15 @@ export function presentSignedResult(op: PricedOperation, record: JsonObject, s: 
     ed25519Sig: s.ed25519Sig,
     keyId: s.keyId,
     publicKeyUrl: `${baseUrl}${KEY_FAMILIES[keyFamily]}`,
-    ...(op.verifyPath ? { verifyUrl: `${baseUrl}${op.verifyPath}` } : {}),
+    ...(op.verifyPath ? { verifyUrl: `${baseUrl}${fillPathTemplate(op.verifyPath, record)}` } : {}),
   };
   return op.signedMember ? { [op.signedMember]: record, ...envelope } : { ...record, ...envelope };
+}
+
+/** A read-back route names its record in the path (`{attestation_id}`): fill it from the record. */
+function fillPathTemplate(path: string, record: JsonObject): string {
+  return path.replace(/\{([A-Za-z_]+)\}/g, (template, name: string) => {
+    const value = record[name];
+    return typeof value === 'string' ? encodeURIComponent(value) : template;
+  });
 }

@@ -42,6 +42,13 @@ describe('one error body for the whole service', () => {
     expect(JSON.stringify(await res.json())).toContain('32 levels');
   });
 
+  it('absurdly deep nesting is a 422 on its field, never a stack overflow', async () => {
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const res = await post('/v1/veritrack/attest', `{"kind":"x","claim":${deep}}`);
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ issues: [{ path: 'claim' }] });
+  });
+
   it('a query parameter given twice -> 422', async () => {
     const res = await fetch(`${service.url}/v1/veritrack/verify?kind=a&kind=b&attested_at=1&signature=x&sha256=y`);
     expect(res.status).toBe(422);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
-import { boundedJson } from './bounded-json.ts';
+import { boundedJson } from '../bounded-json.ts';
 import {
   SUPPORTED_DIGEST_ALGORITHMS,
   bytesFromNumberArray,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
-import { boundedJson } from './bounded-json.ts';
+import { boundedJson } from '../bounded-json.ts';
 
 /**
  * Signed data snapshot: series rows and their source citations sealed together with how old the
