@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_JSON_DEPTH, boundedJson, jsonDepthWithin } from '../../../src/engines/forensics/bounded-json.ts';
+import { MAX_JSON_DEPTH, boundedJson, jsonDepthWithin } from '../../../src/engines/bounded-json.ts';
 
 const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
 
