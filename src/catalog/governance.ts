@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { bureauAudit } from '../commands/governance/bureau-audit.ts';
+import { bureauReceiptCheck, bureauReputation } from '../commands/governance/bureau-checks.ts';
 import { governanceReserve, governanceSettle, readGovernorState } from '../commands/governance/spend-governor.ts';
 import { AMOUNT_PATTERN, parseAmount } from '../engines/governance/amounts.ts';
 import { conformanceStandardDocument } from '../engines/governance/conformance-standard.ts';
@@ -9,7 +10,6 @@ import { AGENT_ID_PATTERN, agentOfLease, governorStateView } from '../engines/go
 import { corpusPage, defectCounts, latestAudit } from '../projections/bureau-anchor.ts';
 import { canonicalBytes, type JsonObject, type JsonValue } from '../signing/canonical.ts';
 import { check } from '../signing/seal.ts';
-import { plannedOperation } from './planned.ts';
 import { hex64, jsonObject, jsonValue, signatureEnvelope, signedResponse } from './schemas.ts';
 import { freeRoute, pricedOperation, type Route, type ServiceDeps } from './types.ts';
 import { verifyResultSchema } from './verify-route.ts';
@@ -73,6 +73,39 @@ const auditRecord = z.object({
   auditedAt: z.number().int(),
 });
 
+const checkList = z.array(z.object({ id: z.string(), status: z.enum(['pass', 'fail', 'not-provided']), evidence: z.string().optional() }));
+const scoreSchema = z.object({ passed: z.number().int(), failed: z.number().int(), notProvided: z.number().int(), assessed: z.number().int(), ratio: z.number().nullable() });
+const receiptCheckRecord = z.object({
+  kind: z.literal('bureau.receipt-check'),
+  standard: z.string(),
+  artefact: z.enum(['offer', 'receipt']),
+  format: z.enum(['jws', 'eip712']).nullable(),
+  resourceUrl: z.string().nullable(),
+  payload: z.record(z.string(), z.json()).nullable(),
+  recoveredSigner: z.string().optional(),
+  checks: checkList,
+  score: scoreSchema,
+  defects: z.array(z.string()),
+  outcome: z.enum(['CONFORMANT', 'NON-CONFORMANT', 'INSUFFICIENT-DATA']),
+  checkedAt: z.number().int(),
+});
+const reputationRecord = z.object({
+  kind: z.literal('bureau.reputation'),
+  rules: z.string(),
+  endpoint: z.string(),
+  minObservations: z.number().int(),
+  observations: z.object({ supplied: z.number().int(), accepted: z.number().int(), rejected: z.array(z.object({ index: z.number().int(), reason: z.string() })) }),
+  observationsSha256: z.array(z.string()),
+  assessedAt: z.number().int(),
+  outcome: z.enum(['GOOD', 'FAIR', 'POOR', 'INSUFFICIENT-DATA']),
+  reason: z.string().optional().describe('INSUFFICIENT-DATA only'),
+  firstObservedAt: z.number().int().optional(),
+  lastObservedAt: z.number().int().optional(),
+  passRate: z.number().optional(),
+  trend: z.object({ earlierPassRate: z.number(), laterPassRate: z.number(), delta: z.number(), direction: z.enum(['improving', 'declining', 'stable']) }).optional(),
+  openDefects: z.array(z.string()).optional(),
+});
+
 /** POST verify input: the record as an object (evidenceCore) or as JSON text (body). */
 const recheckInput = z
   .object({ evidenceCore: jsonObject.optional(), body: z.string().optional(), sha256: z.string(), signature: z.string() })
@@ -126,8 +159,62 @@ export const governanceRoutes: Route[] = [
     verifyPath: '/v1/bureau/verify',
     command: bureauAudit,
   }),
-  plannedOperation({ id: 'bureau.receipt-check', method: 'POST', path: '/v1/bureau/receipt-check', family: 'governance', priceUsd: '0.05', summary: "Conformance check of an issuer's receipt or offer.", keyFamily: 'governance', signedMember: 'evidenceCore', verifyPath: '/v1/bureau/verify' }),
-  plannedOperation({ id: 'bureau.reputation', method: 'POST', path: '/v1/bureau/reputation', family: 'governance', priceUsd: '0.10', summary: 'Reputation from signed observation history.', keyFamily: 'governance', signedMember: 'evidenceCore', verifyPath: '/v1/bureau/verify' }),
+  pricedOperation({
+    id: 'bureau.receipt-check',
+    method: 'POST',
+    path: '/v1/bureau/receipt-check',
+    family: 'governance',
+    priceUsd: '0.05',
+    summary: "Conformance check of an issuer's receipt or offer.",
+    description:
+      'Checks a signed offer or receipt of the x402 offer-and-receipt extension (format jws or eip712) against the receipt-check standard (GET /v1/bureau/standard, receiptCheck): envelope, required payload members, CAIP-2 network, atomic amount, consistency with the supplied requirements/offer/resourceUrl/payer, and the signature when a signer is supplied (eip712: expected address; jws: raw EdDSA or ES256K public key in hex). The signed record is under evidenceCore (governance key).',
+    inputFrom: 'json',
+    input: z
+      .object({
+        artefact: z.enum(['offer', 'receipt']),
+        signed: jsonObject.describe('The signed offer or receipt exactly as issued: {format, payload?, signature, acceptIndex?}'),
+        requirements: jsonObject.optional().describe('The PaymentRequirements the artefact must agree with'),
+        resourceUrl: z.string().min(1).max(2048).optional(),
+        offer: jsonObject.optional().describe('For a receipt: the offer payload it must agree with'),
+        payer: z.string().min(1).max(200).optional(),
+        signer: z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').optional(), publicKey: z.string().regex(/^[0-9a-fA-F]{64}$|^[0-9a-fA-F]{66}$|^[0-9a-fA-F]{130}$/, 'must be a raw public key in hex (32, 33 or 65 bytes)').optional() }).strict().optional(),
+      })
+      .strict(),
+    example: {
+      artefact: 'receipt',
+      signed: { format: 'eip712', payload: { version: 1, network: 'eip155:8453', resourceUrl: 'https://api.example.com/v1/data', payer: '0x1111111111111111111111111111111111111111', issuedAt: 1767225600, transaction: '' }, signature: `0x${'00'.repeat(65)}` },
+      payer: '0x1111111111111111111111111111111111111111',
+    },
+    output: signedResponse(receiptCheckRecord, 'evidenceCore'),
+    keyFamily: 'governance',
+    signedMember: 'evidenceCore',
+    verifyPath: '/v1/bureau/verify',
+    command: bureauReceiptCheck,
+  }),
+  pricedOperation({
+    id: 'bureau.reputation',
+    method: 'POST',
+    path: '/v1/bureau/reputation',
+    family: 'governance',
+    priceUsd: '0.10',
+    summary: 'Reputation from signed observation history.',
+    description:
+      "An endpoint's reputation from supplied signed observations (bureau audits and receipt checks, each {evidenceCore, sha256, ed25519Sig, publicKey?}): ours are verified with the governance key, others' with the supplied key; observations that do not verify, concern another endpoint or repeat one are set aside with the reason. Pass rate, trend (earlier half vs later half), open defects; INSUFFICIENT-DATA under min_observations (default 3). The signed record is under evidenceCore (governance key).",
+    inputFrom: 'json',
+    input: z
+      .object({
+        endpoint: z.object({ url: z.string().min(1).max(2048) }).strict(),
+        observations: z.array(z.object({ evidenceCore: jsonObject, sha256: z.string(), ed25519Sig: z.string(), publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a 32-byte Ed25519 public key in hex').optional() }).strict()).max(500),
+        min_observations: z.number().int().min(1).max(500).optional(),
+      })
+      .strict(),
+    example: { endpoint: { url: 'https://api.example.com/v1/data' }, observations: [], min_observations: 3 },
+    output: signedResponse(reputationRecord, 'evidenceCore'),
+    keyFamily: 'governance',
+    signedMember: 'evidenceCore',
+    verifyPath: '/v1/bureau/verify',
+    command: bureauReputation,
+  }),
   pricedOperation({
     id: 'governance.reserve',
     method: 'POST',

@@ -146,3 +146,23 @@ describe('spend governor over HTTP', () => {
     expect(((await (await fetch(`${service.url}/v1/governance/standard`)).json()) as { version: string }).version).toBe('spend-governor/v1');
   });
 });
+
+describe('receipt check and reputation over HTTP', () => {
+  it('checks a receipt and rates an endpoint from our own signed audits', async () => {
+    const check = await paid('/v1/bureau/receipt-check', {
+      artefact: 'receipt',
+      signed: { format: 'eip712', payload: { version: 1, network: 'base', resourceUrl: 'https://api.example.com/x', payer: '0x1111111111111111111111111111111111111111', issuedAt: 1, transaction: '' }, signature: `0x${'11'.repeat(65)}` },
+    });
+    expect((check.evidenceCore as JsonObject).defects).toEqual(['ORC-NET-001']);
+    expect(await recheck('/v1/bureau/verify', check)).toMatchObject({ valid: true });
+
+    const corpus = (await (await fetch(`${service.url}/v1/bureau/corpus`)).json()) as { items: JsonObject[] };
+    const observations = corpus.items.map((i) => ({ evidenceCore: i.evidenceCore, sha256: i.sha256, ed25519Sig: i.ed25519Sig }));
+    const url = ((corpus.items.at(-1)!.evidenceCore as JsonObject).endpoint as JsonObject).url;
+    const reputation = await paid('/v1/bureau/reputation', { endpoint: { url }, observations, min_observations: 1 });
+    expect(reputation.evidenceCore).toMatchObject({ kind: 'bureau.reputation', outcome: 'GOOD', passRate: 1, observations: { accepted: 1, supplied: 2 } });
+    expect(await recheck('/v1/bureau/verify', reputation)).toMatchObject({ valid: true });
+    const thin = await paid('/v1/bureau/reputation', { endpoint: { url }, observations });
+    expect(thin.evidenceCore).toMatchObject({ outcome: 'INSUFFICIENT-DATA' });
+  });
+});

@@ -1,0 +1,101 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { createHash } from 'node:crypto';
+import { ed25519Verifies } from './signatures.ts';
+
+/**
+ * Signature checks of the x402 offer-and-receipt extension (v1.0): EIP-712 typed data over
+ * fixed types and domains, and compact JWS (EdDSA or ES256K). Hand-rolled over @noble so the
+ * engine stays pure; the unit tests cross-check against the extension's own signers.
+ */
+type Field = readonly [name: string, type: 'string' | 'uint256'];
+const OFFER_FIELDS: readonly Field[] = [['version', 'uint256'], ['resourceUrl', 'string'], ['scheme', 'string'], ['network', 'string'], ['asset', 'string'], ['payTo', 'string'], ['amount', 'string'], ['validUntil', 'uint256']];
+const RECEIPT_FIELDS: readonly Field[] = [['version', 'uint256'], ['network', 'string'], ['resourceUrl', 'string'], ['payer', 'string'], ['issuedAt', 'uint256'], ['transaction', 'string']];
+const DOMAINS = { offer: { name: 'x402 offer', primaryType: 'Offer', fields: OFFER_FIELDS }, receipt: { name: 'x402 receipt', primaryType: 'Receipt', fields: RECEIPT_FIELDS } } as const;
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+const keccak = (...parts: Uint8Array[]) => keccak_256(Buffer.concat(parts));
+function uint256(value: bigint): Uint8Array {
+  if (value < 0n || value >= 2n ** 256n) throw new RangeError('uint256 out of range');
+  return Buffer.from(value.toString(16).padStart(64, '0'), 'hex');
+}
+
+function domainSeparator(name: string): Uint8Array {
+  return keccak(keccak(utf8('EIP712Domain(string name,string version,uint256 chainId)')), keccak(utf8(name)), keccak(utf8('1')), uint256(1n));
+}
+
+/** The EIP-712 digest of an offer or receipt payload; undefined when a member has the wrong type. */
+export function typedDataDigest(artefact: 'offer' | 'receipt', payload: Record<string, unknown>): Uint8Array | undefined {
+  const d = DOMAINS[artefact];
+  const typeString = `${d.primaryType}(${d.fields.map(([n, t]) => `${t} ${n}`).join(',')})`;
+  const encoded: Uint8Array[] = [keccak(utf8(typeString))];
+  for (const [name, type] of d.fields) {
+    const v = payload[name] ?? (type === 'string' ? '' : 0);
+    if (type === 'string') {
+      if (typeof v !== 'string') return undefined;
+      encoded.push(keccak(utf8(v)));
+    } else {
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return undefined;
+      encoded.push(uint256(BigInt(v)));
+    }
+  }
+  return keccak(Uint8Array.of(0x19, 0x01), domainSeparator(d.name), keccak(...encoded));
+}
+
+/** The lowercase 0x address that signed the digest, or undefined for a malformed signature. */
+export function recoverAddress(digest: Uint8Array, signatureHex: string): string | undefined {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signatureHex)) return undefined;
+  const sig = Buffer.from(signatureHex.slice(2), 'hex');
+  const v = sig[64]!;
+  const recovery = v >= 27 ? v - 27 : v;
+  if (recovery !== 0 && recovery !== 1) return undefined;
+  try {
+    const compact = Buffer.concat([Uint8Array.of(recovery), sig.subarray(0, 64)]);
+    const publicKey = secp256k1.recoverPublicKey(compact, digest, { prehash: false });
+    const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);
+    return `0x${Buffer.from(keccak_256(uncompressed.subarray(1))).subarray(12).toString('hex')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface JwsParts {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  signingInput: Uint8Array;
+  signature: Buffer;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export function parseCompactJws(jws: string): JwsParts | undefined {
+  const parts = jws.split('.');
+  if (parts.length !== 3 || !parts.every((p) => /^[A-Za-z0-9_-]*$/.test(p))) return undefined;
+  try {
+    const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as unknown;
+    const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
+    if (!isObject(header) || !isObject(payload)) return undefined;
+    return { header, payload, signingInput: utf8(`${parts[0]}.${parts[1]}`), signature: Buffer.from(parts[2]!, 'base64url') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** JWS verification with a supplied raw public key in hex: EdDSA (32 bytes) or ES256K (33 or 65 bytes). */
+export function jwsVerifies(jws: JwsParts, publicKeyHex: string): { ok: boolean; reason?: string } {
+  const alg = jws.header.alg;
+  if (alg === 'EdDSA') {
+    const ok = ed25519Verifies(publicKeyHex, jws.signingInput, jws.signature.toString('hex'));
+    return ok ? { ok } : { ok, reason: 'the EdDSA signature does not verify with the supplied key' };
+  }
+  if (alg === 'ES256K') {
+    try {
+      const digest = createHash('sha256').update(jws.signingInput).digest();
+      const ok = jws.signature.length === 64 && secp256k1.verify(jws.signature, digest, Buffer.from(publicKeyHex, 'hex'), { prehash: false, lowS: false });
+      return ok ? { ok } : { ok, reason: 'the ES256K signature does not verify with the supplied key' };
+    } catch {
+      return { ok: false, reason: 'the supplied key is not a secp256k1 public key' };
+    }
+  }
+  return { ok: false, reason: `JWS alg ${String(alg)} is not checked by this standard (EdDSA, ES256K)` };
+}

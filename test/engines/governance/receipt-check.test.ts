@@ -1,0 +1,62 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { createOfferEIP712, createReceiptEIP712, createReceiptJWS } from '@x402/extensions/offer-receipt';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
+import { checkOfferOrReceipt, type ReceiptCheckInput } from '../../../src/engines/governance/receipt-check.ts';
+import type { JsonObject } from '../../../src/signing/canonical.ts';
+
+const account = privateKeyToAccount(generatePrivateKey());
+const signTypedData = (p: Parameters<typeof account.signTypedData>[0]) => account.signTypedData(p);
+const RESOURCE = 'https://api.example.com/v1/data';
+const requirements = { scheme: 'exact', network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', payTo: '0x000000000000000000000000000000000000dEaD', amount: '250000' };
+const PAYER = '0x1111111111111111111111111111111111111111';
+
+const check = (input: ReceiptCheckInput) => checkOfferOrReceipt(input, { now: 1_767_225_600 });
+const statusOf = (r: JsonObject) => Object.fromEntries((r.checks as Array<{ id: string; status: string }>).map((c) => [c.id, c.status]));
+const failed = (r: JsonObject) => Object.entries(statusOf(r)).filter(([, s]) => s === 'fail').map(([id]) => id);
+
+async function offer(): Promise<JsonObject> {
+  return (await createOfferEIP712(RESOURCE, { acceptIndex: 0, ...requirements, offerValiditySeconds: 300 }, signTypedData as never)) as unknown as JsonObject;
+}
+
+describe('bureau receipt check', () => {
+  it('an EIP-712 offer signed by the extension passes every check, signer recovered', async () => {
+    const signed = await offer();
+    const r = check({ artefact: 'offer', signed, requirements, resourceUrl: RESOURCE, signer: { address: account.address } });
+    expect(failed(r)).toEqual([]);
+    expect(r).toMatchObject({ outcome: 'CONFORMANT', format: 'eip712', recoveredSigner: account.address.toLowerCase(), standard: 'x402-offer-receipt-conformance/v1' });
+  });
+
+  it('an EIP-712 receipt passes; the wrong signer, payer or network fail the right check', async () => {
+    const signed = (await createReceiptEIP712({ resourceUrl: RESOURCE, payer: PAYER, network: 'eip155:8453', transaction: '0xabc' }, signTypedData as never)) as unknown as JsonObject;
+    const offerPayload = (await offer()).payload as JsonObject;
+    expect(failed(check({ artefact: 'receipt', signed, offer: offerPayload, payer: PAYER, signer: { address: account.address } }))).toEqual([]);
+    expect(failed(check({ artefact: 'receipt', signed, signer: { address: PAYER } }))).toEqual(['ORC-SIG-001']);
+    expect(failed(check({ artefact: 'receipt', signed, payer: '0x2222222222222222222222222222222222222222' }))).toEqual(['ORC-CON-001']);
+    const tampered = { ...signed, payload: { ...(signed.payload as JsonObject), network: 'eip155:1' } };
+    expect(failed(check({ artefact: 'receipt', signed: tampered, offer: offerPayload, signer: { address: account.address } }))).toEqual(['ORC-CON-001', 'ORC-SIG-001']);
+  });
+
+  it('a JWS receipt signed with EdDSA verifies with the supplied key', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const hex = publicKey.export({ format: 'der', type: 'spki' }).subarray(12).toString('hex');
+    const signer = { kid: 'did:web:api.example.com#key-1', format: 'jws' as const, algorithm: 'EdDSA', sign: async (bytes: Uint8Array) => sign(null, bytes, privateKey).toString('base64url') };
+    const signed = (await createReceiptJWS({ resourceUrl: RESOURCE, payer: PAYER, network: 'eip155:8453' }, signer)) as unknown as JsonObject;
+    expect(failed(check({ artefact: 'receipt', signed, signer: { publicKey: hex } }))).toEqual([]);
+    const other = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' }).subarray(12).toString('hex');
+    expect(failed(check({ artefact: 'receipt', signed, signer: { publicKey: other } }))).toEqual(['ORC-SIG-001']);
+    expect(statusOf(check({ artefact: 'receipt', signed }))['ORC-SIG-001']).toBe('not-provided');
+  });
+
+  it('defects in the envelope and payload fail exactly their checks', async () => {
+    const signed = await offer();
+    const payload = signed.payload as JsonObject;
+    expect(failed(check({ artefact: 'offer', signed: { ...signed, format: 'cose' } }))).toEqual(['ORC-FMT-001']);
+    expect(failed(check({ artefact: 'offer', signed: { ...signed, payload: { ...payload, amount: '0.25' } } }))).toEqual(['ORC-AMT-001']);
+    expect(failed(check({ artefact: 'offer', signed: { ...signed, payload: { ...payload, network: 'base' } } }))).toEqual(['ORC-NET-001']);
+    const { payTo: _dropped, ...withoutPayTo } = payload;
+    expect(failed(check({ artefact: 'offer', signed: { ...signed, payload: withoutPayTo } }))).toEqual(['ORC-REQ-001']);
+    expect(failed(check({ artefact: 'offer', signed, requirements: { ...requirements, amount: '1' } }))).toEqual(['ORC-CON-001']);
+    expect(check({ artefact: 'offer', signed: { format: 'jws', signature: 'not-a-jws' } }).outcome).toBe('NON-CONFORMANT');
+  });
+});
