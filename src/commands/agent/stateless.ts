@@ -1,4 +1,5 @@
 import type { Command } from '../../catalog/types.ts';
+import { analyseToolPermissions, type ToolPermissionInput } from '../../engines/agent/tool-permission.ts';
 import { gradeResponsePair, type JudgeInput } from '../../engines/agent/judge.ts';
 import { scoreUptimeProbe, type UptimeProbeInput } from '../../engines/agent/uptime.ts';
 
@@ -16,5 +17,11 @@ export const uptimeProbe: Command<UptimeProbeInput> = {
 export const judgeGrade: Command<JudgeInput> = {
   async execute(input, ctx) {
     return { record: gradeResponsePair(input, ctx.now) };
+  },
+};
+
+export const toolPermissionThreatModel: Command<ToolPermissionInput> = {
+  async execute(input, ctx) {
+    return { record: analyseToolPermissions(input, ctx.now) };
   },
 };

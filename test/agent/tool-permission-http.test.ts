@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findOperation } from '../../src/catalog/index.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { postJson, runAgainst } from './http-support.ts';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => service?.stop());
+
+const url = () => `${service.url}/v1/mcp/threatmodel/tool-permission`;
+const example = findOperation('mcp.threatmodel.tool-permission')!.example as Record<string, unknown>;
+
+describe('tool-permission over HTTP', () => {
+  it('quotes the example with 402 and answers malformed input 422 naming the field', async () => {
+    expect((await postJson(url(), example)).status).toBe(402);
+    const cases: Array<[unknown, string]> = [
+      [{ manifest: { tools: [] } }, 'manifest.tools'],
+      [{ manifest: { tools: [{ description: 'no name' }] } }, 'manifest.tools.0.name'],
+      [{ manifest: { tools: [{ name: 'x', permissions: 'fs:*' }] } }, 'manifest.tools.0.permissions'],
+      [{ ...example, ownership_proof: { method: 'trust-me', subject: 's', evidence: 'e' } }, 'ownership_proof.method'],
+      [{ tools: [] }, 'manifest'],
+    ];
+    for (const [body, path] of cases) {
+      const res = await postJson(url(), body);
+      expect(res.status, path).toBe(422);
+      expect((res.body.issues as Array<{ path: string }>).map((i) => i.path), path).toContain(path);
+    }
+  });
+
+  it('gives CRITICAL for the example only with an ownership proof, and keeps unknown manifest members in the digest', async () => {
+    const proved = await runAgainst(service, 'mcp.threatmodel.tool-permission', { ...example, ownership_proof: { method: 'dns-txt', subject: 'mcp.example', evidence: 'owner=0xabc' } });
+    expect(proved.record).toMatchObject({ riskLevel: 'CRITICAL', levelCap: null });
+    const plain = await runAgainst(service, 'mcp.threatmodel.tool-permission', example);
+    const extra = await runAgainst(service, 'mcp.threatmodel.tool-permission', { ...example, manifest: { ...(example.manifest as object), nextCursor: 'c2' } });
+    expect(extra.record.manifestSha256).not.toBe(plain.record.manifestSha256);
+  });
+});
