@@ -87,6 +87,8 @@ const fixtures: Record<string, Fixture> = {
   '/v1/mcp/verify/uptime/recheck': bodyFixture('uptime', sample),
   '/v1/mcp/threatmodel/tool-permission/recheck': bodyFixture('tool-permission', sample),
   '/v1/security/redteam/recheck': bodyFixture('redteam', sample),
+  '/v1/bureau/verify': bodyFixture('governance', { kind: 'bureau.audit', ...sample }),
+  '/v1/governance/verify': bodyFixture('governance', { kind: 'governance.lease', ...sample }),
 };
 
 /** Changes one character in the middle of a value (a digit stays a digit, so integers stay integers). */
@@ -109,7 +111,7 @@ describe('free verify routes', () => {
     return { status: res.status, body: (await res.json()) as { valid?: boolean; checks?: unknown; keyId?: string } };
   }
 
-  it('has a fixture for each of the 18 built verify routes', () => {
+  it('has a fixture for each of the 20 built verify and recheck routes', () => {
     expect(verifyRoutes.map((r) => r.path).sort()).toEqual(Object.keys(fixtures).sort());
   });
 
