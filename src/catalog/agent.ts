@@ -201,7 +201,7 @@ export const agentRoutes: Route[] = [
     family: 'agent',
     priceUsd: '0.25',
     summary: 'Permission-sprawl risk of one MCP manifest, with an ownership proof recommended.',
-    description: `Reads the permissions and scopes a tools/list manifest declares (per tool, in annotations, and server-wide) and finds wildcards, over-broad scopes, file, network, process-execution and secrets access, hidden instructions in model-facing text, and shadowed tool names (rule ${TOOL_PERMISSION_SCORING_VERSION}); findings cite the ${OWASP_MCP_TOP10_VERSION}. MINIMAL when no permission is declared anywhere; CRITICAL only with an ownership proof of the server, otherwise capped at HIGH with an ownership proof recommended.`,
+    description: `Reads the permissions and scopes a tools/list manifest declares (per tool, in annotations, and server-wide) and finds wildcards, over-broad scopes, file, network, command-execution and secrets access, hidden instructions in model-facing text, and shadowed tool names (rule ${TOOL_PERMISSION_SCORING_VERSION}); findings cite the ${OWASP_MCP_TOP10_VERSION}. MINIMAL when no permission is declared anywhere; CRITICAL only with an ownership proof of the server, otherwise capped at HIGH with an ownership proof recommended.`,
     inputFrom: 'json',
     input: toolPermissionInput,
     example: {

@@ -40,12 +40,12 @@ export interface ToolPermissionInput {
   ownership_proof?: OwnershipProof | undefined;
 }
 
-export const PERMISSION_CATEGORIES = ['file', 'network', 'process', 'secrets'] as const;
+export const PERMISSION_CATEGORIES = ['file', 'network', 'execution', 'secrets'] as const;
 type Category = (typeof PERMISSION_CATEGORIES)[number];
 const CATEGORY_WORDS: Record<Category, readonly string[]> = {
   file: ['file', 'files', 'fs', 'filesystem', 'disk', 'path', 'paths', 'dir', 'directory', 'folder', 'storage'],
   network: ['net', 'network', 'http', 'https', 'fetch', 'url', 'internet', 'socket', 'dns', 'web', 'egress', 'outbound'],
-  process: ['exec', 'execute', 'process', 'shell', 'spawn', 'command', 'commands', 'cmd', 'subprocess', 'terminal', 'bash', 'sh', 'run'],
+  execution: ['exec', 'execute', 'shell', 'spawn', 'command', 'commands', 'cmd', 'subprocess', 'terminal', 'bash', 'sh', 'run'],
   secrets: ['secret', 'secrets', 'credential', 'credentials', 'token', 'tokens', 'key', 'keys', 'apikey', 'password', 'passwords', 'env', 'vault', 'keychain'],
 };
 const WRITE_WORDS = ['write', 'delete', 'modify', 'remove', 'create', 'update'];
@@ -66,8 +66,9 @@ export function classifyPermission(value: string): Pick<DeclaredPermission, 'cat
   const lower = value.toLowerCase();
   const words = lower.split(/[^a-z0-9]+/).filter((w) => w.length > 0);
   const has = (list: readonly string[]) => words.some((w) => list.includes(w));
+  const namesProcesses = words.some((w) => /^proc(ess(es)?)?$/.test(w));
   return {
-    categories: PERMISSION_CATEGORIES.filter((c) => has(CATEGORY_WORDS[c])),
+    categories: PERMISSION_CATEGORIES.filter((c) => has(CATEGORY_WORDS[c]) || (c === 'execution' && namesProcesses)),
     wildcard: lower.includes('*') || words.includes('all') || words.includes('any'),
     overBroad: has(BROAD_WORDS) || BROAD_TARGET.test(lower.trim()),
     write: has(WRITE_WORDS),
@@ -131,11 +132,11 @@ function permissionFindings(declared: readonly DeclaredPermission[]): Finding[] 
   const findings: Finding[] = [];
   for (const d of declared) {
     const where = `${d.source} "${d.value}"`;
-    const dangerous = d.categories.includes('process') || d.categories.includes('secrets');
+    const dangerous = d.categories.includes('execution') || d.categories.includes('secrets');
     if (d.tool === null) findings.push({ rule: 'server-wide-permission', severity: 'medium', tool: null, detail: `${where} applies to every tool`, owasp: ['MCP02'] });
     if (d.wildcard) findings.push({ rule: 'wildcard-permission', severity: dangerous ? 'critical' : 'high', tool: d.tool, detail: `${where} is a wildcard`, owasp: ['MCP02'] });
     if (d.overBroad) findings.push({ rule: 'over-broad-scope', severity: 'high', tool: d.tool, detail: `${where} grants administrative or root-level reach`, owasp: ['MCP02'] });
-    if (d.categories.includes('process')) findings.push({ rule: 'process-execution', severity: 'high', tool: d.tool, detail: `${where} allows running processes or commands`, owasp: ['MCP05'] });
+    if (d.categories.includes('execution')) findings.push({ rule: 'command-execution', severity: 'high', tool: d.tool, detail: `${where} allows running processes or commands`, owasp: ['MCP05'] });
     if (d.categories.includes('secrets')) findings.push({ rule: 'secrets-access', severity: 'high', tool: d.tool, detail: `${where} reaches secrets or credentials`, owasp: ['MCP01'] });
     if (d.categories.includes('file')) findings.push({ rule: d.write ? 'file-write' : 'file-access', severity: d.write ? 'medium' : 'low', tool: d.tool, detail: `${where} reaches the file system`, owasp: d.write ? ['MCP02'] : [] });
     if (d.categories.includes('network')) findings.push({ rule: 'network-access', severity: 'medium', tool: d.tool, detail: `${where} reaches the network`, owasp: [] });
@@ -146,7 +147,7 @@ function permissionFindings(declared: readonly DeclaredPermission[]): Finding[] 
   const serverWide = byTool.get(null) ?? new Set<Category>();
   const combinations: ReadonlyArray<[Category, Category, string, string, OwaspMcpId[]]> = [
     ['secrets', 'network', 'exfiltration-path', 'secrets and network access together allow credentials to leave', ['MCP01', 'MCP10']],
-    ['process', 'network', 'remote-execution-path', 'process execution and network access together allow remote code execution', ['MCP05']],
+    ['execution', 'network', 'remote-execution-path', 'command execution and network access together allow remote code execution', ['MCP05']],
   ];
   for (const [tool, own] of byTool) {
     const all = new Set([...own, ...serverWide]);

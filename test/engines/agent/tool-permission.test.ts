@@ -21,7 +21,7 @@ describe('tool-permission engine', () => {
     expect(analyse([{ name: 'get', permissions: ['network:fetch'] }]).riskLevel).toBe('MEDIUM');
     const exec = analyse([{ name: 'run', scopes: ['process:exec'] }]);
     expect(exec.riskLevel).toBe('HIGH');
-    expect((exec.findings as Finding[]).find((f) => f.rule === 'process-execution')!.owasp).toEqual(['MCP05']);
+    expect((exec.findings as Finding[]).find((f) => f.rule === 'command-execution')!.owasp).toEqual(['MCP05']);
   });
 
   it('finds wildcards, over-broad scopes, secrets and server-wide grants, mapped to the OWASP MCP list', () => {
@@ -68,6 +68,7 @@ describe('tool-permission engine', () => {
     expect(classifyPermission('env:API_KEY')).toMatchObject({ categories: ['secrets'] });
     expect(classifyPermission('network:0.0.0.0/0')).toMatchObject({ categories: ['network'], overBroad: true });
     expect(classifyPermission('all')).toMatchObject({ wildcard: true });
+    expect(classifyPermission('process:spawn')).toMatchObject({ categories: ['execution'] });
   });
 
   const toolArb = fc.record(
