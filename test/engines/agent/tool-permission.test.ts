@@ -25,7 +25,8 @@ describe('tool-permission engine', () => {
   });
 
   it('finds wildcards, over-broad scopes, secrets and server-wide grants, mapped to the OWASP MCP list', () => {
-    const r = analyse([{ name: 'files', permissions: ['fs:*'], annotations: { scopes: ['fs:write:/'] } }, { name: 'vault', permissions: ['secrets:read'] }], { manifest: { tools: [{ name: 'files', permissions: ['fs:*'], annotations: { scopes: ['fs:write:/'] } }, { name: 'vault', permissions: ['secrets:read'] }], permissions: ['admin'] } });
+    const tools: ManifestTool[] = [{ name: 'files', permissions: ['fs:*'], annotations: { scopes: ['fs:write:/'] } }, { name: 'vault', permissions: ['secrets:read'] }];
+    const r = analyseToolPermissions({ manifest: { tools, permissions: ['admin'] } }, NOW);
     expect(rules(r)).toEqual(expect.arrayContaining(['wildcard-permission', 'over-broad-scope', 'file-write', 'secrets-access', 'server-wide-permission']));
     expect(r.owasp).toEqual({ MCP01: OWASP_MCP_TOP10.MCP01, MCP02: OWASP_MCP_TOP10.MCP02 });
   });
