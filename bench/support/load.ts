@@ -73,3 +73,9 @@ export function rate(fn: (i: number) => void, seconds: number, maxIterations = 5
   while (i < maxIterations && (i % 64 !== 0 || process.hrtime.bigint() < deadline)) fn(i++);
   return i / (Number(process.hrtime.bigint() - started) / 1e9);
 }
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

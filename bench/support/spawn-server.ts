@@ -8,8 +8,8 @@ export interface BenchServer {
 }
 
 /** Starts a bench server script in its own process (its own core) and waits for its URL line. */
-export async function spawnServer(script: URL, env: Record<string, string> = {}): Promise<BenchServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script.pathname], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function spawnServer(script: URL, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchServer> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script.pathname], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('bench server did not start in 20 s')), 20_000);

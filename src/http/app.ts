@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Logger } from 'pino';
 import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from '../catalog/limits.ts';
@@ -20,16 +20,21 @@ export function createApp(routes: readonly Route[], deps: ServiceDeps, log: Logg
   app.use(cors());
   app.use(errors(log));
   app.use(
-    koaBody({
+    onlyWithBody(koaBody({
       jsonLimit: MAX_JSON_BODY_BYTES,
       formLimit: MAX_JSON_BODY_BYTES,
       textLimit: MAX_JSON_BODY_BYTES,
       jsonStrict: true,
       multipart: true,
       formidable: { maxFileSize: MAX_MULTIPART_BYTES, maxTotalFileSize: MAX_MULTIPART_BYTES, maxFiles: 4 },
-    }),
+    })),
   );
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/** GET and OPTIONS carry no body: skip the parser's layer on the verify routes' hot path. */
+function onlyWithBody(parser: Middleware): Middleware {
+  return (ctx, next) => (ctx.method === 'POST' ? parser(ctx, next) : next());
 }
