@@ -3,19 +3,9 @@ import { getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { BASE_USDC } from '../../src/config.ts';
 import type { VerifiedPayment } from '../../src/payments/settler.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/x402-payments.ts';
 
 export const PRICE_ATOMIC = 250_000n;
-
-const transferWithAuthorizationTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 
 export interface AuthorizationOptions {
   payerKey: Hex;
@@ -42,7 +32,7 @@ export async function signedPayment(options: AuthorizationOptions): Promise<Veri
   };
   const signature = await signer.signTypedData({
     domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: getAddress(BASE_USDC) },
-    types: transferWithAuthorizationTypes,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: {
       ...authorization,
