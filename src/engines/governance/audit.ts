@@ -2,6 +2,8 @@ import { canonicalSha256 } from '../../signing/hash.ts';
 import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
 import { AUDIT_CHECKS, CONFORMANCE_STANDARD_VERSION } from './conformance-standard.ts';
 import { checkSignedRecord, signedRecordOf } from './signatures.ts';
+import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from './verdicts.ts';
+
 
 export interface HttpCapture {
   status: number;
@@ -19,17 +21,6 @@ export interface AuditTranscript {
   signedMember?: string | undefined;
 }
 
-export type CheckStatus = 'pass' | 'fail' | 'not-provided';
-export interface CheckResult {
-  id: string;
-  status: CheckStatus;
-  evidence?: string;
-}
-
-type Verdict = { status: CheckStatus; evidence?: string };
-const pass = (): Verdict => ({ status: 'pass' });
-const fail = (evidence: string): Verdict => ({ status: 'fail', evidence });
-const absent = (evidence: string): Verdict => ({ status: 'not-provided', evidence });
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const quote = (v: unknown): string => {
@@ -169,32 +160,10 @@ function paidChecks(t: AuditTranscript): Record<string, Verdict> {
   return { 'X402-PRS-001': prs, 'X402-SIG-001': sig };
 }
 
-export interface Score {
-  passed: number;
-  failed: number;
-  notProvided: number;
-  assessed: number;
-  ratio: number | null;
-}
-
-export function scoreOf(checks: readonly CheckResult[]): Score {
-  const passed = checks.filter((c) => c.status === 'pass').length;
-  const failed = checks.filter((c) => c.status === 'fail').length;
-  const assessed = passed + failed;
-  return { passed, failed, notProvided: checks.length - assessed, assessed, ratio: assessed === 0 ? null : Math.round((passed / assessed) * 10_000) / 10_000 };
-}
-
-export function outcomeOf(score: Score): 'CONFORMANT' | 'NON-CONFORMANT' | 'INSUFFICIENT-DATA' {
-  return score.assessed === 0 ? 'INSUFFICIENT-DATA' : score.failed > 0 ? 'NON-CONFORMANT' : 'CONFORMANT';
-}
-
 /** The whole audit: every check of the standard, in the standard's order. */
 export function auditTranscript(transcript: AuditTranscript, context: { auditId: string; now: number }): JsonObject {
   const verdicts = { ...challengeChecks(transcript), ...paidChecks(transcript) };
-  const checks: CheckResult[] = AUDIT_CHECKS.map((c) => {
-    const v = verdicts[c.id] ?? absent('not evaluated');
-    return v.evidence === undefined ? { id: c.id, status: v.status } : { id: c.id, status: v.status, evidence: v.evidence };
-  });
+  const checks = checkResults(AUDIT_CHECKS, verdicts);
   const score = scoreOf(checks);
   return {
     kind: 'bureau.audit',

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
-import { scoreOf, outcomeOf, type CheckResult, type CheckStatus } from './audit.ts';
+import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from './verdicts.ts';
 import { RECEIPT_CHECKS, RECEIPT_CHECK_STANDARD_VERSION } from './conformance-standard.ts';
 import { jwsVerifies, parseCompactJws, recoverAddress, typedDataDigest } from './offer-receipt-signatures.ts';
 
@@ -26,10 +26,6 @@ const REQUIRED = {
 const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
 const ATOMIC = /^(0|[1-9]\d*)$/;
 
-type Verdict = { status: CheckStatus; evidence?: string };
-const pass = (): Verdict => ({ status: 'pass' });
-const fail = (evidence: string): Verdict => ({ status: 'fail', evidence });
-const absent = (evidence: string): Verdict => ({ status: 'not-provided', evidence });
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const sameText = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
 
@@ -110,10 +106,7 @@ export function checkOfferOrReceipt(input: ReceiptCheckInput, context: { now: nu
   }
   const sig = payload ? signatureCheck(input, env, input.signed) : undefined;
   if (sig) v['ORC-SIG-001'] = sig.verdict;
-  const checks: CheckResult[] = RECEIPT_CHECKS.map((c) => {
-    const verdict = v[c.id] ?? absent('not evaluated');
-    return verdict.evidence === undefined ? { id: c.id, status: verdict.status } : { id: c.id, status: verdict.status, evidence: verdict.evidence };
-  });
+  const checks = checkResults(RECEIPT_CHECKS, v);
   const score = scoreOf(checks);
   return {
     kind: 'bureau.receipt-check',
