@@ -4,7 +4,6 @@ import { AUDIT_CHECKS, CONFORMANCE_STANDARD_VERSION } from './conformance-standa
 import { checkSignedRecord, signedRecordOf } from './signatures.ts';
 import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from './verdicts.ts';
 
-
 export interface HttpCapture {
   status: number;
   headers: Record<string, string | string[]>;
