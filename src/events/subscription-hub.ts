@@ -85,6 +85,10 @@ export function createSubscriptionHub(
       subscribers.add(s);
       return s;
     },
+    /** Whether anyone is subscribed: lets a store skip building events nobody would receive. */
+    get hasSubscribers(): boolean {
+      return subscribers.size > 0;
+    },
     publish(events: RecordedEvent[]): void {
       for (const s of subscribers) s.offer(events);
     },

@@ -30,11 +30,12 @@ const BATCH_MARK = 0x42; // 'B'
 const BATCH_PAYLOAD_BYTES = 5;
 export const BATCH_HEADER_BYTES = FRAME_HEADER_BYTES + BATCH_PAYLOAD_BYTES;
 
-export function encodeBatchHeader(batchBytes: number): Buffer {
-  const payload = Buffer.alloc(BATCH_PAYLOAD_BYTES);
-  payload[0] = BATCH_MARK;
-  payload.writeUInt32LE(batchBytes, 1);
-  return frame(payload);
+/** Writes the frame of a batch header announcing `batchBytes` of event frames at `at` of `bytes`. */
+export function writeBatchHeader(bytes: Buffer, at: number, batchBytes: number): void {
+  const payload = at + FRAME_HEADER_BYTES;
+  bytes[payload] = BATCH_MARK;
+  bytes.writeUInt32LE(batchBytes, payload + 1);
+  writeFrameHeader(bytes, at, BATCH_PAYLOAD_BYTES);
 }
 
 /** The batch length of a checked frame at `offset`, or undefined when it is not a batch header. */
@@ -53,28 +54,25 @@ export function hasBatchHeaderAfter(bytes: Buffer, from: number): boolean {
   return false;
 }
 
-export function encodeRecord(e: RecordedEvent): Buffer {
-  const payload: RecordPayload = {
-    p: Number(e.position),
-    s: e.stream,
-    r: Number(e.revision),
-    i: e.id,
-    t: e.type,
-    a: e.recordedAt,
-    d: e.data,
-    m: e.metadata,
-  };
-  const body = Buffer.from(JSON.stringify(payload), 'utf8');
-  if (body.length > MAX_RECORD_BYTES) throw new RangeError(`event ${e.id} is ${body.length} bytes; the limit is ${MAX_RECORD_BYTES}`);
-  return frame(body);
+/**
+ * The JSON payload of an event record: the fields of RecordPayload, in that order. Built by hand
+ * around one JSON.stringify per field because it runs on every append; it is what
+ * JSON.stringify of the whole object gives, except that data or metadata that JSON cannot
+ * represent (undefined, a function) is refused here instead of being written as a record that
+ * recovery would then reject as unreadable.
+ */
+export function recordPayload(position: number, stream: string, revision: number, id: string, type: string, recordedAt: number, data: JsonValue, metadata: JsonObject): string {
+  const d = JSON.stringify(data) as string | undefined;
+  const m = JSON.stringify(metadata) as string | undefined;
+  if (d === undefined || m === undefined || m[0] !== '{') throw new TypeError(`event ${id}: data and metadata must be JSON (metadata an object)`);
+  return `{"p":${position},"s":${JSON.stringify(stream)},"r":${revision},"i":${JSON.stringify(id)},"t":${JSON.stringify(type)},"a":${JSON.stringify(recordedAt)},"d":${d},"m":${m}}`;
 }
 
-function frame(payload: Buffer): Buffer {
-  const bytes = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
-  bytes.writeUInt32LE(payload.length, 0);
-  bytes.writeUInt32LE(crc32(payload), 4);
-  payload.copy(bytes, FRAME_HEADER_BYTES);
-  return bytes;
+/** Writes length and CRC-32 of the `payloadLength` bytes of payload already at `at + 8`. */
+export function writeFrameHeader(bytes: Buffer, at: number, payloadLength: number): void {
+  const start = at + FRAME_HEADER_BYTES;
+  bytes.writeUInt32LE(payloadLength, at);
+  bytes.writeUInt32LE(crc32(bytes, start, start + payloadLength), at + 4);
 }
 
 export type FrameCheck =

@@ -1,18 +1,10 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import { EventStoreUnavailableError, type RecordedEvent } from '../port.ts';
-import { encodeBatchHeader } from './framing.ts';
+import { EventStoreUnavailableError } from '../port.ts';
 import type { LogIndex } from './log-index.ts';
 import { createSegment } from './recovery.ts';
 import { SEGMENT_HEADER_BYTES, type SegmentFile } from './segment.ts';
-
-export interface PendingAppend {
-  events: RecordedEvent[];
-  frames: Buffer[];
-  bytes: number;
-  resolve(): void;
-  reject(error: Error): void;
-}
+import { StagedBatch } from './staged-batch.ts';
 
 export interface GroupCommitOptions {
   dir: string;
@@ -22,8 +14,8 @@ export interface GroupCommitOptions {
   tailBytes: number;
   maxBatchBytes: number;
   maxSegmentBytes: number;
-  /** Called once per batch, after its fdatasync, with its events in position order. */
-  onDurable(events: RecordedEvent[]): void;
+  /** Called once per batch, after its fdatasync; the batch's bytes are reused once it returns. */
+  onDurable(batch: StagedBatch): void;
   /** Called once, when a write or sync fails and the log stops accepting appends. */
   onFailed(error: Error): void;
 }
@@ -34,15 +26,22 @@ export interface GroupCommitOptions {
  * loop). An append is acknowledged only after the sync that covers it. The next batch is written
  * only after the previous one is synced, which is what lets recovery tell a torn tail (only ever
  * the last batch) from corruption.
+ *
+ * Appends are encoded straight into the batch being assembled (see StagedBatch): under load the
+ * per-append CPU work, not the disk, is what bounds the rate, since the next batch can only
+ * start once the callers of the previous one have been answered.
  */
 export class GroupCommitWriter {
-  private readonly queue: PendingAppend[] = [];
+  /** Batches waiting to be written, oldest first; the last one still takes appends. */
+  private readonly queue: StagedBatch[] = [];
   private running: Promise<void> = Promise.resolve();
   /** Set and cleared synchronously, so an append queued as the loop ends is never stranded. */
   private active = false;
   private failure: Error | undefined;
   private tail: FileHandle;
   private tailBytes: number;
+  /** The buffer of the last written batch, reused by a later one (a fresh 64 KiB per batch is GC churn). */
+  private spare: Buffer | undefined;
   /** Events below this position are on disk and synced. */
   durableCount: number;
 
@@ -57,16 +56,38 @@ export class GroupCommitWriter {
     return this.failure;
   }
 
-  enqueue(append: PendingAppend): void {
-    if (this.failure) {
-      append.reject(this.failure);
-      return;
+  /**
+   * Stages one append, the record payloads of its events at positions from `firstPosition` on,
+   * all or nothing: throws (staging nothing) when a record is too large or the log has failed.
+   * The returned promise settles once the batch holding the append is synced.
+   */
+  append(firstPosition: number, payloads: readonly string[], ids: readonly { readonly id: string }[]): Promise<void> {
+    if (this.failure) throw this.failure;
+    let batch = this.queue.at(-1);
+    if (!batch) {
+      batch = new StagedBatch(firstPosition, this.takeSpare());
+      this.queue.push(batch);
     }
-    this.queue.push(append);
+    const mark = batch.mark();
+    try {
+      for (let i = 0; i < payloads.length; i++) batch.stage(payloads[i]!, ids[i]!.id);
+    } catch (err) {
+      batch.rollback(mark);
+      throw err;
+    }
+    // An append never spans batches; one that takes a non-empty batch past the bound starts the
+    // next one (a single larger append still goes alone).
+    if (mark.events > 0 && batch.recordBytes > this.options.maxBatchBytes) {
+      const next = new StagedBatch(firstPosition, this.takeSpare());
+      batch.moveTo(next, mark);
+      this.queue.push(next);
+      batch = next;
+    }
     if (!this.active) {
       this.active = true;
       this.running = this.run();
     }
+    return batch.durable;
   }
 
   /** Resolves when everything queued so far is durable (or has failed). */
@@ -76,6 +97,12 @@ export class GroupCommitWriter {
 
   async closeTail(): Promise<void> {
     await this.tail.close();
+  }
+
+  private takeSpare(): Buffer | undefined {
+    const spare = this.spare;
+    this.spare = undefined;
+    return spare;
   }
 
   private async run(): Promise<void> {
@@ -92,50 +119,37 @@ export class GroupCommitWriter {
       // of callers whose previous one was just acknowledged, join this batch instead of forming
       // a batch of one ahead of it.
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.queue.length === 0) return;
-      const batch = this.takeBatch();
+      // Taking the batch off the queue closes it: appends from now on start the next one.
+      const batch = this.queue.shift();
+      if (!batch) return;
       try {
         await this.writeBatch(batch);
       } catch (err) {
         // After a failed write or fsync the state of the file is unknown (the page cache may have
         // dropped the data): stop accepting writes instead of acknowledging what may be lost.
         this.failure = new EventStoreUnavailableError(`event log write failed, the log is read-only until restart: ${(err as Error).message}`, { cause: err });
-        for (const append of [...batch, ...this.queue.splice(0)]) append.reject(this.failure);
+        for (const failed of [batch, ...this.queue.splice(0)]) failed.reject(this.failure);
         this.options.onFailed(this.failure);
         return;
       }
-      for (const append of batch) append.resolve();
-      this.options.onDurable(batch.flatMap((a) => a.events));
+      batch.resolve();
+      this.options.onDurable(batch);
+      this.spare = batch.bytes;
     }
   }
 
-  private takeBatch(): PendingAppend[] {
-    const batch: PendingAppend[] = [];
-    let bytes = 0;
-    while (this.queue.length > 0) {
-      const next = this.queue[0]!;
-      if (batch.length > 0 && bytes + next.bytes > this.options.maxBatchBytes) break;
-      batch.push(this.queue.shift()!);
-      bytes += next.bytes;
-    }
-    return batch;
-  }
-
-  private async writeBatch(batch: PendingAppend[]): Promise<void> {
-    const recordBytes = batch.reduce((n, a) => n + a.bytes, 0);
-    const header = encodeBatchHeader(recordBytes);
-    const first = batch[0]!.events[0]!;
-    if (this.tailBytes > SEGMENT_HEADER_BYTES && this.tailBytes + header.length + recordBytes > this.options.maxSegmentBytes)
-      await this.rotate(Number(first.position));
+  private async writeBatch(batch: StagedBatch): Promise<void> {
+    const buffer = batch.seal();
+    if (this.tailBytes > SEGMENT_HEADER_BYTES && this.tailBytes + buffer.length > this.options.maxSegmentBytes)
+      await this.rotate(batch.firstPosition);
     const segmentNumber = this.options.segments.length - 1;
-    const buffer = Buffer.concat([header, ...batch.flatMap((a) => a.frames)], header.length + recordBytes);
-    let offset = this.tailBytes + header.length;
-    for (const append of batch) {
-      for (const [i, event] of append.events.entries()) {
-        const length = append.frames[i]!.length;
-        this.options.index.locate(Number(event.position), { segment: segmentNumber, offset, length });
-        offset += length;
-      }
+    const { index } = this.options;
+    const lengths = batch.frameLengths;
+    let offset = this.tailBytes + (buffer.length - batch.recordBytes);
+    for (let i = 0; i < lengths.length; i++) {
+      const length = lengths[i]!;
+      index.locate(batch.firstPosition + i, { segment: segmentNumber, offset, length });
+      offset += length;
     }
     let written = 0;
     while (written < buffer.length) {
@@ -144,7 +158,7 @@ export class GroupCommitWriter {
     }
     await this.tail.datasync();
     this.tailBytes += buffer.length;
-    this.durableCount = Number(batch.at(-1)!.events.at(-1)!.position) + 1;
+    this.durableCount = batch.firstPosition + batch.eventCount;
   }
 
   private async rotate(firstPosition: number): Promise<void> {

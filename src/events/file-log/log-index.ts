@@ -26,7 +26,7 @@ export class LogIndex {
   nextPosition = 0;
 
   /** Reserves positions and revisions for an append; the writer locates them once written. */
-  reserve(stream: string, ids: readonly string[]): { firstPosition: number; firstRevision: number } {
+  reserve(stream: string, events: readonly { readonly id: string }[]): { firstPosition: number; firstRevision: number } {
     let entries = this.streams.get(stream);
     if (!entries) {
       entries = { ids: [], positions: [] };
@@ -34,13 +34,19 @@ export class LogIndex {
     }
     const firstPosition = this.nextPosition;
     const firstRevision = entries.ids.length;
-    for (const [i, id] of ids.entries()) {
+    for (let i = 0; i < events.length; i++) {
+      const id = events[i]!.id;
       entries.ids.push(id);
       entries.positions.push(firstPosition + i);
       this.positionOfId.set(id, firstPosition + i);
     }
-    this.nextPosition += ids.length;
+    this.nextPosition += events.length;
     return { firstPosition, firstRevision };
+  }
+
+  /** Whether any stream has an event with this id: when none has, an append cannot be a replay. */
+  hasId(id: string): boolean {
+    return this.positionOfId.has(id);
   }
 
   /** The revision of the event with this id in `stream`, or -1. */

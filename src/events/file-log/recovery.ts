@@ -122,7 +122,7 @@ function commitBatch(
     const streamLength = index.streams.get(event.stream)?.ids.length ?? 0;
     if (position !== index.nextPosition) throw corrupt(offset, `record has position ${position}, expected ${index.nextPosition}`);
     if (revision !== streamLength) throw corrupt(offset, `record of ${event.stream} has revision ${revision}, expected ${streamLength}`);
-    index.reserve(event.stream, [event.id]);
+    index.reserve(event.stream, [event]);
     index.locate(position, { segment, offset, length });
   }
 }

@@ -14,12 +14,13 @@ import {
   type Subscription,
 } from '../port.ts';
 import { createSubscriptionHub } from '../subscription-hub.ts';
-import { encodeRecord } from './framing.ts';
+import { BATCH_HEADER_BYTES, decodeRecord, FRAME_HEADER_BYTES, recordPayload } from './framing.ts';
 import { GroupCommitWriter } from './group-commit.ts';
 import { acquireLock } from './lock.ts';
 import { stderrLogger, type EventLogger } from './logger.ts';
 import { recoverLog } from './recovery.ts';
 import { SegmentReader } from './segment-reader.ts';
+import type { StagedBatch } from './staged-batch.ts';
 
 export interface FileEventStoreOptions {
   /** Directory of the log (segments and lock file); created when absent. */
@@ -75,9 +76,9 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     tailBytes,
     maxBatchBytes: options.maxBatchBytes ?? 4 * 1024 * 1024,
     maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
-    onDurable: (events) => {
-      settleWaiters();
-      hub.publish(events);
+    onDurable: (batch) => {
+      if (durableWaiters.length > 0) settleWaiters();
+      if (hub.hasSubscribers) hub.publish(eventsOf(batch));
     },
     // Idempotent replays waiting on a batch that failed must fail with it, not wait forever.
     onFailed: (error) => {
@@ -113,47 +114,62 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   async function appendToStream(stream: string, events: EventData[], appendOptions: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     assertWritable();
     const expected = appendOptions.expectedRevision ?? 'any';
-    const entries = index.streams.get(stream) ?? { ids: [], positions: [] };
+    const entries = index.streams.get(stream);
+    const length = entries ? entries.ids.length : 0;
     // Everything up to the reservation below is synchronous: appends are checked and ordered one
     // at a time, so of concurrent appends at the same expected revision exactly one wins.
-    const replay = matchIdempotentAppendIn(
-      stream,
-      {
-        length: entries.ids.length,
-        idAt: (r) => entries.ids[r],
-        positionAt: (r) => BigInt(entries.positions[r]!),
-        revisionOfId: (id) => index.revisionOfId(stream, id),
-      },
-      events,
-      expected,
-    );
-    if (replay) {
-      await whenDurable(Number(replay.position));
-      return replay;
+    // An append whose first id the log has never seen cannot be a replay (the usual case): only
+    // otherwise is the stream looked at.
+    const first = events[0];
+    if (entries && first && index.hasId(first.id)) {
+      const replay = matchIdempotentAppendIn(
+        stream,
+        {
+          length,
+          idAt: (r) => entries.ids[r],
+          positionAt: (r) => BigInt(entries.positions[r]!),
+          revisionOfId: (id) => index.revisionOfId(stream, id),
+        },
+        events,
+        expected,
+      );
+      if (replay) {
+        await whenDurable(Number(replay.position));
+        return replay;
+      }
     }
-    checkExpectedRevision(stream, entries.ids.length, expected);
+    checkExpectedRevision(stream, length, expected);
     if (events.length === 0) {
-      const last = entries.positions.at(-1);
-      return { nextExpectedRevision: BigInt(entries.ids.length - 1), position: BigInt(last ?? index.nextPosition - 1) };
+      const last = entries?.positions.at(-1);
+      return { nextExpectedRevision: BigInt(length - 1), position: BigInt(last ?? index.nextPosition - 1) };
     }
+    // The JSON payloads are the snapshot of the caller's objects (nothing else keeps them), so a
+    // caller mutating its data afterwards changes nothing that was appended.
+    const firstPosition = index.nextPosition;
     const now = Date.now();
-    const recorded: RecordedEvent[] = events.map((e, i) => ({
-      id: e.id,
-      type: e.type,
-      data: structuredClone(e.data),
-      metadata: structuredClone(e.metadata ?? {}),
-      stream,
-      revision: BigInt(entries.ids.length + i),
-      position: BigInt(index.nextPosition + i),
-      recordedAt: now,
-    }));
-    const frames = recorded.map(encodeRecord);
-    index.reserve(stream, events.map((e) => e.id));
-    const last = recorded.at(-1)!;
-    await new Promise<void>((resolve, reject) => {
-      writer.enqueue({ events: recorded, frames, bytes: frames.reduce((n, f) => n + f.length, 0), resolve, reject });
-    });
-    return { nextExpectedRevision: last.revision, position: last.position };
+    const payloads: string[] = [];
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      payloads.push(recordPayload(firstPosition + i, stream, length + i, e.id, e.type, now, e.data, e.metadata ?? {}));
+    }
+    const durable = writer.append(firstPosition, payloads, events);
+    index.reserve(stream, events);
+    await durable;
+    return { nextExpectedRevision: BigInt(length + events.length - 1), position: BigInt(firstPosition + events.length - 1) };
+  }
+
+  /**
+   * The events of a synced batch, for live subscribers, decoded from the very bytes on disk:
+   * live delivery and catch-up from the log see the same events.
+   */
+  function eventsOf(batch: StagedBatch): RecordedEvent[] {
+    const events: RecordedEvent[] = [];
+    let offset = BATCH_HEADER_BYTES;
+    for (const length of batch.frameLengths) {
+      events.push(decodeRecord(batch.bytes, offset, length - FRAME_HEADER_BYTES));
+      offset += length;
+    }
+    return events;
   }
 
   async function readStream(stream: string, readOptions: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -220,11 +236,11 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
 }
 
 /** Stands in for the writer of a read-only store: everything is durable, nothing is accepted. */
-class ReadOnlyWriter implements Pick<GroupCommitWriter, 'durableCount' | 'failed' | 'enqueue' | 'drain' | 'closeTail'> {
+class ReadOnlyWriter implements Pick<GroupCommitWriter, 'durableCount' | 'failed' | 'append' | 'drain' | 'closeTail'> {
   readonly failed = new EventStoreUnavailableError('event log is opened read-only');
   constructor(readonly durableCount: number) {}
-  enqueue(append: { reject(error: Error): void }): void {
-    append.reject(this.failed);
+  append(): Promise<void> {
+    throw this.failed;
   }
   async drain(): Promise<void> {}
   async closeTail(): Promise<void> {}
