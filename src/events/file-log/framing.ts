@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
 import type { RecordedEvent } from '../port.ts';
 import { crc32 } from './crc32.ts';
+import { jsonString, jsonText } from './json-text.ts';
 
 /**
  * One frame on disk: u32le payload length, u32le CRC-32 of the payload, then the payload.
@@ -55,17 +56,16 @@ export function hasBatchHeaderAfter(bytes: Buffer, from: number): boolean {
 }
 
 /**
- * The JSON payload of an event record: the fields of RecordPayload, in that order. Built by hand
- * around one JSON.stringify per field because it runs on every append; it is what
- * JSON.stringify of the whole object gives, except that data or metadata that JSON cannot
- * represent (undefined, a function) is refused here instead of being written as a record that
- * recovery would then reject as unreadable.
+ * The JSON payload of an event record: the fields of RecordPayload, in that order, exactly what
+ * JSON.stringify of that object gives (see json-text.ts for why it is not called), except that
+ * data or metadata that JSON cannot represent (undefined, a function) is refused here instead of
+ * being written as a record that recovery would then reject as unreadable.
  */
 export function recordPayload(position: number, stream: string, revision: number, id: string, type: string, recordedAt: number, data: JsonValue, metadata: JsonObject): string {
-  const d = JSON.stringify(data) as string | undefined;
-  const m = JSON.stringify(metadata) as string | undefined;
+  const d = jsonText(data);
+  const m = jsonText(metadata);
   if (d === undefined || m === undefined || m[0] !== '{') throw new TypeError(`event ${id}: data and metadata must be JSON (metadata an object)`);
-  return `{"p":${position},"s":${JSON.stringify(stream)},"r":${revision},"i":${JSON.stringify(id)},"t":${JSON.stringify(type)},"a":${JSON.stringify(recordedAt)},"d":${d},"m":${m}}`;
+  return `{"p":${position},"s":${jsonString(stream)},"r":${revision},"i":${jsonString(id)},"t":${jsonString(type)},"a":${jsonText(recordedAt)},"d":${d},"m":${m}}`;
 }
 
 /** Writes length and CRC-32 of the `payloadLength` bytes of payload already at `at + 8`. */

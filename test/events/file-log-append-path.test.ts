@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jsonString, jsonText } from '../../src/events/file-log/json-text.ts';
+import { openFileEventStore } from '../../src/events/file-log/store.ts';
+import type { EventData, RecordedEvent } from '../../src/events/port.ts';
+import { silentLogger } from './helpers.ts';
+
+/** What JSON.stringify gives for `v`, or the name of the error it throws. */
+function outcome(stringify: (v: unknown) => string | undefined, v: unknown): string | undefined {
+  try {
+    return stringify(v);
+  } catch (err) {
+    return `throws ${(err as Error).constructor.name}`;
+  }
+}
+
+describe('json-text: the append path serialiser', () => {
+  it('writes exactly what JSON.stringify writes, and throws where it throws', () => {
+    const anything = fc.anything({
+      withBigInt: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withTypedArray: true,
+      withSparseArray: true,
+      withBoxedValues: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withUnicodeString: true,
+    });
+    fc.assert(fc.property(anything, (v) => {
+      expect(outcome(jsonText, v)).toBe(outcome(JSON.stringify, v));
+    }), { numRuns: 5000 });
+    fc.assert(fc.property(fc.jsonValue(), (v) => {
+      expect(jsonText(v)).toBe(JSON.stringify(v));
+    }), { numRuns: 5000 });
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    for (const v of [cycle, deep, { toJSON: () => 5 }, [undefined, () => 1], { a: undefined, b: NaN, c: -0, d: 1e21, e: 1e-7 }])
+      expect(outcome(jsonText, v)).toBe(outcome(JSON.stringify, v));
+  });
+
+  it('quotes any string as JSON.stringify does (controls, quotes, backslashes, lone and paired surrogates)', () => {
+    const unit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
+    fc.assert(fc.property(fc.string({ unit }), (s) => {
+      expect(jsonString(s)).toBe(JSON.stringify(s));
+    }), { numRuns: 5000 });
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => {
+      expect(jsonString(s)).toBe(JSON.stringify(s));
+    }), { numRuns: 2000 });
+  });
+});
+
+describe('file log append path', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'eventlog-append-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps appends whole across small group-commit bounds, and serves the same events live, read and after a restart', async () => {
+    const store = await openFileEventStore({ dir, log: silentLogger, maxBatchBytes: 2000, maxSegmentBytes: 20_000 });
+    const live: RecordedEvent[] = [];
+    await store.subscribeToAll({ onEvent: (e) => void live.push(e) });
+    const appended: EventData[] = [];
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, w) => {
+        let revision: bigint | 'no_stream' = 'no_stream';
+        for (let k = 0; k < 8; k++) {
+          // 1 to 3 events of up to ~3 KiB (some larger than a batch alone), non-ASCII included,
+          // and one of 100 KB, more than the room a batch starts with.
+          const events: EventData[] = Array.from({ length: 1 + ((w + k) % 3) }, (_, j) => ({
+            id: randomUUID(),
+            type: 'Noted',
+            data: { w, k, j, text: 'é€😀"\\\n'.repeat((w * 7 + k * 13 + j * 29) % 60) + 'x'.repeat(((w + k + j) % 5) * 600) + (w + k + j === 0 ? 'y'.repeat(100_000) : '') },
+            metadata: { w },
+          }));
+          appended.push(...structuredClone(events));
+          revision = (await store.appendToStream(`s-${w}`, events, { expectedRevision: revision })).nextExpectedRevision;
+          // The log holds what was appended, not what the caller does with its objects afterwards.
+          for (const e of events) (e.data as { w: number }).w = -1;
+        }
+      }),
+    );
+    const byId = new Map(appended.map((e) => [e.id, e]));
+    const check = (events: RecordedEvent[]) => {
+      expect(events.map((e) => e.position)).toEqual(appended.map((_, i) => BigInt(i)));
+      for (const e of events) expect({ data: e.data, metadata: e.metadata }).toEqual({ data: byId.get(e.id)!.data, metadata: byId.get(e.id)!.metadata });
+    };
+    const read: RecordedEvent[] = [];
+    for await (const e of store.readAll()) read.push(e);
+    check(read);
+    await expect.poll(() => live.length).toBe(appended.length);
+    check(live);
+    await store.close();
+    const reopened = await openFileEventStore({ dir, log: silentLogger });
+    const replayed: RecordedEvent[] = [];
+    for await (const e of reopened.readAll()) replayed.push(e);
+    check(replayed);
+    await reopened.close();
+  });
+
+  it('refuses data JSON cannot hold before reserving anything, and stages nothing of a refused append', async () => {
+    const store = await openFileEventStore({ dir, log: silentLogger });
+    const ok = { id: randomUUID(), type: 'T', data: 1 };
+    const bad = { id: randomUUID(), type: 'T', data: undefined as unknown as EventData['data'] };
+    await expect(store.appendToStream('s', [ok, bad])).rejects.toBeInstanceOf(TypeError);
+    await store.appendToStream('s', [ok], { expectedRevision: 'no_stream' });
+    expect((await store.readStream('s')).map((e) => e.id)).toEqual([ok.id]);
+    await store.close();
+    const reopened = await openFileEventStore({ dir, log: silentLogger });
+    expect((await reopened.readStream('s')).map((e) => e.id)).toEqual([ok.id]);
+    await reopened.close();
+  });
+});
