@@ -7,13 +7,14 @@ import {
   type PaymentSettled,
   type ResultSigned,
 } from '../events/payment-events.ts';
-import { WrongExpectedRevisionError } from '../events/port.ts';
+import { WrongExpectedRevisionError, type EventData } from '../events/port.ts';
 import { PAYMENT_REASONS } from '../payments/reasons.ts';
-import { SettlementError, type Settler, type VerifiedPayment } from '../payments/settler.ts';
+import { SettlementError, type Settlement, type Settler, type VerifiedPayment } from '../payments/settler.ts';
 import type { JsonObject } from '../signing/canonical.ts';
+import { appendClaim, claimBeforeFirstAppend, ClaimLostError } from './payment-claim.ts';
 import { bindPaymentIdentifier, checkPaymentIdentifier, type PaymentIdentifierClaim } from './payment-identifier.ts';
 import { readPaymentStream, waitWhileInFlight, type PaymentProgress } from './payment-stream.ts';
-import { presentSignedResult, runOperation } from './run-operation.ts';
+import { presentSignedResult, runOperation, type SignedResult } from './run-operation.ts';
 
 /** One verified paid request, as the gateway hands it to the saga. */
 export interface PaidCall {
@@ -134,22 +135,58 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
       signature,
       authorizedAt: call.now,
     };
+    if (settler.movesFunds === false) {
+      const answered = await claimSettleAndSign(call, deps, stream, authorized);
+      if (answered) return { kind: 'answered', outcome: answered };
+      return { kind: 'claimed', progress: await claimedElsewhere(deps, stream) };
+    }
     try {
-      await deps.store.appendToStream(
-        stream,
-        [{ id: eventId(stream, PAYMENT_EVENT_TYPES.authorized), type: PAYMENT_EVENT_TYPES.authorized, data: authorized }],
-        { expectedRevision: 'no_stream' },
-      );
+      await deps.store.appendToStream(stream, [authorizedEvent(stream, authorized)], { expectedRevision: 'no_stream' });
     } catch (err) {
       if (!(err instanceof WrongExpectedRevisionError)) throw err;
       // Another process claimed it first: from here on this is a retry of its call.
-      const seen = await readPaymentStream(deps.store, stream);
-      return { kind: 'claimed', progress: await waitWhileInFlight(deps.store, stream, seen, { justClaimedElsewhere: true }) };
+      return { kind: 'claimed', progress: await claimedElsewhere(deps, stream) };
     }
     // Read back rather than trust our own copy: appends are idempotent by event id, so a claim by
     // another process for this payment (another request, another clock) also "succeeds" here,
     // and what is stored is what every step after this must follow.
     return { kind: 'claimed', progress: await readPaymentStream(deps.store, stream) };
+  }
+
+  async function claimedElsewhere(deps: ServiceDeps, stream: string): Promise<PaymentProgress> {
+    const seen = await readPaymentStream(deps.store, stream);
+    return waitWhileInFlight(deps.store, stream, seen, { justClaimedElsewhere: true });
+  }
+
+  /**
+   * A settler that moves no money (payment-claim.ts): settle (a pure function), run the command
+   * and seal, then claim, settle and sign in one atomic append, or, when the command appends
+   * domain events, claim and settle before its first append and sign after it. Undefined when
+   * another call holds the claim: the caller resumes from what is stored.
+   */
+  async function claimSettleAndSign(call: PaidCall, deps: ServiceDeps, stream: string, authorized: PaymentAuthorized): Promise<PaidCallOutcome | undefined> {
+    let settlement: Settlement;
+    try {
+      settlement = await settler.settle(call.payment);
+    } catch (err) {
+      if (!(err instanceof SettlementError)) throw err;
+      return err.transient ? { kind: 'settlement-unavailable', reason: err.reason, message: err.message } : { kind: 'rejected', reason: err.reason, message: err.message };
+    }
+    const settled = settledOf(settlement);
+    const claimEvents = [authorizedEvent(stream, authorized), settledEvent(stream, settled)];
+    const store = claimBeforeFirstAppend(deps.store, () => appendClaim(deps.store, stream, authorized, claimEvents));
+    try {
+      const ctx: CallContext = { ...callContext(deps, authorized.authorizedAt, authorized.payer, stream), store };
+      const result = await runOperation(call.op, call.input, ctx);
+      const signed = signedEvent(stream, signedOf(call.op, result, ctx.now));
+      if (await store.claimedYet()) await deps.store.appendToStream(stream, [signed], { expectedRevision: BigInt(claimEvents.length - 1) });
+      else await appendClaim(deps.store, stream, authorized, [...claimEvents, signed]);
+      return { kind: 'signed', body: result.body, settlement: settled };
+    } catch (err) {
+      // Lost the claim (before or during the command, which then wrote nothing): not ours to sign.
+      if (err instanceof ClaimLostError) return undefined;
+      throw err;
+    }
   }
 
   /** Settle if not settled, run and sign if not signed, then answer from the stream. */
@@ -169,19 +206,8 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
         if (err.transient) return { kind: 'settlement-unavailable', reason: err.reason, message: err.message };
         return { kind: 'rejected', reason: err.reason, message: err.message };
       }
-      settled = {
-        mode: settlement.mode,
-        transaction: settlement.transaction,
-        network: settlement.network,
-        payer: settlement.payer.toLowerCase(),
-        amount: settlement.amount,
-        demo: settlement.demo,
-      };
-      const appended = await deps.store.appendToStream(
-        stream,
-        [{ id: eventId(stream, PAYMENT_EVENT_TYPES.settled), type: PAYMENT_EVENT_TYPES.settled, data: settled }],
-        { expectedRevision: authorized.revision },
-      );
+      settled = settledOf(settlement);
+      const appended = await deps.store.appendToStream(stream, [settledEvent(stream, settled)], { expectedRevision: authorized.revision });
       settledRevision = appended.nextExpectedRevision;
     }
 
@@ -194,20 +220,7 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
     // The clock of the first attempt: a resumed command rebuilds the same record.
     const ctx = callContext(deps, authorized.data.authorizedAt, authorized.data.payer, stream);
     const result = await runOperation(call.op, call.input, ctx);
-    const signed: ResultSigned = {
-      operation: call.op.id,
-      keyFamily: call.op.keyFamily!,
-      record: result.record,
-      sha256: result.seal.sha256,
-      ed25519Sig: result.seal.ed25519Sig,
-      keyId: result.seal.keyId,
-      signedAt: ctx.now,
-    };
-    await deps.store.appendToStream(
-      stream,
-      [{ id: eventId(stream, PAYMENT_EVENT_TYPES.signed), type: PAYMENT_EVENT_TYPES.signed, data: signed }],
-      { expectedRevision: settledRevision! },
-    );
+    await deps.store.appendToStream(stream, [signedEvent(stream, signedOf(call.op, result, ctx.now))], { expectedRevision: settledRevision! });
     return { kind: 'signed', body: result.body, settlement: settled };
   }
 
@@ -217,3 +230,31 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
 function callContext(deps: ServiceDeps, now: number, payer: string, paymentId: string): CallContext {
   return { ...deps, now, payer, paymentId };
 }
+
+function settledOf(settlement: Settlement): PaymentSettled {
+  return {
+    mode: settlement.mode,
+    transaction: settlement.transaction,
+    network: settlement.network,
+    payer: settlement.payer.toLowerCase(),
+    amount: settlement.amount,
+    demo: settlement.demo,
+  };
+}
+
+function signedOf(op: PricedOperation, result: SignedResult, signedAt: number): ResultSigned {
+  return {
+    operation: op.id,
+    keyFamily: op.keyFamily!,
+    record: result.record,
+    sha256: result.seal.sha256,
+    ed25519Sig: result.seal.ed25519Sig,
+    keyId: result.seal.keyId,
+    signedAt,
+  };
+}
+
+// Deterministic ids (payment stream, type): a replayed append of a step is the same append.
+const authorizedEvent = (stream: string, data: PaymentAuthorized): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.authorized), type: PAYMENT_EVENT_TYPES.authorized, data });
+const settledEvent = (stream: string, data: PaymentSettled): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.settled), type: PAYMENT_EVENT_TYPES.settled, data });
+const signedEvent = (stream: string, data: ResultSigned): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.signed), type: PAYMENT_EVENT_TYPES.signed, data });

@@ -26,17 +26,17 @@ const UINT256_MAX = (1n << 256n) - 1n;
 
 function writeUint(out: Uint8Array, offset: number, value: bigint): void {
   if (value < 0n || value > UINT256_MAX) throw new RangeError('value does not fit in uint256');
-  let v = value;
-  for (let i = offset + 31; i >= offset; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+  // One hex conversion instead of 32 BigInt shifts: this runs three times per paid call.
+  out.set(Buffer.from(value.toString(16).padStart(64, '0'), 'hex'), offset);
 }
 
 function writeHex(out: Uint8Array, offset: number, hex: string, bytes: number): void {
   // Right-aligned in its word: addresses are left-padded with zeros as ABI encoding wants.
   const start = offset + 32 - bytes;
-  for (let i = 0; i < bytes; i++) out[start + i] = parseInt(hex.slice(2 + i * 2, 4 + i * 2), 16);
+  const decoded = Buffer.from(hex.slice(2), 'hex');
+  if (decoded.length === bytes && hex.length === 2 + bytes * 2) out.set(decoded, start);
+  // Not well-formed hex (callers validate first): byte by byte, as before, rather than throw.
+  else for (let i = 0; i < bytes; i++) out[start + i] = parseInt(hex.slice(2 + i * 2, 4 + i * 2), 16);
 }
 
 const domainSeparators = new Map<string, Uint8Array>();

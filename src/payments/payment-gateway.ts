@@ -1,4 +1,4 @@
-import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { PricedOperation, ServiceDeps } from '../catalog/types.ts';
@@ -49,7 +49,7 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
           return {
             status: 200,
             body: outcome.body,
-            headers: { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settleResponseOf(outcome.settlement)), 'Cache-Control': 'private' },
+            headers: { 'PAYMENT-RESPONSE': encodeSettleResponse(settleResponseOf(outcome.settlement)), 'Cache-Control': 'private' },
           };
         case 'rejected':
           return paymentRequiredAnswer(request.op, deps, outcome.reason, outcome.message);
@@ -75,6 +75,14 @@ function paymentIdentifierOf(decoded: DecodedHeader): string | undefined {
   const { id, validation } = extractAndValidatePaymentIdentifier(decoded.raw as unknown as PaymentPayload);
   if (!validation.valid) throw new PaymentRejected(PAYMENT_REASONS.payload, `invalid payment-identifier extension: ${(validation.errors ?? []).join('; ')}`);
   return id ?? undefined;
+}
+
+/**
+ * What @x402/core's encodePaymentResponseHeader produces (standard base64 of the UTF-8 JSON; we
+ * never set extensionResponses, which it drops), without its character-by-character btoa.
+ */
+function encodeSettleResponse(response: SettleResponse): string {
+  return Buffer.from(JSON.stringify(response), 'utf8').toString('base64');
 }
 
 function settleResponseOf(settled: PaymentSettled): SettleResponse {

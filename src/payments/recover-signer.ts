@@ -32,35 +32,29 @@ const nativeRecover = loadNative();
 export const recoveryBackend: 'native' | 'noble' = nativeRecover ? 'native' : 'noble';
 const recoverPublicKey: Recover = nativeRecover ?? recoverWithNoble;
 
-/** Half the curve order: USDC's ECRecover rejects s above it (EIP-2), and so do we. */
-const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-const ZERO = 0n;
-
-function bytesOfHex(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
-}
-
-function bigintOf(bytes: Uint8Array): bigint {
-  return BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
-}
+/** Half the curve order, big-endian: USDC's ECRecover rejects s above it (EIP-2), and so do we. */
+const HALF_N = Buffer.from('7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0', 'hex');
+const ZERO_WORD = Buffer.alloc(32);
+const SIGNATURE_HEX = /^0x[0-9a-fA-F]{130}$/;
 
 /** The lowercase 0x address of a recovered signer, or undefined when the signature is not a valid one. */
 export function recoverSigner(digest: Uint8Array, signatureHex: string, backend: Recover = recoverPublicKey): string | undefined {
-  if (!/^0x[0-9a-fA-F]{130}$/.test(signatureHex)) return undefined;
-  const sig = bytesOfHex(signatureHex);
+  if (!SIGNATURE_HEX.test(signatureHex)) return undefined;
+  // Words compared as big-endian bytes: no BigInt parsing on the hot path.
+  const sig = Buffer.from(signatureHex.slice(2), 'hex');
   const v = sig[64]!;
   const recid = v >= 27 ? v - 27 : v;
   if (recid !== 0 && recid !== 1) return undefined;
-  const r = bigintOf(sig.subarray(0, 32));
-  const s = bigintOf(sig.subarray(32, 64));
-  if (r === ZERO || s === ZERO || s > HALF_N) return undefined;
+  const r = sig.subarray(0, 32);
+  const s = sig.subarray(32, 64);
+  if (r.equals(ZERO_WORD) || s.equals(ZERO_WORD) || s.compare(HALF_N) > 0) return undefined;
   let publicKey: Uint8Array;
   try {
     publicKey = backend(sig.subarray(0, 64), recid, digest);
   } catch {
     return undefined;
   }
-  return `0x${Buffer.from(keccak_256(publicKey.subarray(1))).subarray(12).toString('hex')}`;
+  return `0x${Buffer.from(keccak_256(publicKey.subarray(1))).toString('hex', 12)}`;
 }
 
 /** For the cross-check tests: the pure-JS path, whichever backend is in use. */

@@ -46,6 +46,13 @@ export class SettlementError extends Error {
 
 export interface Settler {
   readonly mode: Settlement['mode'];
+  /**
+   * false when settling moves no money and is a pure function of the payment (local mode): the
+   * saga may then record the claim, the settlement and the result in one atomic append
+   * (commands/payment-claim.ts). Absent means true, so that any other settler, or a wrapper
+   * around one, keeps the three-step saga with every step durable before the next.
+   */
+  readonly movesFunds?: boolean;
   /** Checks the settler can still move the funds (facilitator /verify, on-chain balance and nonce state). */
   verify(payment: VerifiedPayment): Promise<void>;
   /** Moves the funds (or, locally, records that it would). Throws SettlementError. */

@@ -13,6 +13,7 @@ export const LOCAL_TRANSACTION_PREFIX = 'local-demo:';
 export function createLocalSettler(): Settler {
   return {
     mode: 'local',
+    movesFunds: false,
     async verify() {},
     async settle(payment: VerifiedPayment): Promise<Settlement> {
       return localSettlement(payment);

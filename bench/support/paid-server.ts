@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PaymentPayload } from '@x402/core/types';
+import { koaBody } from 'koa-body';
+import Koa from 'koa';
+import { verifyTypedData, type Hex } from 'viem';
+import { findOperation } from '../../src/catalog/index.ts';
+import { loadSettings } from '../../src/config.ts';
+import { openEventStore } from '../../src/events/open-store.ts';
+import { transferAuthorizationDigest, type TokenDomain } from '../../src/payments/eip3009-digest.ts';
+import { paymentRequirements, resourceUrl } from '../../src/payments/quote.ts';
+import { recoverSigner } from '../../src/payments/recover-signer.ts';
+import { createLogger, startService } from '../../src/service.ts';
+import { createKeyring } from '../../src/signing/keyring.ts';
+import { seal } from '../../src/signing/seal.ts';
+import { tokenDomainOf } from './paid-payments.ts';
+
+/**
+ * One server of the paid-call benchmark, in its own process, on loopback, with its own fresh
+ * durable file log (so that the same pre-signed payments can be spent once in every server):
+ *   PAID_CALL_BENCH_SERVER=full - the service as `npm start` runs it, SETTLEMENT=local
+ *   PAID_CALL_BENCH_SERVER=bare - Koa + body parser, decode the header (base64, JSON), check
+ *       payTo/value/validBefore, hand-built EIP-712 digest, native secp256k1 recovery, ONE
+ *       group-committed append (expected revision "no stream" on the payment stream, i.e. the
+ *       nonce claim), Ed25519 seal of the record; none of our framework
+ *   PAID_CALL_BENCH_SERVER=viem - bare, but verifying with viem's verifyTypedData
+ * Prints `listening <url>` for spawnServer; SIGTERM closes the log and removes its directory.
+ */
+type Role = 'full' | 'bare' | 'viem';
+
+interface Authorization {
+  from: Hex;
+  to: Hex;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: Hex;
+}
+
+const role = process.env['PAID_CALL_BENCH_SERVER'] as Role | undefined;
+if (role !== 'full' && role !== 'bare' && role !== 'viem') throw new Error(`PAID_CALL_BENCH_SERVER must be full, bare or viem, not ${String(role)}`);
+
+const dataDir = mkdtempSync(join(tmpdir(), `bench-paid-${role}-`));
+// The durable file log, whatever the environment says: that is what the issue measures.
+const settings = loadSettings({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SETTLEMENT: 'local', EVENTSTORE_URL: undefined });
+const log = createLogger(settings);
+const store = await openEventStore(settings, log);
+let closeServer: () => Promise<void>;
+
+if (role === 'full') {
+  const service = await startService(settings, store, log);
+  closeServer = () => service.close();
+  console.log(`listening ${service.url}`);
+} else {
+  const keyring = createKeyring(settings.ATTESTATION_SECRET!);
+  const op = findOperation('veritrack.attest')!;
+  const requirements = paymentRequirements(op, settings);
+  const domain = tokenDomainOf(requirements);
+  const payTo = requirements.payTo.toLowerCase();
+  const app = new Koa();
+  app.use(koaBody({ jsonLimit: '1mb' }));
+  app.use(async (ctx) => {
+    const payload = JSON.parse(Buffer.from(ctx.get('payment-signature'), 'base64').toString('utf8')) as PaymentPayload;
+    const { authorization: a, signature } = payload.payload as { authorization: Authorization; signature: Hex };
+    const now = Math.floor(Date.now() / 1000);
+    if (a.to.toLowerCase() !== payTo || a.value !== requirements.amount || BigInt(a.validBefore) < BigInt(now + 6)) ctx.throw(402);
+    const valid = role === 'viem' ? await verifyWithViem(domain, a, signature) : recoverSigner(transferAuthorizationDigest(domain, a), signature) === a.from.toLowerCase();
+    if (!valid) ctx.throw(402);
+    await store.appendToStream(`payment-${a.from.toLowerCase()}-${a.nonce.toLowerCase()}`, [{ id: randomUUID(), type: 'PaymentSettled', data: { ...a } }], { expectedRevision: 'no_stream' });
+    const input = ctx.request.body as { kind: string; claim: Record<string, unknown> };
+    const record = { kind: input.kind, attestedAt: now, claim: input.claim };
+    ctx.body = { ...record, ...seal(keyring, 'veritrack', record), resource: resourceUrl(op, '') };
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  closeServer = () => new Promise((resolve) => server.close(() => resolve()));
+  console.log(`listening http://127.0.0.1:${(server.address() as { port: number }).port}`);
+}
+
+process.once('SIGTERM', () => {
+  void closeServer()
+    .then(() => store.close())
+    .finally(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+});
+
+function verifyWithViem(domain: TokenDomain, a: Authorization, signature: Hex): Promise<boolean> {
+  return verifyTypedData({
+    address: a.from,
+    domain: { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract as Hex },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    message: { from: a.from, to: a.to, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce },
+    signature,
+  });
+}

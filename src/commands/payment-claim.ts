@@ -1,0 +1,68 @@
+import { PAYMENT_EVENT_TYPES, type PaymentAuthorized } from '../events/payment-events.ts';
+import { WrongExpectedRevisionError, type EventData, type EventStore } from '../events/port.ts';
+
+/**
+ * Claiming a payment's nonce when settling it moves no money (local settlement). Then nothing
+ * irreversible separates the claim from the settlement record, and for a command that appends no
+ * domain events nothing separates either from the sealed result: the saga's three events go in
+ * ONE atomic append (expected revision "no stream"), durable before the answer. A crash before it
+ * leaves nothing (nothing was charged, the payment is still spendable); after it, everything.
+ *
+ * A command that does append domain events gets a store whose first append claims the payment
+ * first (PaymentAuthorized + PaymentSettled, durable), so that no side effect ever happens for a
+ * payment another request owns; its ResultSigned follows once it has run, as in the three-step saga.
+ */
+
+/** Another request (or another process) holds the claim: the caller resumes from the stored stream. */
+export class ClaimLostError extends Error {
+  constructor(readonly stream: string) {
+    super(`payment stream ${stream} was claimed by another call`);
+    this.name = 'ClaimLostError';
+  }
+}
+
+/**
+ * Appends the claim (with whatever follows it atomically) at "no stream" and makes sure what is
+ * stored is this call's. Appends are idempotent by event id and the saga's ids depend on the
+ * payment only, so an append can "succeed" over another call's events for the same payment
+ * (another process on a shared store, another request, another clock): the first event is read
+ * back and compared. Throws ClaimLostError when the stream is someone else's.
+ */
+export async function appendClaim(store: EventStore, stream: string, authorized: PaymentAuthorized, events: EventData[]): Promise<void> {
+  try {
+    await store.appendToStream(stream, events, { expectedRevision: 'no_stream' });
+  } catch (err) {
+    if (err instanceof WrongExpectedRevisionError) throw new ClaimLostError(stream);
+    throw err;
+  }
+  const [first] = await store.readStream(stream, { maxCount: 1 });
+  // Our own event, written by this code: two fields decide whose it is, no schema parse needed.
+  const stored = first?.type === PAYMENT_EVENT_TYPES.authorized ? (first.data as Partial<PaymentAuthorized> | null) : undefined;
+  if (stored?.requestHash !== authorized.requestHash || stored.authorizedAt !== authorized.authorizedAt) throw new ClaimLostError(stream);
+}
+
+/**
+ * The store a command sees while the payment is not claimed yet: reads pass through, the first
+ * append waits for `claim()` (once, shared by concurrent appends) before it goes to the store.
+ */
+export function claimBeforeFirstAppend(store: EventStore, claim: () => Promise<void>): EventStore & { claimedYet(): Promise<boolean> } {
+  let claiming: Promise<void> | undefined;
+  return {
+    /** Whether the command made the claim (waiting for it, should an append still be in flight). */
+    async claimedYet() {
+      if (!claiming) return false;
+      await claiming;
+      return true;
+    },
+    async appendToStream(stream, events, options) {
+      claiming ??= claim();
+      await claiming;
+      return store.appendToStream(stream, events, options);
+    },
+    readStream: (stream, options) => store.readStream(stream, options),
+    readAll: (options) => store.readAll(options),
+    subscribeToAll: (options) => store.subscribeToAll(options),
+    // The command borrows the service's store; closing it is not the command's business.
+    close: async () => {},
+  };
+}
