@@ -148,7 +148,7 @@ export class GroupCommitWriter {
     let offset = this.tailBytes + (buffer.length - batch.recordBytes);
     for (let i = 0; i < lengths.length; i++) {
       const length = lengths[i]!;
-      index.locate(batch.firstPosition + i, { segment: segmentNumber, offset, length });
+      index.locateAt(batch.firstPosition + i, segmentNumber, offset, length);
       offset += length;
     }
     let written = 0;

@@ -68,11 +68,16 @@ export class LogIndex {
 
   /** Records where the event at `position` (the next unlocated one) was written. */
   locate(position: number, location: Location): void {
+    this.locateAt(position, location.segment, location.offset, location.length);
+  }
+
+  /** locate() without a Location object: the writer calls it for every event it writes. */
+  locateAt(position: number, segment: number, offset: number, length: number): void {
     if (position !== this.located) throw new Error(`index out of order: locating ${position}, expected ${this.located}`);
     if (position >= this.segmentOf.length) this.grow();
-    this.segmentOf[position] = location.segment;
-    this.offsetOf[position] = location.offset;
-    this.lengthOf[position] = location.length;
+    this.segmentOf[position] = segment;
+    this.offsetOf[position] = offset;
+    this.lengthOf[position] = length;
     this.located++;
   }
 
