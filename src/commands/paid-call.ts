@@ -16,6 +16,8 @@ import { bindPaymentIdentifier, checkPaymentIdentifier, type PaymentIdentifierCl
 import { readPaymentStream, waitWhileInFlight, type PaymentProgress } from './payment-stream.ts';
 import { presentSignedResult, runOperation, type SignedResult } from './run-operation.ts';
 
+const MAX_REMEMBERED_STREAMS = 10_000;
+
 /** One verified paid request, as the gateway hands it to the saga. */
 export interface PaidCall {
   op: PricedOperation;
@@ -56,6 +58,13 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
   const queues = new Map<string, Promise<void>>();
   /** Streams this process has worked on: nobody else is presumed to be moving them forward. */
   const ownedHere = new Set<string>();
+  const rememberOwned = (stream: string) => {
+    ownedHere.delete(stream);
+    ownedHere.add(stream);
+    // Bounded: a payer who never retries must not cost memory forever (oldest forgotten first;
+    // forgetting only means one extra short wait on a late retry).
+    if (ownedHere.size > MAX_REMEMBERED_STREAMS) ownedHere.delete(ownedHere.values().next().value!);
+  };
 
   async function serialised<T>(key: string, work: () => Promise<T>): Promise<T> {
     const previous = queues.get(key) ?? Promise.resolve();
@@ -92,8 +101,11 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
       } else if (!ownedHere.has(stream)) {
         progress = await waitWhileInFlight(deps.store, stream, progress);
       }
-      ownedHere.add(stream);
-      return resume(call, deps, stream, progress);
+      const outcome = await resume(call, deps, stream, progress);
+      // Only an unfinished settlement is worth remembering; a finished stream needs no waiting.
+      if (outcome.kind === 'settlement-unavailable') rememberOwned(stream);
+      else ownedHere.delete(stream);
+      return outcome;
     });
   }
 

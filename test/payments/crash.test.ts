@@ -46,6 +46,16 @@ const body = JSON.stringify({ kind: 'model-eval', claim: { model: 'crash', score
 const post = (url: string, payment: string) =>
   fetch(`${url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': payment }, body });
 
+/** What a killed server left durable in the payment stream. */
+async function streamTypes(dataDir: string, stream: string): Promise<string[]> {
+  const store = await openEventStoreForReading({ DATA_DIR: dataDir }, quiet);
+  try {
+    return (await store.readStream(stream)).map((e) => e.type);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('the paid-call saga survives SIGKILL at each step', () => {
   it('killed before PaymentSettled, then before ResultSigned: each retry resumes, one settlement, the audit passes', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'attest-pay-crash-'));
@@ -57,11 +67,13 @@ describe('the paid-call saga survives SIGKILL at each step', () => {
     const stream = `payment-${payment.authorization.from.toLowerCase()}-${payment.authorization.nonce}`;
     await expect(post(first.url, payment.header)).rejects.toThrow();
     expect(await first.exited).toBe('SIGKILL');
+    expect(await streamTypes(dataDir, stream)).toEqual([PAYMENT_EVENT_TYPES.authorized]);
 
     // The retry finds the nonce claimed, settles, and dies after PaymentSettled is durable.
     const second = await startServer(dataDir, PAYMENT_EVENT_TYPES.signed);
     await expect(post(second.url, payment.header)).rejects.toThrow();
     expect(await second.exited).toBe('SIGKILL');
+    expect(await streamTypes(dataDir, stream)).toEqual([PAYMENT_EVENT_TYPES.authorized, PAYMENT_EVENT_TYPES.settled]);
 
     const third = await startServer(dataDir);
     try {
