@@ -54,6 +54,11 @@ describe('json-text: the append path serialiser', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => {
       expect(jsonString(s)).toBe(JSON.stringify(s));
     }), { numRuns: 2000 });
+    // Long strings are written on their own (not concatenated): the same text must result.
+    const long = fc.oneof(fc.string({ unit, minLength: 120, maxLength: 400 }), fc.string({ unit: 'grapheme-ascii', minLength: 120, maxLength: 400 }));
+    fc.assert(fc.property(fc.array(fc.record({ a: long, b: fc.array(long, { maxLength: 3 }), c: fc.integer() }), { maxLength: 3 }), (v) => {
+      expect(jsonText(v)).toBe(JSON.stringify(v));
+    }), { numRuns: 1000 });
   });
 });
 

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
 import type { RecordedEvent } from '../port.ts';
 import { crc32 } from './crc32.ts';
-import { jsonString, jsonText } from './json-text.ts';
+import { jsonString, jsonText, writeJson, type TextOut } from './json-text.ts';
 
 /**
  * One frame on disk: u32le payload length, u32le CRC-32 of the payload, then the payload.
@@ -56,16 +56,21 @@ export function hasBatchHeaderAfter(bytes: Buffer, from: number): boolean {
 }
 
 /**
- * The JSON payload of an event record: the fields of RecordPayload, in that order, exactly what
- * JSON.stringify of that object gives (see json-text.ts for why it is not called), except that
- * data or metadata that JSON cannot represent (undefined, a function) is refused here instead of
- * being written as a record that recovery would then reject as unreadable.
+ * Writes the JSON payload of an event record: the fields of RecordPayload, in that order, exactly
+ * what JSON.stringify of that object gives (see json-text.ts for why it is not called), except
+ * that data or metadata that JSON cannot represent (undefined, a function) is refused here
+ * instead of being written as a record that recovery would then reject as unreadable.
  */
-export function recordPayload(position: number, stream: string, revision: number, id: string, type: string, recordedAt: number, data: JsonValue, metadata: JsonObject): string {
-  const d = jsonText(data);
+export function writeRecordPayload(out: TextOut, position: number, stream: string, revision: number, id: string, type: string, recordedAt: number, data: JsonValue, metadata: JsonObject): void {
   const m = jsonText(metadata);
-  if (d === undefined || m === undefined || m[0] !== '{') throw new TypeError(`event ${id}: data and metadata must be JSON (metadata an object)`);
-  return `{"p":${position},"s":${jsonString(stream)},"r":${revision},"i":${jsonString(id)},"t":${jsonString(type)},"a":${jsonText(recordedAt)},"d":${d},"m":${m}}`;
+  if (m === undefined || m[0] !== '{') throw notJson(id);
+  out.write(`{"p":${position},"s":${jsonString(stream)},"r":${revision},"i":${jsonString(id)},"t":${jsonString(type)},"a":${jsonText(recordedAt)},"d":`);
+  if (!writeJson(out, data)) throw notJson(id);
+  out.write(`,"m":${m}}`);
+}
+
+function notJson(id: string): TypeError {
+  return new TypeError(`event ${id}: data and metadata must be JSON (metadata an object)`);
 }
 
 /** Writes length and CRC-32 of the `payloadLength` bytes of payload already at `at + 8`. */

@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import { EventStoreUnavailableError } from '../port.ts';
+import { EventStoreUnavailableError, type EventData } from '../port.ts';
+import { writeRecordPayload } from './framing.ts';
 import type { LogIndex } from './log-index.ts';
 import { createSegment } from './recovery.ts';
 import { SEGMENT_HEADER_BYTES, type SegmentFile } from './segment.ts';
@@ -57,11 +58,12 @@ export class GroupCommitWriter {
   }
 
   /**
-   * Stages one append, the record payloads of its events at positions from `firstPosition` on,
-   * all or nothing: throws (staging nothing) when a record is too large or the log has failed.
-   * The returned promise settles once the batch holding the append is synced.
+   * Stages one append, the records of `events` at positions from `firstPosition` and revisions
+   * of `stream` from `firstRevision` on, all or nothing: throws (staging nothing) when a record
+   * is too large or not JSON, or the log has failed. The returned promise settles once the batch
+   * holding the append is synced.
    */
-  append(firstPosition: number, payloads: readonly string[], ids: readonly { readonly id: string }[]): Promise<void> {
+  append(firstPosition: number, stream: string, firstRevision: number, recordedAt: number, events: readonly EventData[]): Promise<void> {
     if (this.failure) throw this.failure;
     let batch = this.queue.at(-1);
     if (!batch) {
@@ -70,7 +72,12 @@ export class GroupCommitWriter {
     }
     const mark = batch.mark();
     try {
-      for (let i = 0; i < payloads.length; i++) batch.stage(payloads[i]!, ids[i]!.id);
+      for (let i = 0; i < events.length; i++) {
+        const e = events[i]!;
+        batch.beginRecord(e.id);
+        writeRecordPayload(batch, firstPosition + i, stream, firstRevision + i, e.id, e.type, recordedAt, e.data, e.metadata ?? {});
+        batch.endRecord();
+      }
     } catch (err) {
       batch.rollback(mark);
       throw err;

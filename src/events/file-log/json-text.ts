@@ -21,58 +21,131 @@ const NOTHING_TO_ESCAPE = /^[^\u0000-\u001f"\\\ud800-\udfff]*$/;
 /** Thrown inside the fast path when a value is not plain: the caller starts over with JSON.stringify. */
 const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
 
+/**
+ * Strings at least this long go to the output on their own instead of being concatenated into
+ * the surrounding text: a long concatenation must be flattened (copied) before it can be
+ * encoded, which cost more than the encoding itself.
+ */
+const LONG_STRING = 128;
+
+/** Where JSON text goes. `cursor` can be set back, to drop what was written since. */
+export interface TextOut {
+  cursor: number;
+  write(text: string): void;
+}
+
 export function jsonString(s: string): string {
   return NOTHING_TO_ESCAPE.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
 /** JSON.stringify(value), or undefined where JSON.stringify gives undefined. Throws what it throws. */
 export function jsonText(value: unknown): string | undefined {
+  const out = new StringOut();
+  return writeJson(out, value) ? out.text : undefined;
+}
+
+/**
+ * Writes JSON.stringify(value) to `out`; returns false, having written nothing, where
+ * JSON.stringify gives undefined. Throws what JSON.stringify throws.
+ */
+export function writeJson(out: TextOut, value: unknown): boolean {
+  const start = out.cursor;
   try {
-    return plainJson(value);
+    const emitter = new PlainEmitter(out);
+    emitter.value(value);
+    emitter.flush();
+    return true;
   } catch (err) {
     // A stack overflow on very deep data also ends here: JSON.stringify then decides.
     if (err !== NOT_PLAIN && !(err instanceof RangeError)) throw err;
-    return JSON.stringify(value) as string | undefined;
+    out.cursor = start;
+    const text = JSON.stringify(value) as string | undefined;
+    if (text === undefined) return false;
+    out.write(text);
+    return true;
   }
 }
 
-function plainJson(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return jsonString(value);
-    case 'number':
-      if (!Number.isFinite(value)) throw NOT_PLAIN;
-      // Number::toString, as JSON.stringify writes numbers (and -0 as "0").
-      return String(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object': {
-      if (value === null) return 'null';
-      const proto: unknown = Object.getPrototypeOf(value);
-      if (Array.isArray(value) && proto === Array.prototype) return plainArray(value as unknown[]);
-      if ((proto === Object.prototype || proto === null) && !('toJSON' in value)) return plainObject(value as Record<string, unknown>);
-      throw NOT_PLAIN;
+/** Emits plain values; short text is gathered and written in one piece. */
+class PlainEmitter {
+  private pending = '';
+
+  constructor(private readonly out: TextOut) {}
+
+  flush(): void {
+    if (this.pending.length > 0) this.out.write(this.pending);
+    this.pending = '';
+  }
+
+  value(value: unknown): void {
+    switch (typeof value) {
+      case 'string':
+        if (value.length >= LONG_STRING && NOTHING_TO_ESCAPE.test(value)) {
+          this.pending += '"';
+          this.flush();
+          this.out.write(value);
+          this.pending = '"';
+        } else {
+          this.pending += jsonString(value);
+        }
+        return;
+      case 'number':
+        if (!Number.isFinite(value)) throw NOT_PLAIN;
+        // Number::toString, as JSON.stringify writes numbers (and -0 as "0").
+        this.pending += String(value);
+        return;
+      case 'boolean':
+        this.pending += value ? 'true' : 'false';
+        return;
+      case 'object': {
+        if (value === null) {
+          this.pending += 'null';
+          return;
+        }
+        const proto: unknown = Object.getPrototypeOf(value);
+        if (Array.isArray(value) && proto === Array.prototype) return this.array(value as unknown[]);
+        if ((proto === Object.prototype || proto === null) && !('toJSON' in value)) return this.object(value as Record<string, unknown>);
+        throw NOT_PLAIN;
+      }
+      default:
+        throw NOT_PLAIN;
     }
-    default:
-      throw NOT_PLAIN;
+  }
+
+  private array(values: unknown[]): void {
+    this.pending += '[';
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) this.pending += ',';
+      this.value(values[i]);
+    }
+    this.pending += ']';
+  }
+
+  private object(object: Record<string, unknown>): void {
+    // Object.keys lists exactly the properties JSON.stringify writes, in the same order.
+    const keys = Object.keys(object);
+    this.pending += '{';
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      this.pending += (i === 0 ? '' : ',') + jsonString(key) + ':';
+      this.value(object[key]);
+    }
+    this.pending += '}';
   }
 }
 
-function plainArray(values: unknown[]): string {
-  if (values.length === 0) return '[]';
-  let out = '[' + plainJson(values[0]);
-  for (let i = 1; i < values.length; i++) out += ',' + plainJson(values[i]);
-  return out + ']';
-}
+class StringOut implements TextOut {
+  text = '';
 
-function plainObject(object: Record<string, unknown>): string {
-  // Object.keys lists exactly the properties JSON.stringify writes, in the same order.
-  const keys = Object.keys(object);
-  if (keys.length === 0) return '{}';
-  let out = '{';
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    out += (i === 0 ? '' : ',') + jsonString(key) + ':' + plainJson(object[key]);
+  get cursor(): number {
+    return this.text.length;
   }
-  return out + '}';
+
+  set cursor(at: number) {
+    this.text = this.text.slice(0, at);
+  }
+
+  write(text: string): void {
+    this.text += text;
+  }
 }

@@ -1,4 +1,5 @@
 import { BATCH_HEADER_BYTES, FRAME_HEADER_BYTES, MAX_RECORD_BYTES, writeBatchHeader, writeFrameHeader } from './framing.ts';
+import type { TextOut } from './json-text.ts';
 
 /** Room a fresh batch starts with: 64 one-KiB records, the size of a full batch under load. */
 const INITIAL_CAPACITY = 64 * 1024 + BATCH_HEADER_BYTES;
@@ -10,18 +11,21 @@ export interface StageMark {
 }
 
 /**
- * One group commit being assembled. Each append encodes its frames straight into one buffer,
+ * One group commit being assembled. Each append writes its records' JSON straight into one buffer,
  * behind room left for the batch header, so a batch is written with no per-event buffers and no
  * concatenation copy. Every append of the batch is acknowledged by one shared promise, settled
  * after the fdatasync that covers the whole batch.
  */
-export class StagedBatch {
+export class StagedBatch implements TextOut {
   bytes: Buffer;
   /** End of the staged frames in `bytes`. */
   end = BATCH_HEADER_BYTES;
   /** Frame length of each staged event, in position order: the index needs them once written. */
   readonly frameLengths: number[] = [];
   readonly durable: Promise<void>;
+  /** Write position inside the record being staged (see beginRecord). */
+  cursor = 0;
+  private recordId = '';
   private settle!: { resolve(): void; reject(error: Error): void };
 
   constructor(
@@ -51,21 +55,32 @@ export class StagedBatch {
     return { end: this.end, events: this.frameLengths.length };
   }
 
-  /** Encodes one event record (UTF-8 JSON `payload`) as a checksummed frame at the end of the batch. */
-  stage(payload: string, eventId: string): void {
-    // UTF-8 needs at least one byte per UTF-16 unit: a longer string is too large for sure.
-    if (payload.length > MAX_RECORD_BYTES) throw tooLarge(eventId, Buffer.byteLength(payload, 'utf8'));
-    const at = this.end;
-    const room = this.bytes.length - at - FRAME_HEADER_BYTES;
+  /** Starts an event record frame at the end of the batch: its JSON goes in with write(). */
+  beginRecord(eventId: string): void {
+    this.cursor = this.end + FRAME_HEADER_BYTES;
+    this.recordId = eventId;
+  }
+
+  /** Appends UTF-8 text to the record begun last. */
+  write(text: string): void {
+    const written = this.cursor - this.end - FRAME_HEADER_BYTES;
+    // UTF-8 needs at least one byte per UTF-16 unit: past this the record is too large for sure.
+    if (written + text.length > MAX_RECORD_BYTES) throw tooLarge(this.recordId, written + Buffer.byteLength(text, 'utf8'));
+    const room = this.bytes.length - this.cursor;
     // At most 3 bytes per UTF-16 unit; only count exactly when the cheap bound does not fit.
-    if (room < payload.length * 3) {
-      const needed = Buffer.byteLength(payload, 'utf8');
-      if (room < needed) this.grow(at + FRAME_HEADER_BYTES + needed);
+    if (room < text.length * 3) {
+      const needed = Buffer.byteLength(text, 'utf8');
+      if (room < needed) this.grow(this.cursor + needed);
     }
-    const length = this.bytes.write(payload, at + FRAME_HEADER_BYTES, 'utf8');
-    if (length > MAX_RECORD_BYTES) throw tooLarge(eventId, length);
-    writeFrameHeader(this.bytes, at, length);
-    this.end = at + FRAME_HEADER_BYTES + length;
+    this.cursor += this.bytes.write(text, this.cursor, 'utf8');
+  }
+
+  /** Closes the record begun last: writes its frame header (length and checksum). */
+  endRecord(): void {
+    const length = this.cursor - this.end - FRAME_HEADER_BYTES;
+    if (length > MAX_RECORD_BYTES) throw tooLarge(this.recordId, length);
+    writeFrameHeader(this.bytes, this.end, length);
+    this.end = this.cursor;
     this.frameLengths.push(FRAME_HEADER_BYTES + length);
   }
 
@@ -101,7 +116,8 @@ export class StagedBatch {
 
   private grow(minimum: number): void {
     const bytes = Buffer.allocUnsafe(Math.max(minimum, this.bytes.length * 2));
-    this.bytes.copy(bytes, 0, 0, this.end);
+    // A record being written lies between end and cursor.
+    this.bytes.copy(bytes, 0, 0, Math.max(this.end, this.cursor));
     this.bytes = bytes;
   }
 }

@@ -14,7 +14,7 @@ import {
   type Subscription,
 } from '../port.ts';
 import { createSubscriptionHub } from '../subscription-hub.ts';
-import { BATCH_HEADER_BYTES, decodeRecord, FRAME_HEADER_BYTES, recordPayload } from './framing.ts';
+import { BATCH_HEADER_BYTES, decodeRecord, FRAME_HEADER_BYTES } from './framing.ts';
 import { GroupCommitWriter } from './group-commit.ts';
 import { acquireLock } from './lock.ts';
 import { stderrLogger, type EventLogger } from './logger.ts';
@@ -143,16 +143,10 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       const last = entries?.positions.at(-1);
       return { nextExpectedRevision: BigInt(length - 1), position: BigInt(last ?? index.nextPosition - 1) };
     }
-    // The JSON payloads are the snapshot of the caller's objects (nothing else keeps them), so a
-    // caller mutating its data afterwards changes nothing that was appended.
+    // The records written to the batch are the snapshot of the caller's objects (nothing else
+    // keeps them), so a caller mutating its data afterwards changes nothing that was appended.
     const firstPosition = index.nextPosition;
-    const now = Date.now();
-    const payloads: string[] = [];
-    for (let i = 0; i < events.length; i++) {
-      const e = events[i]!;
-      payloads.push(recordPayload(firstPosition + i, stream, length + i, e.id, e.type, now, e.data, e.metadata ?? {}));
-    }
-    const durable = writer.append(firstPosition, payloads, events);
+    const durable = writer.append(firstPosition, stream, length, Date.now(), events);
     index.reserve(stream, events);
     await durable;
     return { nextExpectedRevision: BigInt(length + events.length - 1), position: BigInt(firstPosition + events.length - 1) };
