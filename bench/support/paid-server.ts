@@ -9,7 +9,7 @@ import { verifyTypedData, type Hex } from 'viem';
 import { findOperation } from '../../src/catalog/index.ts';
 import { loadSettings } from '../../src/config.ts';
 import { openEventStore } from '../../src/events/open-store.ts';
-import { transferAuthorizationDigest, type TokenDomain } from '../../src/payments/eip3009-digest.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES, transferAuthorizationDigest, type TokenDomain } from '../../src/payments/eip3009-digest.ts';
 import { paymentRequirements, resourceUrl } from '../../src/payments/quote.ts';
 import { recoverSigner } from '../../src/payments/recover-signer.ts';
 import { createLogger, startService } from '../../src/service.ts';
@@ -92,16 +92,7 @@ function verifyWithViem(domain: TokenDomain, a: Authorization, signature: Hex): 
   return verifyTypedData({
     address: a.from,
     domain: { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract as Hex },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: { from: a.from, to: a.to, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce },
     signature,

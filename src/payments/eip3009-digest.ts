@@ -11,8 +11,20 @@ const encoder = new TextEncoder();
 const keccakText = (text: string): Uint8Array => keccak_256(encoder.encode(text));
 
 const DOMAIN_TYPEHASH = keccakText('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)');
+/** The EIP-712 type the payer signs, in the shape wallets and viem take; the typehash derives from it. */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
 export const TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccakText(
-  'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
+  `TransferWithAuthorization(${TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization.map((m) => `${m.type} ${m.name}`).join(',')})`,
 );
 
 export interface TokenDomain {
