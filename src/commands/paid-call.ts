@@ -1,5 +1,6 @@
 import type { CallContext, PricedOperation, Refusal, ServiceDeps } from '../catalog/types.ts';
 import { eventId } from '../events/event-ids.ts';
+import { isSoleWriter } from '../events/sole-writer.ts';
 import {
   PAYMENT_EVENT_TYPES,
   paymentStreamName,
@@ -81,7 +82,13 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
     }
   }
 
+  /** This saga's identity as a writer of payment streams (events/sole-writer.ts). */
+  const owner = {};
+
   async function run(call: PaidCall, deps: ServiceDeps): Promise<PaidCallOutcome> {
+    // Asked before anything is written, so that a second saga on the same store is known before
+    // its first append and the read-back of claims comes back for both.
+    isSoleWriter(deps.store, owner);
     const payer = call.payment.authorization.from.toLowerCase();
     const stream = paymentStreamName(payer, call.payment.authorization.nonce);
 
@@ -161,7 +168,9 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
     }
     // Read back rather than trust our own copy: appends are idempotent by event id, so a claim by
     // another process for this payment (another request, another clock) also "succeeds" here,
-    // and what is stored is what every step after this must follow.
+    // and what is stored is what every step after this must follow. Unless nobody else writes
+    // this store's payment streams: then the queue made the stream ours, and our copy is it.
+    if (isSoleWriter(deps.store, owner)) return { kind: 'claimed', progress: { authorized: { data: authorized, revision: 0n } } };
     return { kind: 'claimed', progress: await readPaymentStream(deps.store, stream) };
   }
 
@@ -186,17 +195,22 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
     }
     const settled = settledOf(settlement);
     const claimEvents = [authorizedEvent(stream, authorized), settledEvent(stream, settled)];
-    const store = claimBeforeFirstAppend(deps.store, () => appendClaim(deps.store, stream, authorized, claimEvents));
+    // The stream was absent when this call, inside its queue, read it (run above).
+    const writesAlone = () => isSoleWriter(deps.store, owner);
+    const store = claimBeforeFirstAppend(deps.store, () => appendClaim(deps.store, stream, authorized, claimEvents, writesAlone));
     try {
       const ctx: CallContext = { ...callContext(deps, authorized.authorizedAt, authorized.payer, stream), store };
       const result = await runOperation(call.op, call.input, ctx);
       const signed = signedEvent(stream, signedOf(call.op, result, ctx.now));
       if (await store.claimedYet()) await deps.store.appendToStream(stream, [signed], { expectedRevision: BigInt(claimEvents.length - 1) });
-      else await appendClaim(deps.store, stream, authorized, [...claimEvents, signed]);
+      else await appendClaim(deps.store, stream, authorized, [...claimEvents, signed], writesAlone);
       return { kind: 'signed', body: result.body, settlement: settled };
     } catch (err) {
       // Lost the claim (before or during the command, which then wrote nothing): not ours to sign.
       if (err instanceof ClaimLostError) return undefined;
+      // A command that failed after starting the claim: this call keeps its queue until the
+      // claim has settled, so the next call for the stream reads what the claim left.
+      await store.claimedYet().catch(() => false);
       throw err;
     }
   }

@@ -27,14 +27,20 @@ export class ClaimLostError extends Error {
  * payment only, so an append can "succeed" over another call's events for the same payment
  * (another process on a shared store, another request, another clock): the first event is read
  * back and compared. Throws ClaimLostError when the stream is someone else's.
+ *
+ * `writesAlone`: whether the caller is the only writer of the stream and saw it absent before
+ * appending, with no append of its own to it still in flight; then the read-back is skipped.
  */
-export async function appendClaim(store: EventStore, stream: string, authorized: PaymentAuthorized, events: EventData[]): Promise<void> {
+export async function appendClaim(store: EventStore, stream: string, authorized: PaymentAuthorized, events: EventData[], writesAlone: () => boolean = () => false): Promise<void> {
   try {
     await store.appendToStream(stream, events, { expectedRevision: 'no_stream' });
   } catch (err) {
     if (err instanceof WrongExpectedRevisionError) throw new ClaimLostError(stream);
     throw err;
   }
+  // Asked after the append: nobody else can have written the stream since the caller saw it
+  // absent (events/sole-writer.ts), so the append was ours, not an idempotent match of another's.
+  if (writesAlone()) return;
   const [first] = await store.readStream(stream, { maxCount: 1 });
   // Our own event, written by this code: two fields decide whose it is, no schema parse needed.
   const stored = first?.type === PAYMENT_EVENT_TYPES.authorized ? (first.data as Partial<PaymentAuthorized> | null) : undefined;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { openFileEventStore, type HeadAwareEventStore } from './file-log/store.ts';
 import { stderrLogger, type EventLogger } from './file-log/logger.ts';
 import type { EventStore } from './port.ts';
+import { markExclusiveStore } from './sole-writer.ts';
 
 export type { EventLogger } from './file-log/logger.ts';
 export { CorruptLogError, DataDirectoryLockedError } from './file-log/errors.ts';
@@ -34,7 +35,8 @@ export async function openEventStore(settings: EventStoreSettings, log: EventLog
     log.info({ eventStore: 'eventstoredb' }, 'event store: EventStoreDB');
     return store;
   }
-  return openFileEventStore({ dir: eventLogDirectory(settings.DATA_DIR), log });
+  // Opened for writing, the file log holds its directory's lock: no other process writes to it.
+  return markExclusiveStore(await openFileEventStore({ dir: eventLogDirectory(settings.DATA_DIR), log }));
 }
 
 /**
