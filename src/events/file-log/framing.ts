@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
 import type { RecordedEvent } from '../port.ts';
 import { crc32 } from './crc32.ts';
-import { jsonString, jsonText, writeJson, type TextOut } from './json-text.ts';
+import { isEmptyPlainObject, jsonString, jsonText, writeJson, type TextOut } from './json-text.ts';
 
 /**
  * One frame on disk: u32le payload length, u32le CRC-32 of the payload, then the payload.
@@ -62,11 +62,16 @@ export function hasBatchHeaderAfter(bytes: Buffer, from: number): boolean {
  * instead of being written as a record that recovery would then reject as unreadable.
  */
 export function writeRecordPayload(out: TextOut, position: number, stream: string, revision: number, id: string, type: string, recordedAt: number, data: JsonValue, metadata: JsonObject): void {
-  const m = jsonText(metadata);
-  if (m === undefined || m[0] !== '{') throw notJson(id);
-  out.write(`{"p":${position},"s":${jsonString(stream)},"r":${revision},"i":${jsonString(id)},"t":${jsonString(type)},"a":${jsonText(recordedAt)},"d":`);
-  if (!writeJson(out, data)) throw notJson(id);
-  out.write(`,"m":${m}}`);
+  let tail = ',"m":{}}';
+  if (!isEmptyPlainObject(metadata)) {
+    const m = jsonText(metadata);
+    if (m === undefined || m[0] !== '{') throw notJson(id);
+    tail = `,"m":${m}}`;
+  }
+  // A finite number's JSON is its toString (recordedAt is Date.now(), always finite).
+  const at = Number.isFinite(recordedAt) ? String(recordedAt) : jsonText(recordedAt);
+  const head = `{"p":${position},"s":${jsonString(stream)},"r":${revision},"i":${jsonString(id)},"t":${jsonString(type)},"a":${at},"d":`;
+  if (!writeJson(out, data, head, tail)) throw notJson(id);
 }
 
 function notJson(id: string): TypeError {

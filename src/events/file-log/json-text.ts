@@ -45,15 +45,17 @@ export function jsonText(value: unknown): string | undefined {
 }
 
 /**
- * Writes JSON.stringify(value) to `out`; returns false, having written nothing, where
- * JSON.stringify gives undefined. Throws what JSON.stringify throws.
+ * Writes `prefix`, JSON.stringify(value), then `suffix` to `out`; returns false, having written
+ * nothing, where JSON.stringify gives undefined. Throws what JSON.stringify throws. The prefix
+ * and suffix go out with the value's first and last pieces: every write to a buffer is a call
+ * into native code, and a record is written in as few of them as possible.
  */
-export function writeJson(out: TextOut, value: unknown): boolean {
+export function writeJson(out: TextOut, value: unknown, prefix = '', suffix = ''): boolean {
   const start = out.cursor;
   try {
-    const emitter = new PlainEmitter(out);
+    const emitter = new PlainEmitter(out, prefix);
     emitter.value(value);
-    emitter.flush();
+    emitter.finish(suffix);
     return true;
   } catch (err) {
     // A stack overflow on very deep data also ends here: JSON.stringify then decides.
@@ -61,20 +63,37 @@ export function writeJson(out: TextOut, value: unknown): boolean {
     out.cursor = start;
     const text = JSON.stringify(value) as string | undefined;
     if (text === undefined) return false;
-    out.write(text);
+    out.write(prefix + text + suffix);
     return true;
   }
 }
 
+/** Whether JSON.stringify(value) is `{}`: the metadata of most events, worth no serialiser. */
+export function isEmptyPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if ('toJSON' in value) return false;
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
 /** Emits plain values; short text is gathered and written in one piece. */
 class PlainEmitter {
-  private pending = '';
-
-  constructor(private readonly out: TextOut) {}
+  constructor(
+    private readonly out: TextOut,
+    /** Text gathered and not yet written. */
+    private pending: string,
+  ) {}
 
   flush(): void {
     if (this.pending.length > 0) this.out.write(this.pending);
     this.pending = '';
+  }
+
+  finish(suffix: string): void {
+    this.pending += suffix;
+    this.flush();
   }
 
   value(value: unknown): void {

@@ -1,3 +1,5 @@
+import { IdTable } from './id-table.ts';
+
 /**
  * The in-memory index of the log: where each event lives (by global position), and each stream's
  * event ids and positions (by revision). Reading a stream or resuming from a position is a lookup,
@@ -20,40 +22,41 @@ export class LogIndex {
   private lengthOf = new Uint32Array(1024);
   private located = 0;
   readonly streams = new Map<string, StreamEntries>();
-  /** Event id -> position, for the idempotency check of appends with "any" or "exists". */
-  private readonly positionOfId = new Map<string, number>();
+  /** Event id of every reserved position (what the id table compares against). */
+  private readonly idOf: string[] = [];
+  /** Event id -> position, for the idempotency check of appends. */
+  private readonly positionOfId = new IdTable((position) => this.idOf[position]);
   /** Positions reserved by accepted appends, durable or not: the next append's first position. */
   nextPosition = 0;
 
   /** Reserves positions and revisions for an append; the writer locates them once written. */
-  reserve(stream: string, events: readonly { readonly id: string }[]): { firstPosition: number; firstRevision: number } {
+  reserve(stream: string, events: readonly { readonly id: string }[]): void {
     let entries = this.streams.get(stream);
     if (!entries) {
       entries = { ids: [], positions: [] };
       this.streams.set(stream, entries);
     }
     const firstPosition = this.nextPosition;
-    const firstRevision = entries.ids.length;
     for (let i = 0; i < events.length; i++) {
       const id = events[i]!.id;
       entries.ids.push(id);
       entries.positions.push(firstPosition + i);
+      this.idOf.push(id);
       this.positionOfId.set(id, firstPosition + i);
     }
     this.nextPosition += events.length;
-    return { firstPosition, firstRevision };
   }
 
   /** Whether any stream has an event with this id: when none has, an append cannot be a replay. */
   hasId(id: string): boolean {
-    return this.positionOfId.has(id);
+    return this.positionOfId.get(id) >= 0;
   }
 
   /** The revision of the event with this id in `stream`, or -1. */
   revisionOfId(stream: string, id: string): number {
     const position = this.positionOfId.get(id);
     const positions = this.streams.get(stream)?.positions;
-    if (position === undefined || !positions) return -1;
+    if (position < 0 || !positions) return -1;
     let low = 0;
     let high = positions.length - 1;
     while (low <= high) {

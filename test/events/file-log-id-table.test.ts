@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { IdTable } from '../../src/events/file-log/id-table.ts';
+import { LogIndex } from '../../src/events/file-log/log-index.ts';
+
+describe('IdTable: event id -> position of the last event with that id', () => {
+  it('finds every id across growth, and nothing else', () => {
+    const ids: string[] = [];
+    const table = new IdTable((position) => ids[position]);
+    for (let p = 0; p < 20_000; p++) {
+      ids.push(`id-${p}`);
+      table.set(ids[p]!, p);
+    }
+    for (let p = 0; p < 20_000; p++) expect(table.get(`id-${p}`)).toBe(p);
+    expect(table.get('id-20000')).toBe(-1);
+    expect(table.get('')).toBe(-1);
+  });
+
+  it('a repeated id points at its latest position', () => {
+    const ids = ['a', 'b', 'a'];
+    const table = new IdTable((position) => ids[position]);
+    ids.forEach((id, p) => table.set(id, p));
+    expect(table.get('a')).toBe(2);
+    expect(table.get('b')).toBe(1);
+  });
+
+  it('finds no id that was never set, among many similar ones that were', () => {
+    const ids = Array.from({ length: 3000 }, (_, i) => `x${i}`);
+    const table = new IdTable((position) => ids[position]);
+    ids.forEach((id, p) => table.set(id, p));
+    for (let i = 3000; i < 6000; i++) expect(table.get(`x${i}`)).toBe(-1);
+  });
+});
+
+describe('LogIndex id lookups', () => {
+  it('revisionOfId finds an id in its stream only', () => {
+    const index = new LogIndex();
+    index.reserve('s1', [{ id: 'e1' }, { id: 'e2' }]);
+    index.reserve('s2', [{ id: 'e3' }]);
+    expect(index.hasId('e2')).toBe(true);
+    expect(index.hasId('e4')).toBe(false);
+    expect(index.revisionOfId('s1', 'e2')).toBe(1);
+    expect(index.revisionOfId('s2', 'e2')).toBe(-1);
+    expect(index.revisionOfId('s2', 'e3')).toBe(0);
+    expect(index.nextPosition).toBe(3);
+  });
+});
