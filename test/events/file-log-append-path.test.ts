@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonString, jsonText } from '../../src/events/file-log/json-text.ts';
+import { jsonString, jsonText, writeJson } from '../../src/events/file-log/json-text.ts';
+import { StagedBatch } from '../../src/events/file-log/staged-batch.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
 import type { EventData, RecordedEvent } from '../../src/events/port.ts';
 import { silentLogger } from './helpers.ts';
@@ -59,6 +60,31 @@ describe('json-text: the append path serialiser', () => {
     fc.assert(fc.property(fc.array(fc.record({ a: long, b: fc.array(long, { maxLength: 3 }), c: fc.integer() }), { maxLength: 3 }), (v) => {
       expect(jsonText(v)).toBe(JSON.stringify(v));
     }), { numRuns: 1000 });
+  });
+});
+
+describe('StagedBatch: JSON written straight into the batch buffer', () => {
+  /** What writeJson puts into a batch for `value`, starting `shift` bytes into a record. */
+  function stagedJson(batch: StagedBatch, value: unknown, shift: number): string {
+    batch.beginRecord('e');
+    batch.write('x'.repeat(shift));
+    const start = batch.cursor;
+    expect(writeJson(batch, value)).toBe(true);
+    const text = batch.bytes.toString('utf8', start, batch.cursor);
+    batch.endRecord();
+    return text;
+  }
+
+  it('long strings, checked four bytes at a time for what JSON escapes, come out as JSON.stringify writes them', () => {
+    // Long strings take the word-at-a-time escape check: any position, any alignment, any
+    // character that JSON escapes (or that is not ASCII) must send them down the escaping path.
+    const special = fc.constantFrom('"', '\\', '\u0000', '\u001f', '\u007f', '\u0080', 'é', '\ud800', '\udc00', '😀', ' ', '~', 'a');
+    const long = fc.tuple(fc.string({ minLength: 128, maxLength: 400, unit: 'grapheme-ascii' }), fc.array(fc.tuple(fc.nat(), special), { maxLength: 3 }))
+      .map(([base, inserts]) => inserts.reduce((s, [at, c]) => s.slice(0, at % (s.length + 1)) + c + s.slice(at % (s.length + 1)), base));
+    const batch = new StagedBatch(0);
+    fc.assert(fc.property(long, fc.nat({ max: 7 }), (text, shift) => {
+      expect(stagedJson(batch, { text, n: 1 }, shift)).toBe(JSON.stringify({ text, n: 1 }));
+    }), { numRuns: 3000 });
   });
 });
 

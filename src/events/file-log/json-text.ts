@@ -32,6 +32,11 @@ const LONG_STRING = 128;
 export interface TextOut {
   cursor: number;
   write(text: string): void;
+  /**
+   * Writes `text` as it is if it is ASCII that a JSON string holds unescaped (nothing below
+   * U+0020, no `"`, no `\\`); otherwise writes nothing and returns false.
+   */
+  writeUnescaped(text: string): boolean;
 }
 
 export function jsonString(s: string): string {
@@ -99,13 +104,21 @@ class PlainEmitter {
   value(value: unknown): void {
     switch (typeof value) {
       case 'string':
-        if (value.length >= LONG_STRING && NOTHING_TO_ESCAPE.test(value)) {
-          this.pending += '"';
-          this.flush();
+        if (value.length < LONG_STRING) {
+          this.pending += jsonString(value);
+          return;
+        }
+        this.pending += '"';
+        this.flush();
+        // The usual long string (ASCII, nothing to escape) is checked by the output as it is
+        // written; the others are written as before.
+        if (this.out.writeUnescaped(value)) {
+          this.pending = '"';
+        } else if (NOTHING_TO_ESCAPE.test(value)) {
           this.out.write(value);
           this.pending = '"';
         } else {
-          this.pending += jsonString(value);
+          this.pending = JSON.stringify(value).slice(1);
         }
         return;
       case 'number':
@@ -167,4 +180,12 @@ class StringOut implements TextOut {
   write(text: string): void {
     this.text += text;
   }
+
+  writeUnescaped(text: string): boolean {
+    if (!UNESCAPED_ASCII.test(text)) return false;
+    this.text += text;
+    return true;
+  }
 }
+
+const UNESCAPED_ASCII = /^[\u0020\u0021\u0023-\u005b\u005d-\u007f]*$/;

@@ -17,7 +17,9 @@ export interface StageMark {
  * after the fdatasync that covers the whole batch.
  */
 export class StagedBatch implements TextOut {
-  bytes: Buffer;
+  private _bytes!: Buffer;
+  /** `bytes`' whole ArrayBuffer as 32-bit words, for the escape check of long strings. */
+  private words!: Uint32Array;
   /** End of the staged frames in `bytes`. */
   end = BATCH_HEADER_BYTES;
   /** Frame length of each staged event, in position order: the index needs them once written. */
@@ -40,6 +42,15 @@ export class StagedBatch implements TextOut {
     // Every batch has appends awaiting it; this only keeps a rejection that races them from
     // being reported as unhandled.
     this.durable.catch(() => {});
+  }
+
+  get bytes(): Buffer {
+    return this._bytes;
+  }
+
+  set bytes(bytes: Buffer) {
+    this._bytes = bytes;
+    this.words = new Uint32Array(bytes.buffer, 0, bytes.buffer.byteLength >>> 2);
   }
 
   get eventCount(): number {
@@ -73,6 +84,16 @@ export class StagedBatch implements TextOut {
       if (room < needed) this.grow(this.cursor + needed);
     }
     this.cursor += this.bytes.write(text, this.cursor, 'utf8');
+  }
+
+  writeUnescaped(text: string): boolean {
+    const start = this.cursor;
+    this.write(text);
+    const written = this.cursor - start;
+    // As many bytes as UTF-16 units: every unit was ASCII (so no surrogate either).
+    if (written === text.length && noByteToEscape(this.bytes, this.words, start, this.cursor)) return true;
+    this.cursor = start;
+    return false;
   }
 
   /** Closes the record begun last: writes its frame header (length and checksum). */
@@ -120,6 +141,33 @@ export class StagedBatch implements TextOut {
     this.bytes.copy(bytes, 0, 0, Math.max(this.end, this.cursor));
     this.bytes = bytes;
   }
+}
+
+/**
+ * Whether `bytes[start, end)`, all ASCII, holds no control character, `"` or `\\` (what a JSON
+ * string escapes). Four bytes at a time: the regular expression this replaces cost about 1 ns per
+ * character, the largest item of a 1 KiB append. A word has a byte below n (n <= 0x80) exactly
+ * when (w - n * 0x01010101) & ~w & 0x80808080 is non-zero; a byte equal to c is a zero byte of
+ * w ^ (c * 0x01010101). `words` views the whole ArrayBuffer, so words are aligned by address.
+ */
+function noByteToEscape(bytes: Buffer, words: Uint32Array, start: number, end: number): boolean {
+  const base = bytes.byteOffset;
+  let at = base + start;
+  const stop = base + end;
+  for (; at < stop && (at & 3) !== 0; at++) if (needsEscape(bytes[at - base]!)) return false;
+  const wordStop = stop & ~3;
+  for (; at < wordStop; at += 4) {
+    const w = words[at >>> 2]!;
+    const quote = w ^ 0x22222222;
+    const backslash = w ^ 0x5c5c5c5c;
+    if ((((w - 0x20202020) & ~w) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080) return false;
+  }
+  for (; at < stop; at++) if (needsEscape(bytes[at - base]!)) return false;
+  return true;
+}
+
+function needsEscape(byte: number): boolean {
+  return byte < 0x20 || byte === 0x22 || byte === 0x5c;
 }
 
 function tooLarge(eventId: string, bytes: number): RangeError {
