@@ -31,7 +31,7 @@ const MEASURED = { requests: 16_000, seconds: 4 };
 const HANG_SECONDS = 15;
 
 const DESCRIPTIONS: Record<Role, string> = {
-  full: `the service, POST ${PATH}, SETTLEMENT=local, file log: Koa + our middleware, zod input, request hash, schema-checked payload, quote checks, digest, native recovery, Ed25519 seal, saga in 1 atomic append (claim + local settlement + result) + claim read-back`,
+  full: `the service, POST ${PATH}, SETTLEMENT=local, file log: Koa + our middleware, zod input, request hash, schema-checked payload, quote checks, digest, native recovery, Ed25519 seal, saga in 1 atomic append (claim + local settlement + result), no claim read-back (the process holds the log's lock and is its only writer)`,
   bare: 'bare pipeline: Koa + body parser, base64/JSON decode, digest, native recovery, 1 group-committed append (the claim), Ed25519 seal',
   viem: 'bare pipeline verifying with viem verifyTypedData instead of digest + native recovery',
 };

@@ -199,7 +199,7 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
     const writesAlone = () => isSoleWriter(deps.store, owner);
     const store = claimBeforeFirstAppend(deps.store, () => appendClaim(deps.store, stream, authorized, claimEvents, writesAlone));
     try {
-      const ctx: CallContext = { ...callContext(deps, authorized.authorizedAt, authorized.payer, stream), store };
+      const ctx: CallContext = { ...deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: stream, store };
       const result = await runOperation(call.op, call.input, ctx);
       const signed = signedEvent(stream, signedOf(call.op, result, ctx.now));
       if (await store.claimedYet()) await deps.store.appendToStream(stream, [signed], { expectedRevision: BigInt(claimEvents.length - 1) });

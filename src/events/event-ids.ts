@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Namespace of every event id this service derives (a fixed UUID, part of the log format). */
 const EVENT_ID_NAMESPACE = '6f1c2b1e-2a57-4f6e-9c39-0b8f5f4f2d11';
@@ -15,7 +15,12 @@ const NAMESPACE_BYTES = Buffer.from(EVENT_ID_NAMESPACE.replaceAll('-', ''), 'hex
  * test/events/event-ids.test.ts checks them against the uuid package's v5.
  */
 export function eventId(origin: string, type: string, index = 0): string {
-  const hex = createHash('sha1').update(NAMESPACE_BYTES).update(`${origin}\u0000${type}\u0000${index}`, 'utf8').digest('hex');
+  const name = `${origin}\u0000${type}\u0000${index}`;
+  const bytes = Buffer.allocUnsafe(16 + Buffer.byteLength(name, 'utf8'));
+  NAMESPACE_BYTES.copy(bytes, 0);
+  bytes.write(name, 16, 'utf8');
+  // One-shot hash(): no Hash object per id.
+  const hex = hash('sha1', bytes, 'hex');
   // Version 5 in the high nibble of byte 6, variant 10xx in the high bits of byte 8.
   const version = (parseInt(hex.slice(12, 14), 16) & 0x0f) | 0x50;
   const variant = (parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80;

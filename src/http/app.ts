@@ -20,21 +20,35 @@ export function createApp(routes: readonly Route[], deps: ServiceDeps, log: Logg
   app.use(cors());
   app.use(errors(log));
   app.use(
-    onlyWithBody(koaBody({
-      jsonLimit: MAX_JSON_BODY_BYTES,
-      formLimit: MAX_JSON_BODY_BYTES,
-      textLimit: MAX_JSON_BODY_BYTES,
-      jsonStrict: true,
-      multipart: true,
-      formidable: { maxFileSize: MAX_MULTIPART_BYTES, maxTotalFileSize: MAX_MULTIPART_BYTES, maxFiles: 4 },
-    })),
+    onlyWithBody(
+      koaBody({ jsonLimit: MAX_JSON_BODY_BYTES, jsonStrict: true, urlencoded: false, text: false, multipart: false }),
+      koaBody({
+        jsonLimit: MAX_JSON_BODY_BYTES,
+        formLimit: MAX_JSON_BODY_BYTES,
+        textLimit: MAX_JSON_BODY_BYTES,
+        jsonStrict: true,
+        multipart: true,
+        formidable: { maxFileSize: MAX_MULTIPART_BYTES, maxTotalFileSize: MAX_MULTIPART_BYTES, maxFiles: 4 },
+      }),
+    ),
   );
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
 }
 
-/** GET and OPTIONS carry no body: skip the parser's layer on the verify routes' hot path. */
-function onlyWithBody(parser: Middleware): Middleware {
-  return (ctx, next) => (ctx.method === 'POST' ? parser(ctx, next) : next());
+const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
+
+/**
+ * GET and OPTIONS carry no body: skip the parser's layer on the verify routes' hot path. A POST
+ * declared as plain JSON (every paid JSON call) goes to a parser that knows only JSON, which
+ * parses it exactly as the full one would, without testing the type against form, text and
+ * multipart first; anything else goes to the full parser.
+ */
+function onlyWithBody(jsonParser: Middleware, parser: Middleware): Middleware {
+  return (ctx, next) => {
+    if (ctx.method !== 'POST') return next();
+    const type = ctx.req.headers['content-type'];
+    return type !== undefined && JSON_TYPE.test(type) ? jsonParser(ctx, next) : parser(ctx, next);
+  };
 }

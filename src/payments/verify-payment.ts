@@ -20,7 +20,7 @@ const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase(
  * signature recovery last. Throws PaymentRejected with the x402 reason on the first mismatch.
  */
 export function verifyPayment(decoded: DecodedHeader, op: PricedOperation, settings: Settings, nowSeconds: number): VerifiedPayment {
-  const quote = paymentRequirements(op, settings);
+  const quote = currentQuote(op, settings);
   const { payment } = decoded;
   if (payment.x402Version === 2) checkAccepted(payment.accepted, quote);
   else {
@@ -55,6 +55,21 @@ export function verifyPayment(decoded: DecodedHeader, op: PricedOperation, setti
     signature: payment.payload.signature as `0x${string}`,
     rawPayload: decoded.raw,
   };
+}
+
+const quotes = new WeakMap<PricedOperation, { settings: Settings; priceUsd: string; quote: PaymentRequirements }>();
+
+/**
+ * The route's quote, built once per route, settings and price rather than per paid call (building
+ * it parses the price). Frozen: every verified payment of the route carries this same object.
+ */
+function currentQuote(op: PricedOperation, settings: Settings): PaymentRequirements {
+  const cached = quotes.get(op);
+  if (cached && cached.settings === settings && cached.priceUsd === op.priceUsd) return cached.quote;
+  const built = paymentRequirements(op, settings);
+  const quote = Object.freeze({ ...built, ...(built.extra ? { extra: Object.freeze({ ...built.extra }) } : {}) });
+  quotes.set(op, { settings, priceUsd: op.priceUsd, quote });
+  return quote;
 }
 
 /** v2 echoes the requirements it chose: they must be what we quote for this route now. */

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalBytes } from './canonical.ts';
 
+/** One-shot (no Hash object): it runs several times per paid call. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 /** SHA-256 over the RFC 8785 form: the digest every signed record and hash chain uses. */
