@@ -7,6 +7,7 @@ import { koaBody } from 'koa-body';
 import Koa from 'koa';
 import { verifyTypedData, type Hex } from 'viem';
 import { findOperation } from '../../src/catalog/index.ts';
+import type { TransferAuthorization } from '../../src/payments/settler.ts';
 import { loadSettings } from '../../src/config.ts';
 import { openEventStore } from '../../src/events/open-store.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES, transferAuthorizationDigest, type TokenDomain } from '../../src/payments/eip3009-digest.ts';
@@ -29,15 +30,6 @@ import { tokenDomainOf } from './paid-payments.ts';
  * Prints `listening <url>` for spawnServer; SIGTERM closes the log and removes its directory.
  */
 type Role = 'full' | 'bare' | 'viem';
-
-interface Authorization {
-  from: Hex;
-  to: Hex;
-  value: string;
-  validAfter: string;
-  validBefore: string;
-  nonce: Hex;
-}
 
 const role = process.env['PAID_CALL_BENCH_SERVER'] as Role | undefined;
 if (role !== 'full' && role !== 'bare' && role !== 'viem') throw new Error(`PAID_CALL_BENCH_SERVER must be full, bare or viem, not ${String(role)}`);
@@ -63,7 +55,7 @@ if (role === 'full') {
   app.use(koaBody({ jsonLimit: '1mb' }));
   app.use(async (ctx) => {
     const payload = JSON.parse(Buffer.from(ctx.get('payment-signature'), 'base64').toString('utf8')) as PaymentPayload;
-    const { authorization: a, signature } = payload.payload as { authorization: Authorization; signature: Hex };
+    const { authorization: a, signature } = payload.payload as { authorization: TransferAuthorization; signature: Hex };
     const now = Math.floor(Date.now() / 1000);
     if (a.to.toLowerCase() !== payTo || a.value !== requirements.amount || BigInt(a.validBefore) < BigInt(now + 6)) ctx.throw(402);
     const valid = role === 'viem' ? await verifyWithViem(domain, a, signature) : recoverSigner(transferAuthorizationDigest(domain, a), signature) === a.from.toLowerCase();
@@ -88,7 +80,7 @@ process.once('SIGTERM', () => {
     });
 });
 
-function verifyWithViem(domain: TokenDomain, a: Authorization, signature: Hex): Promise<boolean> {
+function verifyWithViem(domain: TokenDomain, a: TransferAuthorization, signature: Hex): Promise<boolean> {
   return verifyTypedData({
     address: a.from,
     domain: { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract as Hex },

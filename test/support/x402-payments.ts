@@ -1,3 +1,4 @@
+import type { TransferAuthorization } from '../../src/payments/settler.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/payments/eip3009-digest.ts';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
@@ -7,14 +8,8 @@ import { randomBytes } from 'node:crypto';
 
 export { TRANSFER_WITH_AUTHORIZATION_TYPES };
 
-export interface Authorization {
-  from: Hex;
-  to: Hex;
-  value: string;
-  validAfter: string;
-  validBefore: string;
-  nonce: Hex;
-}
+/** The signed EIP-3009 message, as the service itself types it. */
+export type Authorization = TransferAuthorization;
 
 export interface HandMadePayment {
   payload: PaymentPayload;
