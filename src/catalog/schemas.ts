@@ -1,20 +1,27 @@
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../signing/canonical.ts';
-import { boundedJson } from '../engines/bounded-json.ts';
+import { isJsonWithin, jsonProblem, MAX_JSON_DEPTH } from '../engines/bounded-json.ts';
 import type { SignedMember } from './types.ts';
 
 // One wording for an absent field across every schema of the catalogue.
 z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined) });
 
-export { MAX_JSON_DEPTH } from '../engines/bounded-json.ts';
+export { MAX_JSON_DEPTH };
 
 /**
- * Any JSON value, nested at most MAX_JSON_DEPTH deep. The depth is measured without recursion
- * before z.json() (which recurses) sees the value, so even absurd nesting is a 422, not a 500.
+ * Any JSON value, nested at most MAX_JSON_DEPTH deep, checked in one pass that cannot overflow
+ * the stack however deep the input: even absurd nesting is a 422, not a 500.
  */
-export const jsonValue = boundedJson(z.json()) as unknown as z.ZodType<JsonValue>;
+export const jsonValue = z.custom<JsonValue>((v) => isJsonWithin(v, MAX_JSON_DEPTH), {
+  error: (issue) => jsonProblem(issue.input, MAX_JSON_DEPTH),
+});
 
-export const jsonObject = boundedJson(z.record(z.string(), z.json())) as unknown as z.ZodType<JsonObject>;
+/** A JSON object, the same way; documented in /openapi.json as an object of any members. */
+export const jsonObject = z
+  .custom<JsonObject>((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && isJsonWithin(v, MAX_JSON_DEPTH), {
+    error: (issue) => (issue.input !== null && typeof issue.input === 'object' && !Array.isArray(issue.input) ? jsonProblem(issue.input, MAX_JSON_DEPTH) : issue.input === undefined ? 'is required' : 'must be a JSON object'),
+  })
+  .meta({ type: 'object' });
 
 /** A short identifier-like label: "invoice", "model-eval.v2", "did:key". */
 export const token = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/, 'must be 1-64 characters: letters, digits and . _ : / - (starting with a letter or digit)');

@@ -7,14 +7,13 @@ import { accessLog } from './middleware/access-log.ts';
 import { cors } from './middleware/cors.ts';
 import { errors } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
-import { buildRouter } from './routes.ts';
+import { buildRouting } from './routes.ts';
 
 /** The Koa app: small middleware, each doing one thing, then the catalogue's router. */
 export function createApp(routes: readonly Route[], deps: ServiceDeps, log: Logger): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true; // errors are answered and logged by the error middleware, never printed with stacks
-  const router = buildRouter(routes, deps);
   app.use(requestId());
   app.use(accessLog(log));
   app.use(cors());
@@ -32,6 +31,8 @@ export function createApp(routes: readonly Route[], deps: ServiceDeps, log: Logg
       }),
     ),
   );
+  const { exactMatch, router } = buildRouting(routes, deps);
+  app.use(exactMatch);
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

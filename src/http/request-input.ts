@@ -8,16 +8,14 @@ import { HttpProblem } from './problem.ts';
  * records in the query string, and this is their hot path.
  */
 export function singleValuedQuery(ctx: Context): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(parseQuery(ctx.querystring))) {
-    if (Array.isArray(value))
+  const parsed = parseQuery(ctx.querystring);
+  for (const name in parsed)
+    if (typeof parsed[name] !== 'string')
       throw new HttpProblem(422, 'validation_error', `query parameter ${name} must be given once`, {
         outcome: 'INVALID-INPUT',
         issues: [{ path: name, message: 'must be given once' }],
       });
-    if (value !== undefined) out[name] = value;
-  }
-  return out;
+  return parsed as Record<string, string>;
 }
 
 /** The parsed JSON body; absent or non-JSON bodies read as undefined. */

@@ -59,20 +59,20 @@ export interface DecodedHeader {
   raw: Record<string, unknown>;
 }
 
-const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
 /**
  * PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1): base64 of a JSON PaymentPayload. Each way it can be
  * malformed gets its own reason, so that a client can tell a transport problem from a signing one.
  */
 export function decodePaymentHeader(header: 'PAYMENT-SIGNATURE' | 'X-PAYMENT', value: string): DecodedHeader {
   const text = value.trim();
-  if (text.length === 0 || text.length % 4 !== 0 || !STANDARD_BASE64.test(text))
-    throw new PaymentRejected(PAYMENT_REASONS.payloadEncoding, `${header} is not standard base64`);
+  // Buffer's decoder skips what is not base64 and takes the URL-safe alphabet too, so the text
+  // counts as standard base64 only if encoding the bytes gives it back exactly (padding included):
+  // two native passes, cheaper than a pattern over the ~1.3 KB header.
+  const bytes = Buffer.from(text, 'base64');
+  if (text.length === 0 || bytes.toString('base64') !== text) throw new PaymentRejected(PAYMENT_REASONS.payloadEncoding, `${header} is not standard base64`);
   let decoded: unknown;
   try {
-    // The text is standard base64 (checked above), so Buffer decodes exactly what atob would.
-    decoded = JSON.parse(Buffer.from(text, 'base64').toString('utf8'));
+    decoded = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new PaymentRejected(PAYMENT_REASONS.payloadJson, `${header} does not decode to JSON`);
   }

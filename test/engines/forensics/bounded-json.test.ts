@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_JSON_DEPTH, boundedJson, jsonDepthWithin } from '../../../src/engines/bounded-json.ts';
+import { MAX_JSON_DEPTH, boundedJson, isJsonWithin, jsonDepthWithin, jsonProblem } from '../../../src/engines/bounded-json.ts';
 
 const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
 
@@ -20,5 +20,18 @@ describe('bounded JSON', () => {
     expect(schema.safeParse({ payload: nested(MAX_JSON_DEPTH) }).success).toBe(true);
     expect(schema.safeParse({ payload: nested(MAX_JSON_DEPTH + 1) }).success).toBe(false);
     expect(schema.safeParse({ payload: 'x' }).error!.issues[0]!.path).toEqual(['payload']);
+  });
+
+  it('checks JSON data and its depth in one pass, agreeing with the depth measure', () => {
+    for (const value of [null, true, 0, -1.5, 'x', [], {}, { a: [1, { b: null }] }, JSON.parse('{"__proto__": {"x": 1}}')]) expect(isJsonWithin(value, MAX_JSON_DEPTH)).toBe(true);
+    for (const value of [undefined, Number.NaN, Number.POSITIVE_INFINITY, 1n, () => 1, new Date(0), new Map(), { a: undefined }, [1, , 3]]) expect(isJsonWithin(value, MAX_JSON_DEPTH)).toBe(false);
+    for (const depth of [1, 5, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1]) {
+      const value = nested(depth);
+      expect(isJsonWithin(value, MAX_JSON_DEPTH)).toBe(jsonDepthWithin(value, MAX_JSON_DEPTH));
+    }
+    expect(isJsonWithin(nested(100_000), MAX_JSON_DEPTH)).toBe(false);
+    expect(jsonProblem(nested(100_000), MAX_JSON_DEPTH)).toBe(`must not nest deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(jsonProblem({ at: new Date(0) }, MAX_JSON_DEPTH)).toBe('must be JSON data');
+    expect(jsonProblem(undefined, MAX_JSON_DEPTH)).toBe('is required');
   });
 });
