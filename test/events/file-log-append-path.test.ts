@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeRecordPayload } from '../../src/events/file-log/framing.ts';
 import { jsonString, jsonText, writeJson } from '../../src/events/file-log/json-text.ts';
 import { StagedBatch } from '../../src/events/file-log/staged-batch.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
 import type { EventData, RecordedEvent } from '../../src/events/port.ts';
+import type { JsonObject, JsonValue } from '../../src/signing/canonical.ts';
 import { silentLogger } from './helpers.ts';
 
 /** What JSON.stringify gives for `v`, or the name of the error it throws. */
@@ -85,6 +87,35 @@ describe('StagedBatch: JSON written straight into the batch buffer', () => {
     fc.assert(fc.property(long, fc.nat({ max: 7 }), (text, shift) => {
       expect(stagedJson(batch, { text, n: 1 }, shift)).toBe(JSON.stringify({ text, n: 1 }));
     }), { numRuns: 3000 });
+  });
+});
+
+describe('writeRecordPayload: strings written unchecked, the record checked once', () => {
+  it('writes exactly JSON.stringify of the record, whatever its strings hold', () => {
+    // Plain ASCII takes the unchecked way; anything else (controls, quotes, backslashes, DEL,
+    // non-ASCII, lone and paired surrogates, in any field, short or long) must give the same text.
+    const special = fc.constantFrom('"', '\\', '\u0000', '\n', '\u001f', '\u007f', '\u0080', '\u009f', '\u00a0', 'é', '€', '\ud800', '\udfff', '😀', ' ', '~');
+    const text = (maxLength: number) =>
+      fc.tuple(fc.string({ maxLength, unit: 'grapheme-ascii' }), fc.array(fc.tuple(fc.nat(), special), { maxLength: 2 }))
+        .map(([base, inserts]) => inserts.reduce((s, [at, c]) => s.slice(0, at % (s.length + 1)) + c + s.slice(at % (s.length + 1)), base));
+    const data: fc.Arbitrary<JsonValue> = fc.oneof(
+      text(300),
+      fc.record({ payload: text(400), n: fc.integer(), list: fc.array(text(20), { maxLength: 3 }) }),
+      fc.jsonValue() as fc.Arbitrary<JsonValue>,
+    );
+    const metadata = fc.oneof(fc.constant({}), fc.record({ note: text(30) }));
+    const batch = new StagedBatch(0);
+    fc.assert(
+      fc.property(fc.nat(), text(40), text(40), text(40), data, metadata, (position, stream, id, type, d, m: JsonObject) => {
+        batch.beginRecord(id);
+        const start = batch.cursor;
+        writeRecordPayload(batch, position, stream, 7, id, type, 1_700_000_000_123, d, m);
+        const written = batch.bytes.toString('utf8', start, batch.cursor);
+        batch.endRecord();
+        expect(written).toBe(JSON.stringify({ p: position, s: stream, r: 7, i: id, t: type, a: 1_700_000_000_123, d, m }));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

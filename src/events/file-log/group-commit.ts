@@ -79,7 +79,7 @@ export class GroupCommitWriter {
       for (let i = 0; i < events.length; i++) {
         const e = events[i]!;
         batch.beginRecord(e.id);
-        writeRecordPayload(batch, firstPosition + i, stream, firstRevision + i, e.id, e.type, recordedAt, e.data, e.metadata ?? {});
+        writeRecordPayload(batch, firstPosition + i, stream, firstRevision + i, e.id, e.type, recordedAt, e.data, e.metadata);
         batch.endRecord();
       }
     } catch (err) {
