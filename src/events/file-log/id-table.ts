@@ -12,13 +12,16 @@ export class IdTable {
   private slots = new Float64Array(2 * 1024);
   private mask = 1023;
   private count = 0;
+  /** The id hashed last and its hash: an append looks its first id up, then records it. */
+  private lastId = '';
+  private lastHash = hashOf('');
 
   constructor(private readonly idAt: (position: number) => string | undefined) {}
 
   /** Position of the last event with this id, or -1. */
   get(id: string): number {
     const slots = this.slots;
-    const hash = hashOf(id);
+    const hash = this.hashOf(id);
     for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
       const stored = slots[2 * slot + 1]!;
       if (stored === 0) return -1;
@@ -29,7 +32,7 @@ export class IdTable {
   /** Records that the event at `position` has this id (replacing an earlier event's). */
   set(id: string, position: number): void {
     const slots = this.slots;
-    const hash = hashOf(id);
+    const hash = this.hashOf(id);
     for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
       const stored = slots[2 * slot + 1]!;
       if (stored === 0) {
@@ -44,6 +47,14 @@ export class IdTable {
         return;
       }
     }
+  }
+
+  private hashOf(id: string): number {
+    if (id !== this.lastId) {
+      this.lastHash = hashOf(id);
+      this.lastId = id;
+    }
+    return this.lastHash;
   }
 
   /** Doubles the table; the stored hashes place every entry again without reading any id. */

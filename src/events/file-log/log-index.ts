@@ -1,12 +1,12 @@
 import { IdTable } from './id-table.ts';
 
 /**
- * The in-memory index of the log: where each event lives (by global position), and each stream's
- * event ids and positions (by revision). Reading a stream or resuming from a position is a lookup,
+ * The in-memory index of the log: where each event lives and its id (by global position), and
+ * each stream's positions (by revision). Reading a stream or resuming from a position is a lookup,
  * never a scan of the log. Positions are dense: the n-th event ever written has position n.
  */
 export interface StreamEntries {
-  ids: string[];
+  /** Position of each event of the stream, by revision; its id is idAt(position). */
   positions: number[];
 }
 
@@ -22,7 +22,7 @@ export class LogIndex {
   private lengthOf = new Uint32Array(1024);
   private located = 0;
   readonly streams = new Map<string, StreamEntries>();
-  /** Event id of every reserved position (what the id table compares against). */
+  /** Event id of every reserved position: the one list of ids (streams refer to positions). */
   private readonly idOf: string[] = [];
   /** Event id -> position, for the idempotency check of appends. */
   private readonly positionOfId = new IdTable((position) => this.idOf[position]);
@@ -33,18 +33,22 @@ export class LogIndex {
   reserve(stream: string, events: readonly { readonly id: string }[]): void {
     let entries = this.streams.get(stream);
     if (!entries) {
-      entries = { ids: [], positions: [] };
+      entries = { positions: [] };
       this.streams.set(stream, entries);
     }
     const firstPosition = this.nextPosition;
     for (let i = 0; i < events.length; i++) {
       const id = events[i]!.id;
-      entries.ids.push(id);
       entries.positions.push(firstPosition + i);
       this.idOf.push(id);
       this.positionOfId.set(id, firstPosition + i);
     }
     this.nextPosition += events.length;
+  }
+
+  /** The id of the event at a reserved position. */
+  idAt(position: number): string | undefined {
+    return this.idOf[position];
   }
 
   /** Whether any stream has an event with this id: when none has, an append cannot be a replay. */

@@ -115,7 +115,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     assertWritable();
     const expected = appendOptions.expectedRevision ?? 'any';
     const entries = index.streams.get(stream);
-    const length = entries ? entries.ids.length : 0;
+    const length = entries ? entries.positions.length : 0;
     // Everything up to the reservation below is synchronous: appends are checked and ordered one
     // at a time, so of concurrent appends at the same expected revision exactly one wins.
     // An append whose first id the log has never seen cannot be a replay (the usual case): only
@@ -126,7 +126,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
         stream,
         {
           length,
-          idAt: (r) => entries.ids[r],
+          idAt: (r) => (r < length ? index.idAt(entries.positions[r]!) : undefined),
           positionAt: (r) => BigInt(entries.positions[r]!),
           revisionOfId: (id) => index.revisionOfId(stream, id),
         },
