@@ -3,6 +3,7 @@ import { findOperation } from '../src/catalog/index.ts';
 import { loadSettings } from '../src/config.ts';
 import { paymentRequirements } from '../src/payments/quote.ts';
 import { load, median, type LoadResult } from './support/load.ts';
+import { cpuSecondsOf, inRounds, list, roundRatios } from './support/rounds.ts';
 import { presignPayments } from './support/paid-payments.ts';
 import { spawnServer, type BenchServer } from './support/spawn-server.ts';
 
@@ -11,9 +12,10 @@ import { spawnServer, type BenchServer } from './support/spawn-server.ts';
  * every server on its own fresh durable file log (bench/support/paid-server.ts says what each
  * does). Targets of the issue: service >= 0.6 x bare pipeline, service >= 5 x the viem variant.
  *
- * The machine is shared and noisy (bare rates swing by half between minutes), so the three are
- * measured in ROUNDS rounds, in a rotated order, and compared by their medians. Every measurement
- * is bounded in requests and in time, and a server that stops answering is killed.
+ * The three servers run side by side for the whole benchmark and are measured in short slices,
+ * round after round (bench/support/rounds.ts): the ratios reported are medians of per-round
+ * ratios. Each server's CPU time per call is reported too. Every slice is bounded in requests and
+ * in time, and a server that stops answering is killed.
  *
  * PAID_CALL_BENCH_PROFILE=<dir>: the service's server writes a V8 CPU profile there on exit.
  * PAID_CALL_BENCH_ROLES=full,bare: measure only these (default all three).
@@ -24,9 +26,9 @@ const SECRET = 'bench-attestation-secret-0123456789abcdef';
 const PATH = '/v1/veritrack/attest';
 const BODY = JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81 } });
 const CONCURRENCY = 64;
-const ROUNDS = 3;
-const WARM_UP = { requests: 400, seconds: 2 };
-const MEASURED = { requests: 16_000, seconds: 4 };
+const ROUNDS = 9;
+const WARM_UP = { requests: 600, seconds: 3 };
+const SLICE = { requests: 4_000, seconds: 1.5 };
 /** Beyond its own bound, how long a load may take before its server is presumed hung. */
 const HANG_SECONDS = 15;
 
@@ -36,14 +38,12 @@ const DESCRIPTIONS: Record<Role, string> = {
   viem: 'bare pipeline verifying with viem verifyTypedData instead of digest + native recovery',
 };
 
-interface Measurement {
-  role: Role;
-  round: number;
-  /** 200 answers per second: anything else is not a paid call. */
-  okPerSecond: number;
-  result?: LoadResult;
-  warmUpStatuses?: Record<number, number>;
-  error?: string;
+interface Running {
+  server: BenchServer;
+  /** Index of the next unspent payment in the shared pool (each server has its own log). */
+  next: number;
+  cpuPerCallUs: number[];
+  failed?: string;
 }
 
 export default async function run(): Promise<void> {
@@ -51,79 +51,83 @@ export default async function run(): Promise<void> {
   const settings = loadSettings({ DATA_DIR: tmpdir(), LOG_LEVEL: 'silent' });
   const requirements = paymentRequirements(findOperation('veritrack.attest')!, settings);
   const started = process.hrtime.bigint();
-  // Every server has its own fresh log, so one pool serves every measurement: within one server
-  // no payment is spent twice (warm-up takes the head of the pool, the measurement the rest).
-  const payments = presignPayments(requirements, `http://127.0.0.1${PATH}`, WARM_UP.requests + MEASURED.requests);
-  console.log(`pre-signed ${payments.length} payments in ${seconds(started).toFixed(1)} s; ${ROUNDS} rounds of ${roles.join(', ')}, ${CONCURRENCY} in flight, at most ${MEASURED.seconds} s or ${MEASURED.requests} calls each`);
+  const payments = presignPayments(requirements, `http://127.0.0.1${PATH}`, WARM_UP.requests + ROUNDS * SLICE.requests);
+  console.log(`pre-signed ${payments.length} payments in ${seconds(started).toFixed(1)} s; ${roles.join(', ')} side by side, ${ROUNDS} rounds of slices of at most ${SLICE.seconds} s or ${SLICE.requests} calls, ${CONCURRENCY} in flight`);
 
-  const all: Measurement[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    // Rotate the order: no role always runs first (cold disk cache) or right after another.
-    const order = roles.map((_, i) => roles[(i + round) % roles.length]!);
-    for (const role of order) {
-      const m = await measure(role, round, payments);
-      all.push(m);
-      console.log(`  round ${round + 1} ${role.padEnd(4)} ${m.error ? `FAILED: ${m.error}` : `${m.okPerSecond.toFixed(0)}/s (${m.result!.statuses[200] ?? 0} paid calls in ${m.result!.seconds.toFixed(1)} s)`}`);
-      const odd = { ...m.warmUpStatuses, ...m.result?.statuses };
-      if (Object.keys(odd).some((code) => code !== '200')) console.log(`    statuses: warm-up ${JSON.stringify(m.warmUpStatuses ?? {})}, measured ${JSON.stringify(m.result?.statuses ?? {})}`);
+  const running = {} as Record<Role, Running>;
+  try {
+    for (const role of roles) {
+      const profileDir = process.env['PAID_CALL_BENCH_PROFILE'];
+      const nodeArgs = role === 'full' && profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+      const server = await spawnServer(new URL('./support/paid-server.ts', import.meta.url), { PAID_CALL_BENCH_SERVER: role, ATTESTATION_SECRET: SECRET }, nodeArgs);
+      if (new URL(server.url).hostname !== '127.0.0.1') throw new Error(`server ${role} listens on ${server.url}, not loopback`);
+      running[role] = { server, next: 0, cpuPerCallUs: [] };
+      const warmUp = await slice(running[role], payments, WARM_UP);
+      if (Object.keys(warmUp.statuses).some((code) => code !== '200')) console.log(`  warm-up ${role}: statuses ${JSON.stringify(warmUp.statuses)}`);
     }
-  }
 
-  const medianOf = (role: Role): number | undefined => {
-    const ok = all.filter((m) => m.role === role && !m.error).map((m) => m.okPerSecond);
-    return ok.length ? median(ok) : undefined;
-  };
-  console.log('\nmedians of the rounds (paid calls per second, 200 answers only):');
-  for (const role of roles) {
-    const value = medianOf(role);
-    console.log(`  ${(value === undefined ? 'n/a' : value.toFixed(0)).padStart(6)}/s  ${DESCRIPTIONS[role]}`);
+    const rates = await inRounds(roles, ROUNDS, async (role, round) => {
+      const r = running[role];
+      if (r.failed) return 0;
+      try {
+        const cpuBefore = cpuSecondsOf(r.server.child.pid!);
+        const result = await slice(r, payments, SLICE);
+        const cpuAfter = cpuSecondsOf(r.server.child.pid!);
+        const ok = result.statuses[200] ?? 0;
+        if (cpuBefore !== undefined && cpuAfter !== undefined && ok > 0) r.cpuPerCallUs.push(((cpuAfter - cpuBefore) * 1e6) / ok);
+        const odd = Object.keys(result.statuses).some((code) => code !== '200') ? ` statuses ${JSON.stringify(result.statuses)}` : '';
+        console.log(`  round ${round + 1} ${role.padEnd(4)} ${(ok / result.seconds).toFixed(0)}/s (${ok} paid calls in ${result.seconds.toFixed(1)} s)${odd}`);
+        return ok / result.seconds;
+      } catch (err) {
+        r.failed = (err as Error).message;
+        console.log(`  round ${round + 1} ${role.padEnd(4)} FAILED: ${r.failed}`);
+        return 0;
+      }
+    });
+
+    console.log('\nmedians of the rounds (paid calls per second, 200 answers only; server CPU time per call, all threads):');
+    for (const role of roles) {
+      const cpu = running[role].cpuPerCallUs;
+      console.log(`  ${median(rates[role]).toFixed(0).padStart(6)}/s ${cpu.length ? `${median(cpu).toFixed(0).padStart(5)} us CPU/call` : ''}  ${DESCRIPTIONS[role]}`);
+    }
+    console.log('  appends per paid call: bare 1 (the claim only, nothing to resume from); the service 1 in local mode for a command without');
+    console.log('  domain events (claim + local settlement + sealed result, atomically, durable before the answer), 3 with a settler that');
+    console.log('  moves money (claim durable before the transfer, settlement durable before the command, result before the answer)');
+    if (rates.full && rates.bare) {
+      const { ratios, median: m } = roundRatios(rates.full, rates.bare);
+      console.log(`ratio service / bare: ${m.toFixed(2)} (target >= 0.6), median of the rounds' ${list(ratios, 2)}`);
+      const [full, bare] = [running.full.cpuPerCallUs, running.bare.cpuPerCallUs];
+      if (full.length && bare.length) console.log(`  by CPU time per call, bare / service: ${(median(bare) / median(full)).toFixed(2)}`);
+    }
+    if (rates.full && rates.viem) {
+      const { ratios, median: m } = roundRatios(rates.full, rates.viem);
+      console.log(`ratio service / viem: ${m.toFixed(2)} (target >= 5), median of the rounds' ${list(ratios, 2)}`);
+    }
+  } finally {
+    for (const role of roles) if (running[role]) await stopWithin(running[role].server, 10);
   }
-  console.log('  appends per paid call: bare 1 (the claim only, nothing to resume from); the service 1 in local mode for a command without');
-  console.log('  domain events (claim + local settlement + sealed result, atomically, durable before the answer), 3 with a settler that');
-  console.log('  moves money (claim durable before the transfer, settlement durable before the command, result before the answer)');
-  const full = medianOf('full');
-  const bare = medianOf('bare');
-  const viem = medianOf('viem');
-  if (full !== undefined && bare !== undefined) console.log(`ratio service / bare: ${(full / bare).toFixed(2)} (target >= 0.6)`);
-  if (full !== undefined && viem !== undefined) console.log(`ratio service / viem: ${viem > 0 ? (full / viem).toFixed(2) : 'n/a (viem made no paid call)'} (target >= 5)`);
 }
 
-async function measure(role: Role, round: number, payments: string[]): Promise<Measurement> {
-  const profileDir = process.env['PAID_CALL_BENCH_PROFILE'];
-  const nodeArgs = role === 'full' && profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  let server: BenchServer;
-  try {
-    server = await spawnServer(new URL('./support/paid-server.ts', import.meta.url), { PAID_CALL_BENCH_SERVER: role, ATTESTATION_SECRET: SECRET }, nodeArgs);
-  } catch (err) {
-    return { role, round, okPerSecond: 0, error: `server did not start: ${(err as Error).message}` };
-  }
-  try {
-    const host = new URL(server.url).hostname;
-    if (host !== '127.0.0.1') throw new Error(`server listens on ${host}, not loopback`);
-    const call = (from: number, bound: { requests: number; seconds: number }) =>
-      bounded(
-        load({
-          url: server.url,
-          method: 'POST',
-          pathOf: () => PATH,
-          bodyOf: () => BODY,
-          headersOf: (i) => ({ 'PAYMENT-SIGNATURE': payments[from + i]! }),
-          concurrency: CONCURRENCY,
-          maxRequests: Math.min(bound.requests, payments.length - from),
-          maxSeconds: bound.seconds,
-        }),
-        bound.seconds + HANG_SECONDS,
-        // A hung server: killing it fails the requests in flight, which ends the load.
-        () => server.child.kill('SIGKILL'),
-      );
-    const warmUp = await call(0, WARM_UP);
-    const result = await call(WARM_UP.requests, MEASURED);
-    return { role, round, okPerSecond: (result.statuses[200] ?? 0) / result.seconds, result, warmUpStatuses: warmUp.statuses };
-  } catch (err) {
-    return { role, round, okPerSecond: 0, error: (err as Error).message };
-  } finally {
-    await stopWithin(server, 10);
-  }
+/** One bounded load on a server, spending the next unspent payments of the pool. */
+async function slice(r: Running, payments: string[], bound: { requests: number; seconds: number }): Promise<LoadResult> {
+  const from = r.next;
+  const result = await bounded(
+    load({
+      url: r.server.url,
+      method: 'POST',
+      pathOf: () => PATH,
+      bodyOf: () => BODY,
+      headersOf: (i) => ({ 'PAYMENT-SIGNATURE': payments[from + i]! }),
+      concurrency: CONCURRENCY,
+      maxRequests: Math.min(bound.requests, payments.length - from),
+      maxSeconds: bound.seconds,
+    }),
+    bound.seconds + HANG_SECONDS,
+    // A hung server: killing it fails the requests in flight, which ends the load.
+    () => r.server.child.kill('SIGKILL'),
+  );
+  r.next += result.requests;
+  return result;
 }
 
 /** `work`, or a rejection after `limitSeconds` (having called `onTimeout`). */
