@@ -5,9 +5,15 @@ import { sha256Hex } from '../src/signing/hash.ts';
 import { createKeyring } from '../src/signing/keyring.ts';
 import { seal } from '../src/signing/seal.ts';
 import { load, median, rate } from './support/load.ts';
-import { spawnServer } from './support/spawn-server.ts';
+import { cpuSecondsOf, inRounds, list, roundRatios } from './support/rounds.ts';
+import { pinLoadGenerator, spawnServer } from './support/spawn-server.ts';
 
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
+const ROUNDS = 9;
+const SLICE_SECONDS = 1.5;
+const BARE_SECONDS = 0.75;
+/** Enough requests in flight that the server, not the load generator's round trips, sets the pace. */
+const CONCURRENCY = 64;
 
 /**
  * Verify-route calls per second over HTTP (server alone on one core, load from this process on
@@ -15,6 +21,16 @@ const SECRET = 'bench-attestation-secret-0123456789abcdef';
  * record measured in this run. Target: HTTP at least 0.6 of the bare rate.
  */
 export default async function run(): Promise<void> {
+  const pin = pinLoadGenerator();
+  try {
+    await measure(pin.pinned);
+  } finally {
+    pin.restore();
+  }
+}
+
+async function measure(pinned: boolean): Promise<void> {
+  console.log(pinned ? 'server pinned to core 0; load generator and bare loop on core 1' : 'cores not pinned (no taskset here): the server and the load generator may share a core');
   const keyring = createKeyring(SECRET);
   const claim = { model: 'example-7b', benchmark: 'arc-easy', score: 0.81, notes: 'x'.repeat(700) }; // ~1 KiB record
   const record = veritrackRecord({ kind: 'model-eval', attestedAt: 1_767_225_600, claim });
@@ -24,7 +40,7 @@ export default async function run(): Promise<void> {
     rate(() => {
       const bytes = canonicalBytes(record);
       if (sha256Hex(bytes) !== s.sha256 || !keyring.verify('veritrack', bytes, s.ed25519Sig)) throw new Error('bare check failed');
-    }, 1.5);
+    }, BARE_SECONDS);
   const publicKey = Buffer.from(keyring.publicKey('veritrack').publicKeyHex, 'hex');
   const nobleRate = rate(() => {
     if (!ed25519.verify(Buffer.from(s.ed25519Sig, 'hex'), canonicalBytes(record), publicKey)) throw new Error('noble check failed');
@@ -34,27 +50,34 @@ export default async function run(): Promise<void> {
   const bareKoa = await spawnServer(new URL('./support/bare-verify-server.ts', import.meta.url), { ATTESTATION_SECRET: SECRET });
   try {
     const query = `/v1/veritrack/verify?${new URLSearchParams({ kind: String(record.kind), attested_at: String(record.attestedAt), claim: JSON.stringify(claim), sha256: s.sha256, signature: s.ed25519Sig })}`;
-    await load({ url: server.url, pathOf: () => query, concurrency: 16, maxRequests: 2000, maxSeconds: 3 }); // warm-up
-    // Shared machines drift: alternate the two measurements and compare medians.
-    const bare: number[] = [];
-    const http: number[] = [];
-    const koaFloor: number[] = [];
+    const servers = { service: server, koa: bareKoa };
+    const cpuPerCall: Record<keyof typeof servers, number[]> = { service: [], koa: [] };
+    for (const warm of Object.values(servers)) await load({ url: warm.url, pathOf: () => query, concurrency: CONCURRENCY, maxRequests: 4000, maxSeconds: 3 });
     let requests = 0;
-    await load({ url: bareKoa.url, pathOf: () => query, concurrency: 16, maxRequests: 2000, maxSeconds: 3 });
-    for (let round = 0; round < 3; round++) {
-      bare.push(bareOnce());
-      koaFloor.push((await load({ url: bareKoa.url, pathOf: () => query, concurrency: 16, maxRequests: 100_000, maxSeconds: 4 })).perSecond);
-      const run = await load({ url: server.url, pathOf: () => query, concurrency: 16, maxRequests: 100_000, maxSeconds: 4 });
+    // Side by side in short slices, round after round (bench/support/rounds.ts).
+    const rates = await inRounds(['bare', 'koa', 'service'] as const, ROUNDS, async (role) => {
+      if (role === 'bare') return bareOnce();
+      const target = servers[role];
+      const cpuBefore = cpuSecondsOf(target.child.pid!);
+      const run = await load({ url: target.url, pathOf: () => query, concurrency: CONCURRENCY, maxRequests: 100_000, maxSeconds: SLICE_SECONDS });
+      const cpuAfter = cpuSecondsOf(target.child.pid!);
       if (Object.keys(run.statuses).some((code) => code !== '200')) throw new Error(`unexpected statuses ${JSON.stringify(run.statuses)}`);
-      http.push(run.perSecond);
-      requests += run.requests;
-    }
-    const [bareRate, httpRate] = [median(bare), median(http)];
-    console.log(`bare canonicalise+sha256+ed25519 verify (node:crypto): ${bareRate.toFixed(0)}/s (median of ${bare.map((r) => r.toFixed(0)).join(', ')})`);
+      if (cpuBefore !== undefined && cpuAfter !== undefined) cpuPerCall[role].push(((cpuAfter - cpuBefore) * 1e6) / run.requests);
+      if (role === 'service') requests += run.requests;
+      return run.perSecond;
+    });
+    const cpu = (role: keyof typeof servers) => (cpuPerCall[role].length ? `, ${median(cpuPerCall[role]).toFixed(0)} us server CPU/call` : '');
+    const serviceToBare = roundRatios(rates.service, rates.bare);
+    console.log(`bare canonicalise+sha256+ed25519 verify (node:crypto): ${median(rates.bare).toFixed(0)}/s, ${(1e6 / median(rates.bare)).toFixed(0)} us/call (rounds: ${list(rates.bare)})`);
     console.log(`same with @noble/curves verify (reference):           ${nobleRate.toFixed(0)}/s`);
-    console.log(`GET /v1/veritrack/verify over HTTP (1 server core):    ${httpRate.toFixed(0)}/s (median of ${http.map((r) => r.toFixed(0)).join(', ')}; ${requests} requests)`);
-    console.log(`same verification on bare Koa (one handler, no framework): ${median(koaFloor).toFixed(0)}/s (median of ${koaFloor.map((r) => r.toFixed(0)).join(', ')})`);
-    console.log(`ratio HTTP / bare: ${(httpRate / bareRate).toFixed(2)} (target >= 0.6); service / bare Koa: ${(httpRate / median(koaFloor)).toFixed(2)}`);
+    console.log(`GET /v1/veritrack/verify over HTTP (1 server core):    ${median(rates.service).toFixed(0)}/s${cpu('service')} (rounds: ${list(rates.service)}; ${requests} requests)`);
+    console.log(`same verification on bare Koa (one handler, no framework): ${median(rates.koa).toFixed(0)}/s${cpu('koa')} (rounds: ${list(rates.koa)})`);
+    console.log(`ratio HTTP / bare: ${serviceToBare.median.toFixed(2)} (target >= 0.6), median of the rounds' ${list(serviceToBare.ratios, 2)}`);
+    console.log(`ratio bare Koa / bare: ${roundRatios(rates.koa, rates.bare).median.toFixed(2)}; service / bare Koa: ${roundRatios(rates.service, rates.koa).median.toFixed(2)}`);
+    if (cpuPerCall.service.length) {
+      const capacity = 1e6 / median(cpuPerCall.service);
+      console.log(`one core's capacity by the service's CPU time per call: ${capacity.toFixed(0)}/s, ${(capacity / median(rates.bare)).toFixed(2)} of bare`);
+    }
   } finally {
     await server.stop();
     await bareKoa.stop();

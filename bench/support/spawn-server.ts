@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 
 export interface BenchServer {
@@ -7,9 +8,40 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Starts a bench server script in its own process (its own core) and waits for its URL line. */
+/**
+ * "The server on one core, the load on the other" must be enforced, not hoped for: left to
+ * itself, Linux wakes a process on the core of the process that woke it, so a server and its
+ * load generator ping-ponging over loopback end up sharing one core for much of the time (both
+ * well under one core busy, the machine a quarter idle). Where taskset exists, servers are
+ * pinned to core 0 (all their threads: GC, thread pool) and the benchmark process to core 1.
+ */
+const SERVER_CORE = '0';
+const LOAD_CORE = '1';
+const canPin = (() => {
+  if (process.platform !== 'linux' || availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Pins this process (every thread) to the load core; returns what undoes it. */
+export function pinLoadGenerator(): { pinned: boolean; restore(): void } {
+  if (!canPin) return { pinned: false, restore: () => {} };
+  const affinity = () => execFileSync('taskset', ['-p', '-c', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).at(-1)!;
+  const setAffinity = (cores: string) => execFileSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
+  const original = affinity();
+  setAffinity(LOAD_CORE);
+  return { pinned: true, restore: () => setAffinity(original) };
+}
+
+/** Starts a bench server script in its own process (on the server core) and waits for its URL line. */
 export async function spawnServer(script: URL, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchServer> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script.pathname], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const command = [process.execPath, ...nodeArgs, '--import', 'tsx', script.pathname];
+  const [file, ...args] = canPin ? ['taskset', '-c', SERVER_CORE, ...command] : command;
+  const child = spawn(file!, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('bench server did not start in 20 s')), 20_000);
