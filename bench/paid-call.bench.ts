@@ -27,7 +27,8 @@ const PATH = '/v1/veritrack/attest';
 const BODY = JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81 } });
 const CONCURRENCY = 64;
 const ROUNDS = 9;
-const WARM_UP = { requests: 600, seconds: 3 };
+/** Long enough for the JIT to settle in every server: the first thousand calls of the service cost twice the later ones. */
+const WARM_UP = { requests: 3_000, seconds: 5 };
 const SLICE = { requests: 4_000, seconds: 1.5 };
 /** Beyond its own bound, how long a load may take before its server is presumed hung. */
 const HANG_SECONDS = 15;

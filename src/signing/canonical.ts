@@ -21,12 +21,22 @@ export function canonicalBytes(value: unknown): Buffer {
   return Buffer.from(canonicalText(value), 'utf8');
 }
 
+/**
+ * The length in bytes of the canonical form of JSON data, without building it: RFC 8785 writes
+ * strings and numbers exactly as JSON.stringify does and only orders the members, so the two
+ * texts have the same length, and JSON.stringify is native. For JSON data only (what a schema
+ * has already checked); test/signing/jcs.test.ts holds the two to the same length.
+ */
+export function canonicalByteLength(value: JsonValue): number {
+  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+}
+
 function assertFiniteNumbers(value: unknown): void {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new TypeError('JSON cannot carry NaN or Infinity');
   } else if (Array.isArray(value)) {
-    for (const v of value) assertFiniteNumbers(v);
+    for (let i = 0; i < value.length; i++) assertFiniteNumbers(value[i]);
   } else if (value !== null && typeof value === 'object') {
-    for (const v of Object.values(value)) assertFiniteNumbers(v);
+    for (const key in value) assertFiniteNumbers((value as Record<string, unknown>)[key]);
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalText } from '../../src/signing/canonical.ts';
+import { canonicalByteLength, canonicalBytes, canonicalText, type JsonValue } from '../../src/signing/canonical.ts';
 
 // The RFC 8785 reference vectors, vendored so that a clone runs on its own; a second test keeps
 // the copy identical to the shared conformance set when that set sits beside the repository.
@@ -36,6 +37,18 @@ describe('RFC 8785 canonicalisation', () => {
   it('orders members by UTF-16 code units and escapes as the RFC says', () => {
     expect(canonicalText({ b: 1, a: [true, null, 'é\u000f'], '\u20ac': 1e21, '\ud83d\ude00': 0.1 })).toBe(
       '{"a":[true,null,"é\\u000f"],"b":1,"€":1e+21,"😀":0.1}',
+    );
+  });
+
+  it('knows the canonical length of JSON data without building the text', () => {
+    for (const name of names) {
+      const input = JSON.parse(readFileSync(new URL(`input/${name}`, vendored), 'utf8')) as JsonValue;
+      expect(canonicalByteLength(input)).toBe(readFileSync(new URL(`output/${name}`, vendored)).length);
+    }
+    // Any JSON data, lone surrogates, control characters and extreme numbers included.
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => canonicalByteLength(value as JsonValue) === canonicalBytes(value).length),
+      { numRuns: 2000 },
     );
   });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { hex64, jsonObject, jsonValue, token } from '../../catalog/schemas.ts';
 import { missingRequiredFields } from '../../engines/trust/required-fields.ts';
-import { canonicalBytes, type JsonObject } from '../../signing/canonical.ts';
+import { canonicalByteLength, type JsonObject } from '../../signing/canonical.ts';
 
 /**
  * Input and output schemas of the Trust and Reputation operations (the catalogue's boundary).
@@ -31,7 +31,7 @@ export function requiringFields<S extends z.ZodType>(names: readonly string[], s
  */
 export const MAX_URL_VERIFIED_BYTES = 4096;
 export const urlVerifiableObject = jsonObject.refine(
-  (v: JsonObject) => canonicalBytes(v).length <= MAX_URL_VERIFIED_BYTES,
+  (v: JsonObject) => canonicalByteLength(v) <= MAX_URL_VERIFIED_BYTES,
   `must be at most ${MAX_URL_VERIFIED_BYTES} bytes in RFC 8785 form (its free GET verify route carries it in the URL)`,
 );
 
