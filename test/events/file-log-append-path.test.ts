@@ -106,13 +106,13 @@ describe('writeRecordPayload: strings written unchecked, the record checked once
     const metadata = fc.oneof(fc.constant({}), fc.record({ note: text(30) }));
     const batch = new StagedBatch(0);
     fc.assert(
-      fc.property(fc.nat(), text(40), text(40), text(40), data, metadata, (position, stream, id, type, d, m: JsonObject) => {
+      fc.property(fc.oneof(fc.nat(), fc.maxSafeNat()), fc.nat(), text(40), text(40), text(40), data, metadata, (position, revision, stream, id, type, d, m: JsonObject) => {
         batch.beginRecord(id);
         const start = batch.cursor;
-        writeRecordPayload(batch, position, stream, 7, id, type, 1_700_000_000_123, d, m);
+        writeRecordPayload(batch, position, stream, revision, id, type, 1_700_000_000_123, d, m);
         const written = batch.bytes.toString('utf8', start, batch.cursor);
         batch.endRecord();
-        expect(written).toBe(JSON.stringify({ p: position, s: stream, r: 7, i: id, t: type, a: 1_700_000_000_123, d, m }));
+        expect(written).toBe(JSON.stringify({ p: position, s: stream, r: revision, i: id, t: type, a: 1_700_000_000_123, d, m }));
       }),
       { numRuns: 3000 },
     );

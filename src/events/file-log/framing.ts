@@ -55,8 +55,12 @@ export function hasBatchHeaderAfter(bytes: Buffer, from: number): boolean {
   return false;
 }
 
-/** Where a record is written: text, and a check of the bytes written. */
+/** Where a record is written: text, ASCII pieces and integers, and a check of the bytes written. */
 export interface RecordOut extends TextOut {
+  /** Writes `text` if it is short ASCII; otherwise writes nothing and returns false. */
+  writeAscii(text: string): boolean;
+  /** Writes the JSON of an integer. */
+  writeInteger(n: number): void;
   /** Whether the bytes written at [start, end) are ASCII, none of them below U+0020. */
   isPlainAscii(start: number, end: number): boolean;
 }
@@ -81,14 +85,36 @@ export function writeRecordPayload(out: RecordOut, position: number, stream: str
   }
   const at = timestampText(recordedAt);
   const start = out.cursor;
-  if (!hasQuoteOrBackslash(stream) && !hasQuoteOrBackslash(id) && !hasQuoteOrBackslash(type)) {
-    const head = `{"p":${position},"s":"${stream}","r":${revision},"i":"${id}","t":"${type}","a":${at},"d":`;
-    if (!writeJson(out, data, head, tail, 'unchecked')) throw notJson(id);
+  if (writeHeadUnchecked(out, position, stream, revision, id, type, at)) {
+    if (!writeJson(out, data, '', tail, 'unchecked')) throw notJson(id);
     if (out.isPlainAscii(start, out.cursor)) return;
-    out.cursor = start;
   }
+  out.cursor = start;
   const head = `{"p":${position},"s":${jsonString(stream)},"r":${revision},"i":${jsonString(id)},"t":${jsonString(type)},"a":${at},"d":`;
   if (!writeJson(out, data, head, tail)) throw notJson(id);
+}
+
+/**
+ * Writes the record's fields before its data, `{"p":…,"d":`, piece by piece (no string is built
+ * to join them), its strings unchecked but for `"` and `\\`. Returns false, leaving what it wrote
+ * to be dropped, for strings that must be written the exact way.
+ */
+function writeHeadUnchecked(out: RecordOut, position: number, stream: string, revision: number, id: string, type: string, at: string): boolean {
+  if (hasQuoteOrBackslash(stream) || hasQuoteOrBackslash(id) || hasQuoteOrBackslash(type)) return false;
+  out.writeAscii('{"p":');
+  out.writeInteger(position);
+  out.writeAscii(',"s":"');
+  if (!out.writeAscii(stream)) return false;
+  out.writeAscii('","r":');
+  out.writeInteger(revision);
+  out.writeAscii(',"i":"');
+  if (!out.writeAscii(id)) return false;
+  out.writeAscii('","t":"');
+  if (!out.writeAscii(type)) return false;
+  out.writeAscii('","a":');
+  out.writeAscii(at);
+  out.writeAscii(',"d":');
+  return true;
 }
 
 /**

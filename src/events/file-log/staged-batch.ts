@@ -4,6 +4,11 @@ import { hasQuoteOrBackslash, type TextOut } from './json-text.ts';
 /** Room a fresh batch starts with: 64 one-KiB records, the size of a full batch under load. */
 const INITIAL_CAPACITY = 64 * 1024 + BATCH_HEADER_BYTES;
 
+/** Text up to this many UTF-16 units is copied in JS when ASCII, not encoded natively (see write). */
+const SHORT_TEXT = 16;
+/** The longest text writeAscii copies in JS (stream names, event ids and types fit). */
+const ASCII_PIECE = 256;
+
 /** Where a batch stood before an append was staged in it: what a failed append rolls back to. */
 export interface StageMark {
   end: number;
@@ -74,6 +79,8 @@ export class StagedBatch implements TextOut {
 
   /** Appends UTF-8 text to the record begun last. */
   write(text: string): void {
+    // For a few characters, a call into native code costs more than copying them.
+    if (text.length <= SHORT_TEXT && this.writeAscii(text)) return;
     const written = this.cursor - this.end - FRAME_HEADER_BYTES;
     // UTF-8 needs at least one byte per UTF-16 unit: past this the record is too large for sure.
     if (written + text.length > MAX_RECORD_BYTES) throw tooLarge(this.recordId, written + Buffer.byteLength(text, 'utf8'));
@@ -84,6 +91,47 @@ export class StagedBatch implements TextOut {
       if (room < needed) this.grow(this.cursor + needed);
     }
     this.cursor += this.bytes.write(text, this.cursor, 'utf8');
+  }
+
+  /**
+   * Appends `text` if it is ASCII and at most ASCII_PIECE units long, copied in JS: the pieces of
+   * a record head are joined in the buffer, with no string built to hold them and no call into
+   * native code. Returns false, having moved nothing, otherwise.
+   */
+  writeAscii(text: string): boolean {
+    if (text.length > ASCII_PIECE) return false;
+    this.makeRoom(text.length);
+    const bytes = this.bytes;
+    const at = this.cursor;
+    for (let i = 0; i < text.length; i++) {
+      const unit = text.charCodeAt(i);
+      if (unit >= 0x80) return false;
+      bytes[at + i] = unit;
+    }
+    this.cursor = at + text.length;
+    return true;
+  }
+
+  /** Appends the JSON of a number known to be an integer (positions, revisions). */
+  writeInteger(n: number): void {
+    // Non-negative integers below 2^31 (all positions and revisions in practice) digit by digit,
+    // in integer arithmetic; anything else as JSON.stringify writes it.
+    if (!(n >= 0 && n <= 0x7fffffff && n === Math.floor(n))) {
+      this.write(String(n));
+      return;
+    }
+    let digits = 1;
+    for (let rest = n; rest >= 10; rest = (rest / 10) | 0) digits++;
+    this.makeRoom(digits);
+    const bytes = this.bytes;
+    let at = this.cursor + digits;
+    this.cursor = at;
+    let rest = n | 0;
+    do {
+      const quotient = (rest / 10) | 0;
+      bytes[--at] = 0x30 + rest - quotient * 10;
+      rest = quotient;
+    } while (rest > 0);
   }
 
   writeUnescaped(text: string): boolean {
@@ -157,6 +205,10 @@ export class StagedBatch implements TextOut {
 
   reject(error: Error): void {
     this.settle.reject(error);
+  }
+
+  private makeRoom(bytes: number): void {
+    if (this.bytes.length - this.cursor < bytes) this.grow(this.cursor + bytes);
   }
 
   private grow(minimum: number): void {
