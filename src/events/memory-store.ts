@@ -11,7 +11,7 @@ import {
   type Subscription,
 } from './port.ts';
 import { matchIdempotentAppend, checkExpectedRevision } from './append-rules.ts';
-import { createSubscriptionHub } from './subscription-hub.ts';
+import { createSubscriptionHub, published } from './subscription-hub.ts';
 
 /** In-memory adapter with the same semantics as the durable ones: for unit tests. */
 export function createMemoryEventStore(): EventStore {
@@ -41,7 +41,7 @@ export function createMemoryEventStore(): EventStore {
     }
     streams.set(stream, [...existing, ...written]);
     log.push(...written);
-    hub.publish(written);
+    hub.publish(written.map(published));
     return { nextExpectedRevision: written.at(-1)!.revision, position: written.at(-1)!.position };
   }
 

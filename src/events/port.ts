@@ -55,7 +55,15 @@ export interface Subscription {
 export interface SubscribeOptions {
   /** Exclusive: deliver events with position > fromPosition (catch up first, then live). */
   fromPosition?: bigint;
+  /**
+   * Only events of these types reach onEvent; absent, every event does. The others are passed
+   * over in order, their positions told to onPassed, and an adapter need not even decode them:
+   * a read model that folds one type out of many pays for that type only.
+   */
+  eventTypes?: readonly string[];
   onEvent(event: RecordedEvent): void | Promise<void>;
+  /** The position of each event passed over (see eventTypes), in order with onEvent's. */
+  onPassed?(position: bigint): void | Promise<void>;
   onError?(error: Error): void;
 }
 

@@ -1,10 +1,25 @@
 import type { RecordedEvent, SubscribeOptions, Subscription } from './port.ts';
 
 /**
+ * An event as a store publishes it: its position and type up front, the event itself decoded
+ * only when a subscriber wants it (see SubscribeOptions.eventTypes). A store may memoise decode.
+ */
+export interface PublishedEvent {
+  readonly position: bigint;
+  readonly type: string;
+  decode(): RecordedEvent;
+}
+
+/** An event already in hand, published as is. */
+export function published(event: RecordedEvent): PublishedEvent {
+  return { position: event.position, type: event.type, decode: () => event };
+}
+
+/**
  * Catch-up-then-live delivery for the embedded adapters. Live events that arrive while the
  * catch-up read is still running are held back, then delivered after it, deduplicated by
  * position: each subscriber sees every event exactly once, strictly in position order, one at a
- * time (the next waits for onEvent to settle).
+ * time (the next waits for onEvent, or onPassed, to settle).
  */
 export function createSubscriptionHub(
   readFrom: (fromPosition: bigint | undefined) => Iterable<RecordedEvent> | AsyncIterable<RecordedEvent>,
@@ -12,8 +27,9 @@ export function createSubscriptionHub(
   const subscribers = new Set<Subscriber>();
 
   class Subscriber implements Subscription {
-    private readonly heldBack: RecordedEvent[] = [];
-    private readonly queue: RecordedEvent[] = [];
+    private readonly heldBack: PublishedEvent[] = [];
+    private readonly queue: PublishedEvent[] = [];
+    private readonly types: ReadonlySet<string> | undefined;
     private last: bigint | undefined;
     private live = false;
     private draining = false;
@@ -21,6 +37,7 @@ export function createSubscriptionHub(
 
     constructor(private readonly options: SubscribeOptions) {
       this.last = options.fromPosition;
+      this.types = options.eventTypes ? new Set(options.eventTypes) : undefined;
       void this.catchUp();
     }
 
@@ -28,7 +45,7 @@ export function createSubscriptionHub(
       try {
         for await (const e of readFrom(this.options.fromPosition)) {
           if (this.closed) return;
-          this.queue.push(e);
+          this.queue.push(published(e));
           await this.drain();
         }
         this.heldBack.sort((a, b) => (a.position < b.position ? -1 : 1));
@@ -40,7 +57,7 @@ export function createSubscriptionHub(
       }
     }
 
-    offer(events: RecordedEvent[]): void {
+    offer(events: readonly PublishedEvent[]): void {
       if (this.closed) return;
       if (!this.live) {
         this.heldBack.push(...events);
@@ -58,7 +75,9 @@ export function createSubscriptionHub(
           const e = this.queue.shift()!;
           if (this.last !== undefined && e.position <= this.last) continue;
           this.last = e.position;
-          await this.options.onEvent(e);
+          // Awaited only when a handler returns a promise: no extra turn per event otherwise.
+          const settled = this.types === undefined || this.types.has(e.type) ? this.options.onEvent(e.decode()) : this.options.onPassed?.(e.position);
+          if (settled) await settled;
         }
       } catch (err) {
         this.fail(err as Error);
@@ -89,7 +108,7 @@ export function createSubscriptionHub(
     get hasSubscribers(): boolean {
       return subscribers.size > 0;
     },
-    publish(events: RecordedEvent[]): void {
+    publish(events: readonly PublishedEvent[]): void {
       for (const s of subscribers) s.offer(events);
     },
     closeAll(): void {

@@ -66,7 +66,6 @@ export async function startProjection<S extends JsonValue>(
   const log = options.log ?? stderrLogger;
   const every = options.checkpointEvery ?? 1000;
   const intervalMs = options.checkpointIntervalMs ?? 1000;
-  const handles = new Set(projection.handles);
   let state: S = structuredClone(projection.initialState);
   let position: bigint | undefined;
   let unsaved = 0;
@@ -105,29 +104,34 @@ export async function startProjection<S extends JsonValue>(
     return saving;
   }
 
+  /** Folds the event at `at` in (evolve for handled types, none for the others). */
+  function advance(at: bigint, event: RecordedEvent | undefined): void | Promise<void> {
+    if (event) {
+      try {
+        state = projection.evolve(state, event);
+      } catch (err) {
+        failure = new Error(`projection ${projection.name} failed on event ${event.id} at position ${event.position}: ${(err as Error).message}`, { cause: err });
+        log.error({ projection: projection.name, position: String(event.position) }, failure.message);
+        settleWaiters();
+        void subscription?.close();
+        return;
+      }
+    }
+    position = at;
+    unsaved++;
+    if (waiters.size > 0) settleWaiters();
+    if (unsaved >= every || Date.now() - lastSave >= intervalMs) return checkpoint();
+  }
+
   function subscribe(): void {
     const mine = ++generation;
+    const seen = (at: bigint) => mine !== generation || failure !== undefined || (position !== undefined && at <= position);
     subscription = store.subscribeToAll({
       fromPosition: position,
-      onEvent: async (event) => {
-        if (mine !== generation || failure) return;
-        if (position !== undefined && event.position <= position) return; // Seen already.
-        if (handles.has(event.type)) {
-          try {
-            state = projection.evolve(state, event);
-          } catch (err) {
-            failure = new Error(`projection ${projection.name} failed on event ${event.id} at position ${event.position}: ${(err as Error).message}`, { cause: err });
-            log.error({ projection: projection.name, position: String(event.position) }, failure.message);
-            settleWaiters();
-            void subscription?.close();
-            return;
-          }
-        }
-        position = event.position;
-        unsaved++;
-        settleWaiters();
-        if (unsaved >= every || Date.now() - lastSave >= intervalMs) await checkpoint();
-      },
+      // Only the handled types are read; the store passes over the rest by position alone.
+      eventTypes: projection.handles,
+      onEvent: (event) => (seen(event.position) ? undefined : advance(event.position, event)),
+      onPassed: (at) => (seen(at) ? undefined : advance(at, undefined)),
       onError: (err) => {
         if (mine !== generation) return;
         // Resume from what is folded in; anything redelivered is skipped by position.

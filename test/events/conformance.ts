@@ -244,6 +244,41 @@ export function eventStoreConformance(adapter: AdapterUnderTest): void {
       }
     });
 
+    it('a subscription to some event types gets those, and the positions of the rest, in order', async () => {
+      const stream = streamName('subscribe-types');
+      const marker = await store.appendToStream(streamName('subscribe-types-marker'), [event(-1)]);
+      const before = [event(0, 'Wanted'), event(1, 'Other'), event(2, 'Wanted')];
+      const after = [event(3, 'Other'), event(4, 'Wanted')];
+      await store.appendToStream(stream, before);
+      const order: string[] = [];
+      const wanted: RecordedEvent[] = [];
+      const subscription = store.subscribeToAll({
+        fromPosition: marker.position,
+        eventTypes: ['Wanted'],
+        onEvent: (e) => {
+          order.push(`event ${e.position}`);
+          if (e.stream === stream) wanted.push(e);
+        },
+        onPassed: (position) => void order.push(`passed ${position}`),
+      });
+      try {
+        await waitUntil(() => wanted.length === 2);
+        const live = await store.appendToStream(stream, after);
+        await waitUntil(() => wanted.length === 3);
+        await waitUntil(() => order.includes(`event ${live.position}`));
+        expect(wanted.map((e) => e.id)).toEqual([before[0]!.id, before[2]!.id, after[1]!.id]);
+        expect(wanted.map((e) => e.data)).toEqual([before[0]!.data, before[2]!.data, after[1]!.data]);
+        // Every event after the marker is told, once, in position order: delivered or passed over.
+        const mine = order.filter((line) => BigInt(line.split(' ')[1]!) > marker.position && BigInt(line.split(' ')[1]!) <= live.position);
+        const positions = mine.map((line) => BigInt(line.split(' ')[1]!));
+        expect(positions).toEqual([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        expect(new Set(positions).size).toBe(positions.length);
+        expect(mine.slice(-5).map((line) => line.split(' ')[0])).toEqual(['event', 'passed', 'event', 'passed', 'event']);
+      } finally {
+        await subscription.close();
+      }
+    });
+
     it('a subscription started during concurrent appends misses none and repeats none', async () => {
       const stream = streamName('subscribe-race');
       const marker = await store.appendToStream(streamName('subscribe-race-marker'), [event(-1)]);

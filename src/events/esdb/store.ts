@@ -104,6 +104,8 @@ export function createEsdbEventStore(options: EsdbEventStoreOptions): HeadAwareE
     let closed = false;
     let current: { unsubscribe(): Promise<void> } | undefined;
     let retry: NodeJS.Timeout | undefined;
+    // Filtered here rather than by the server: passed-over events still advance the position.
+    const types = subscribeOptions.eventTypes ? new Set(subscribeOptions.eventTypes) : undefined;
 
     const run = async (): Promise<void> => {
       const subscription = client.subscribeToAll({
@@ -118,7 +120,8 @@ export function createEsdbEventStore(options: EsdbEventStoreOptions): HeadAwareE
           const event = fromResolvedEvent(resolved);
           // Redelivery after a resubscription is skipped by position: at most once per subscriber.
           if (!event || (last !== undefined && event.position <= last)) continue;
-          await subscribeOptions.onEvent(event);
+          if (!types || types.has(event.type)) await subscribeOptions.onEvent(event);
+          else await subscribeOptions.onPassed?.(event.position);
           last = event.position;
         }
       } catch (err) {

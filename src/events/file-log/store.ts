@@ -13,7 +13,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../port.ts';
-import { createSubscriptionHub } from '../subscription-hub.ts';
+import { createSubscriptionHub, published } from '../subscription-hub.ts';
 import { BATCH_HEADER_BYTES, decodeRecord, FRAME_HEADER_BYTES } from './framing.ts';
 import { GroupCommitWriter } from './group-commit.ts';
 import { acquireLock } from './lock.ts';
@@ -78,7 +78,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
     onDurable: (batch) => {
       if (durableWaiters.length > 0) settleWaiters();
-      if (hub.hasSubscribers) hub.publish(eventsOf(batch));
+      if (hub.hasSubscribers) hub.publish(eventsOf(batch).map(published));
     },
     // Idempotent replays waiting on a batch that failed must fail with it, not wait forever.
     onFailed: (error) => {
