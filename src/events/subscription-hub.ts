@@ -57,6 +57,10 @@ export function createSubscriptionHub(
       }
     }
 
+    wants(type: string): boolean {
+      return this.types === undefined || this.types.has(type);
+    }
+
     offer(events: readonly PublishedEvent[]): void {
       if (this.closed) return;
       if (!this.live) {
@@ -76,7 +80,7 @@ export function createSubscriptionHub(
           if (this.last !== undefined && e.position <= this.last) continue;
           this.last = e.position;
           // Awaited only when a handler returns a promise: no extra turn per event otherwise.
-          const settled = this.types === undefined || this.types.has(e.type) ? this.options.onEvent(e.decode()) : this.options.onPassed?.(e.position);
+          const settled = this.wants(e.type) ? this.options.onEvent(e.decode()) : this.options.onPassed?.(e.position);
           if (settled) await settled;
         }
       } catch (err) {
@@ -107,6 +111,11 @@ export function createSubscriptionHub(
     /** Whether anyone is subscribed: lets a store skip building events nobody would receive. */
     get hasSubscribers(): boolean {
       return subscribers.size > 0;
+    },
+    /** Whether any subscriber reads events of this type (a store must decode those now). */
+    wants(type: string): boolean {
+      for (const s of subscribers) if (s.wants(type)) return true;
+      return false;
     },
     publish(events: readonly PublishedEvent[]): void {
       for (const s of subscribers) s.offer(events);

@@ -13,7 +13,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../port.ts';
-import { createSubscriptionHub, published } from '../subscription-hub.ts';
+import { createSubscriptionHub, published, type PublishedEvent } from '../subscription-hub.ts';
 import { BATCH_HEADER_BYTES, decodeRecord, FRAME_HEADER_BYTES } from './framing.ts';
 import { GroupCommitWriter } from './group-commit.ts';
 import { acquireLock } from './lock.ts';
@@ -68,6 +68,8 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   const reader = new SegmentReader(segments);
   const hub = createSubscriptionHub((from) => readAll({ fromPosition: from }));
   const durableWaiters: { position: number; resolve(): void; reject(e: Error): void }[] = [];
+  /** The type of each staged event not yet durable, in position order (see liveEventsOf). */
+  const stagedTypes: string[] = [];
   const writer = readOnly ? new ReadOnlyWriter(index.nextPosition) : new GroupCommitWriter({
     dir: options.dir,
     index,
@@ -78,7 +80,8 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
     onDurable: (batch) => {
       if (durableWaiters.length > 0) settleWaiters();
-      if (hub.hasSubscribers) hub.publish(eventsOf(batch).map(published));
+      const types = stagedTypes.splice(0, batch.eventCount);
+      if (hub.hasSubscribers) hub.publish(liveEventsOf(batch, types));
     },
     // Idempotent replays waiting on a batch that failed must fail with it, not wait forever.
     onFailed: (error) => {
@@ -155,6 +158,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     // keeps them), so a caller mutating its data afterwards changes nothing that was appended.
     const firstPosition = index.nextPosition;
     const durable = writer.append(firstPosition, stream, length, Date.now(), events);
+    for (const e of events) stagedTypes.push(e.type);
     index.reserve(stream, events);
     const result: AppendResult = { nextExpectedRevision: BigInt(length + events.length - 1), position: BigInt(firstPosition + events.length - 1) };
     return durable.then(() => result);
@@ -162,13 +166,18 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
 
   /**
    * The events of a synced batch, for live subscribers, decoded from the very bytes on disk:
-   * live delivery and catch-up from the log see the same events.
+   * live delivery and catch-up from the log see the same events. Only the types some subscriber
+   * reads are decoded, and now: the batch's buffer is reused once onDurable returns.
    */
-  function eventsOf(batch: StagedBatch): RecordedEvent[] {
-    const events: RecordedEvent[] = [];
+  function liveEventsOf(batch: StagedBatch, types: readonly string[]): PublishedEvent[] {
+    const events: PublishedEvent[] = [];
     let offset = BATCH_HEADER_BYTES;
-    for (const length of batch.frameLengths) {
-      events.push(decodeRecord(batch.bytes, offset, length - FRAME_HEADER_BYTES));
+    for (let i = 0; i < batch.frameLengths.length; i++) {
+      const length = batch.frameLengths[i]!;
+      const type = types[i]!;
+      const position = BigInt(batch.firstPosition + i);
+      if (hub.wants(type)) events.push(published(decodeRecord(batch.bytes, offset, length - FRAME_HEADER_BYTES)));
+      else events.push({ position, type, decode: passedOver });
       offset += length;
     }
     return events;
@@ -246,4 +255,8 @@ class ReadOnlyWriter implements Pick<GroupCommitWriter, 'durableCount' | 'failed
   }
   async drain(): Promise<void> {}
   async closeTail(): Promise<void> {}
+}
+
+function passedOver(): never {
+  throw new Error('event not decoded: no subscriber reads its type');
 }
