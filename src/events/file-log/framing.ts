@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
 import type { RecordedEvent } from '../port.ts';
 import { crc32 } from './crc32.ts';
-import { hasQuoteOrBackslash, isEmptyPlainObject, jsonString, jsonText, writeJson, type TextOut } from './json-text.ts';
+import { isEmptyPlainObject, jsonString, jsonText, writeJson, type TextOut } from './json-text.ts';
 
 /**
  * One frame on disk: u32le payload length, u32le CRC-32 of the payload, then the payload.
@@ -59,6 +59,8 @@ export function hasBatchHeaderAfter(bytes: Buffer, from: number): boolean {
 export interface RecordOut extends TextOut {
   /** Writes `text` if it is short ASCII; otherwise writes nothing and returns false. */
   writeAscii(text: string): boolean;
+  /** writeAscii, refusing also what a JSON string escapes (below U+0020, `"`, `\\`). */
+  writeUnescapedAscii(text: string): boolean;
   /** Writes the JSON of an integer. */
   writeInteger(n: number): void;
   /** Whether the bytes written at [start, end) are ASCII, none of them below U+0020. */
@@ -71,9 +73,9 @@ export interface RecordOut extends TextOut {
  * that data or metadata that JSON cannot represent (undefined, a function) is refused here
  * instead of being written as a record that recovery would then reject as unreadable.
  *
- * Strings are first written unchecked (see Quoting), and the record checked once, as bytes, for
- * being plain ASCII: one pass over the record instead of a regular expression per string. A
- * record that fails the check (non-ASCII text, a control character) is written again, exactly.
+ * The fields' strings are checked as they are copied, the data's written unchecked (see Quoting)
+ * and then checked once, as bytes, for being plain ASCII: one pass instead of a regular expression
+ * per string. A record that fails (non-ASCII text, a control character) is written again, exactly.
  */
 export function writeRecordPayload(out: RecordOut, position: number, stream: string, revision: number, id: string, type: string, recordedAt: number, data: JsonValue, metadata: JsonObject | undefined): void {
   // No metadata (undefined, or null from an untyped caller) is written as {}, what readers get.
@@ -85,9 +87,10 @@ export function writeRecordPayload(out: RecordOut, position: number, stream: str
   }
   const at = timestampText(recordedAt);
   const start = out.cursor;
-  if (writeHeadUnchecked(out, position, stream, revision, id, type, at)) {
+  if (writeHeadPlain(out, position, stream, revision, id, type, at)) {
+    const dataStart = out.cursor;
     if (!writeJson(out, data, '', tail, 'unchecked')) throw notJson(id);
-    if (out.isPlainAscii(start, out.cursor)) return;
+    if (out.isPlainAscii(dataStart, out.cursor)) return;
   }
   out.cursor = start;
   const head = `{"p":${position},"s":${jsonString(stream)},"r":${revision},"i":${jsonString(id)},"t":${jsonString(type)},"a":${at},"d":`;
@@ -96,21 +99,20 @@ export function writeRecordPayload(out: RecordOut, position: number, stream: str
 
 /**
  * Writes the record's fields before its data, `{"p":…,"d":`, piece by piece (no string is built
- * to join them), its strings unchecked but for `"` and `\\`. Returns false, leaving what it wrote
- * to be dropped, for strings that must be written the exact way.
+ * to join them), its strings as they are, checked as they are copied. Returns false, leaving what
+ * it wrote to be dropped, for strings that must be written the exact way.
  */
-function writeHeadUnchecked(out: RecordOut, position: number, stream: string, revision: number, id: string, type: string, at: string): boolean {
-  if (hasQuoteOrBackslash(stream) || hasQuoteOrBackslash(id) || hasQuoteOrBackslash(type)) return false;
+function writeHeadPlain(out: RecordOut, position: number, stream: string, revision: number, id: string, type: string, at: string): boolean {
   out.writeAscii('{"p":');
   out.writeInteger(position);
   out.writeAscii(',"s":"');
-  if (!out.writeAscii(stream)) return false;
+  if (!out.writeUnescapedAscii(stream)) return false;
   out.writeAscii('","r":');
   out.writeInteger(revision);
   out.writeAscii(',"i":"');
-  if (!out.writeAscii(id)) return false;
+  if (!out.writeUnescapedAscii(id)) return false;
   out.writeAscii('","t":"');
-  if (!out.writeAscii(type)) return false;
+  if (!out.writeUnescapedAscii(type)) return false;
   out.writeAscii('","a":');
   out.writeAscii(at);
   out.writeAscii(',"d":');

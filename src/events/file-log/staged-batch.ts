@@ -99,13 +99,25 @@ export class StagedBatch implements TextOut {
    * native code. Returns false, having moved nothing, otherwise.
    */
   writeAscii(text: string): boolean {
+    return this.copyAscii(text, false);
+  }
+
+  /**
+   * writeAscii for the content of a JSON string: refuses, besides, what JSON escapes (anything
+   * below U+0020, `"`, `\\`), so what it writes is what JSON.stringify writes between the quotes.
+   */
+  writeUnescapedAscii(text: string): boolean {
+    return this.copyAscii(text, true);
+  }
+
+  private copyAscii(text: string, unescapedOnly: boolean): boolean {
     if (text.length > ASCII_PIECE) return false;
     this.makeRoom(text.length);
     const bytes = this.bytes;
     const at = this.cursor;
     for (let i = 0; i < text.length; i++) {
       const unit = text.charCodeAt(i);
-      if (unit >= 0x80) return false;
+      if (unit >= 0x80 || (unescapedOnly && (unit < 0x20 || unit === 0x22 || unit === 0x5c))) return false;
       bytes[at + i] = unit;
     }
     this.cursor = at + text.length;
