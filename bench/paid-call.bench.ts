@@ -5,7 +5,7 @@ import { paymentRequirements } from '../src/payments/quote.ts';
 import { load, median, type LoadResult } from './support/load.ts';
 import { cpuSecondsOf, inRounds, list, roundRatios } from './support/rounds.ts';
 import { presignPayments } from './support/paid-payments.ts';
-import { pinLoadGenerator, spawnServer, type BenchServer } from './support/spawn-server.ts';
+import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-server.ts';
 
 /**
  * Paid calls per second over HTTP, loopback, each call with a fresh pre-signed EIP-3009 payment,
@@ -47,17 +47,11 @@ interface Running {
   failed?: string;
 }
 
-export default async function run(): Promise<void> {
-  const pin = pinLoadGenerator();
-  try {
-    await measure(pin.pinned);
-  } finally {
-    pin.restore();
-  }
+export default function run(): Promise<void> {
+  return onLoadCore(measure);
 }
 
-async function measure(pinned: boolean): Promise<void> {
-  console.log(pinned ? 'servers pinned to core 0 (every thread); load generator on core 1' : 'cores not pinned (no taskset here): a server and the load generator may share a core');
+async function measure(): Promise<void> {
   const roles = selectedRoles();
   const settings = loadSettings({ DATA_DIR: tmpdir(), LOG_LEVEL: 'silent' });
   const requirements = paymentRequirements(findOperation('veritrack.attest')!, settings);

@@ -6,7 +6,7 @@ import { createKeyring } from '../src/signing/keyring.ts';
 import { seal } from '../src/signing/seal.ts';
 import { load, median, rate } from './support/load.ts';
 import { cpuSecondsOf, inRounds, list, roundRatios } from './support/rounds.ts';
-import { pinLoadGenerator, spawnServer } from './support/spawn-server.ts';
+import { onLoadCore, spawnServer } from './support/spawn-server.ts';
 
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
 const ROUNDS = 9;
@@ -20,17 +20,11 @@ const CONCURRENCY = 64;
  * the other), beside the bare rate of canonicalise + SHA-256 + Ed25519 verify of the same
  * record measured in this run. Target: HTTP at least 0.6 of the bare rate.
  */
-export default async function run(): Promise<void> {
-  const pin = pinLoadGenerator();
-  try {
-    await measure(pin.pinned);
-  } finally {
-    pin.restore();
-  }
+export default function run(): Promise<void> {
+  return onLoadCore(measure);
 }
 
-async function measure(pinned: boolean): Promise<void> {
-  console.log(pinned ? 'server pinned to core 0; load generator and bare loop on core 1' : 'cores not pinned (no taskset here): the server and the load generator may share a core');
+async function measure(): Promise<void> {
   const keyring = createKeyring(SECRET);
   const claim = { model: 'example-7b', benchmark: 'arc-easy', score: 0.81, notes: 'x'.repeat(700) }; // ~1 KiB record
   const record = veritrackRecord({ kind: 'model-eval', attestedAt: 1_767_225_600, claim });

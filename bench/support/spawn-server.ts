@@ -27,14 +27,25 @@ const canPin = (() => {
   }
 })();
 
-/** Pins this process (every thread) to the load core; returns what undoes it. */
-export function pinLoadGenerator(): { pinned: boolean; restore(): void } {
-  if (!canPin) return { pinned: false, restore: () => {} };
+/**
+ * Runs a benchmark with this process (every thread: load generator, bare loops) pinned to the
+ * load core, and says which way it ran; the original affinity is restored afterwards.
+ */
+export async function onLoadCore(measure: () => Promise<void>): Promise<void> {
+  if (!canPin) {
+    console.log('cores not pinned (no taskset here): a server and the load generator may share a core');
+    return measure();
+  }
   const affinity = () => execFileSync('taskset', ['-p', '-c', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).at(-1)!;
   const setAffinity = (cores: string) => execFileSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
   const original = affinity();
   setAffinity(LOAD_CORE);
-  return { pinned: true, restore: () => setAffinity(original) };
+  console.log(`servers pinned to core ${SERVER_CORE} (every thread); load generator and bare loops on core ${LOAD_CORE}`);
+  try {
+    await measure();
+  } finally {
+    setAffinity(original);
+  }
 }
 
 /** Starts a bench server script in its own process (on the server core) and waits for its URL line. */
