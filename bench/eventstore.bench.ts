@@ -64,13 +64,18 @@ async function withTempDir<T>(label: string, body: (dir: string) => Promise<T>):
   }
 }
 
-/** Appends per second through the store, `concurrency` writers each on its own stream. */
-async function storeAppendsPerSecond(concurrency: number): Promise<number> {
+/**
+ * Appends per second through the store, `concurrency` writers each on its own stream; also the
+ * process CPU time per append (every thread: event loop, thread pool, GC), a diagnostic only:
+ * with all writers waiting on the same fdatasync, the CPU spent per append is what sets the rate.
+ */
+async function storeAppendsPerSecond(concurrency: number): Promise<{ rate: number; cpuMicrosPerAppend: number }> {
   return withTempDir('store', async (dir) => {
     nextId = 0;
     const store = await openFileEventStore({ dir, log: quiet });
     const deadline = performance.now() + RUN_MS;
     let appended = 0;
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async (_, w) => {
@@ -82,8 +87,9 @@ async function storeAppendsPerSecond(concurrency: number): Promise<number> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     await store.close();
-    return appended / seconds;
+    return { rate: appended / seconds, cpuMicrosPerAppend: (cpu.user + cpu.system) / appended };
   });
 }
 
@@ -166,15 +172,19 @@ export default async function run(): Promise<void> {
   console.log('  (both the store and the bare loop write a batch with a synchronous write(2), then await fdatasync on the thread pool)');
   for (const concurrency of [1, 64]) {
     const stores: number[] = [];
+    const cpus: number[] = [];
     const bares: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      stores.push(await storeAppendsPerSecond(concurrency));
+      const { rate, cpuMicrosPerAppend } = await storeAppendsPerSecond(concurrency);
+      stores.push(rate);
+      cpus.push(cpuMicrosPerAppend);
       bares.push(await bareAppendsPerSecond(concurrency));
     }
     const store = median(stores);
     const bare = median(bares);
     const target = concurrency === 64 ? ' (target >= 0.50)' : '';
     console.log(`  concurrency ${String(concurrency).padStart(2)}: store ${fmt(store)}/s, bare write+fdatasync loop (batch ${concurrency}) ${fmt(bare)}/s, ratio ${(store / bare).toFixed(2)}${target} (medians of ${ROUNDS} alternating runs)`);
+    console.log(`    store: ${median(cpus).toFixed(1)} µs of process CPU per append (median)`);
   }
   const domain = await replayRate('replay-domain', 200_000, domainEvents);
   console.log(`  audit replay, domain events: ${fmt(domain.rate)} events/s over ${fmt(domain.events)} events (target >= 100,000/s)${domain.ok ? '' : ' AUDIT FAILED'}`);
