@@ -8,7 +8,7 @@ import { HttpProblem } from './problem.ts';
  * records in the query string, and this is their hot path.
  */
 export function singleValuedQuery(ctx: Context): Record<string, string> {
-  const parsed = parseQuery(ctx.querystring);
+  const parsed = parseQuery(querystringOf(ctx));
   for (const name in parsed)
     if (typeof parsed[name] !== 'string')
       throw new HttpProblem(422, 'validation_error', `query parameter ${name} must be given once`, {
@@ -16,6 +16,18 @@ export function singleValuedQuery(ctx: Context): Record<string, string> {
         issues: [{ path: name, message: 'must be given once' }],
       });
   return parsed as Record<string, string>;
+}
+
+/**
+ * The query string as Koa's ctx.querystring gives it, found by a native search rather than
+ * Koa's URL parse, which walks the whole URL in JS; a URL with a fragment goes to Koa.
+ */
+function querystringOf(ctx: Context): string {
+  const url = ctx.req.url ?? '';
+  const start = url.indexOf('?');
+  if (start === -1) return '';
+  const query = url.slice(start + 1);
+  return query.includes('#') ? ctx.querystring : query;
 }
 
 /** The parsed JSON body; absent or non-JSON bodies read as undefined. */

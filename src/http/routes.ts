@@ -29,7 +29,11 @@ export function buildRouting(routes: readonly Route[], deps: ServiceDeps): { exa
     if (!route.path.includes(':')) exact.set(`${route.method} ${route.path}`, handler);
   }
   const exactMatch: Middleware = (ctx, next) => {
-    const handler = exact.get(`${ctx.method} ${ctx.path}`);
+    // The path as sent, cut at the query by a native search: Koa's ctx.path scans the whole URL
+    // in JS, and on a GET verify route the URL carries the whole record.
+    const url = ctx.req.url ?? '';
+    const query = url.indexOf('?');
+    const handler = exact.get(`${ctx.req.method} ${query === -1 ? url : url.slice(0, query)}`);
     return handler ? handler(ctx) : next();
   };
   return { exactMatch, router };
