@@ -16,12 +16,14 @@ import { openFileEventStore } from '../src/events/file-log/store.ts';
 import { paymentStreamName } from '../src/events/payment-events.ts';
 import type { EventData, EventStore } from '../src/events/port.ts';
 import { createKeyring } from '../src/signing/keyring.ts';
+import { median } from './support/load.ts';
+import { inRounds, list, roundRatios } from './support/rounds.ts';
 import { seal } from '../src/signing/seal.ts';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-const RUN_MS = 1500;
-/** Store and bare runs alternate this many times; medians are reported (the disk is shared and noisy). */
-const ROUNDS = 5;
+const RUN_MS = 1000;
+/** Rounds of one store run and one bare run each; the ratio is the median of the rounds' ratios. */
+const ROUNDS = 9;
 
 const PAYLOAD = randomBytes(440).toString('hex');
 
@@ -48,11 +50,6 @@ function freshId(): string {
 /** An event whose encoded record is about 1 KiB (one fixed payload: the bench measures the store, not the generator). */
 function kibEvent(): EventData {
   return { id: freshId(), type: 'BenchmarkRecorded', data: { payload: PAYLOAD } };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function withTempDir<T>(label: string, body: (dir: string) => Promise<T>): Promise<T> {
@@ -171,19 +168,18 @@ export default async function run(): Promise<void> {
   console.log('event store: durable appends of 1 KiB events (file log, group commit, fdatasync before ack)');
   console.log('  (both the store and the bare loop write a batch with a synchronous write(2), then await fdatasync on the thread pool)');
   for (const concurrency of [1, 64]) {
-    const stores: number[] = [];
     const cpus: number[] = [];
-    const bares: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    // Side by side in short runs, the order rotated each round (bench/support/rounds.ts).
+    const rates = await inRounds(['store', 'bare'] as const, ROUNDS, async (side) => {
+      if (side === 'bare') return bareAppendsPerSecond(concurrency);
       const { rate, cpuMicrosPerAppend } = await storeAppendsPerSecond(concurrency);
-      stores.push(rate);
       cpus.push(cpuMicrosPerAppend);
-      bares.push(await bareAppendsPerSecond(concurrency));
-    }
-    const store = median(stores);
-    const bare = median(bares);
+      return rate;
+    });
+    const { ratios, median: ratio } = roundRatios(rates.store, rates.bare);
     const target = concurrency === 64 ? ' (target >= 0.50)' : '';
-    console.log(`  concurrency ${String(concurrency).padStart(2)}: store ${fmt(store)}/s, bare write+fdatasync loop (batch ${concurrency}) ${fmt(bare)}/s, ratio ${(store / bare).toFixed(2)}${target} (medians of ${ROUNDS} alternating runs)`);
+    console.log(`  concurrency ${String(concurrency).padStart(2)}: store ${fmt(median(rates.store))}/s, bare write+fdatasync loop (batch ${concurrency}) ${fmt(median(rates.bare))}/s (medians of ${ROUNDS} rounds)`);
+    console.log(`    ratio ${ratio.toFixed(2)}${target}: median of the rounds' ${list(ratios, 2)}`);
     console.log(`    store: ${median(cpus).toFixed(1)} µs of process CPU per append (median)`);
   }
   const domain = await replayRate('replay-domain', 200_000, domainEvents);
