@@ -27,24 +27,40 @@ const canPin = (() => {
   }
 })();
 
+const affinity = () => execFileSync('taskset', ['-p', '-c', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).at(-1)!;
+const setAffinity = (cores: string) => execFileSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
+
 /**
- * Runs a benchmark with this process (every thread: load generator, bare loops) pinned to the
- * load core, and says which way it ran; the original affinity is restored afterwards.
+ * Runs a benchmark with this process (every thread) pinned to the load core, and says which way
+ * it ran; the original affinity is restored afterwards.
  */
 export async function onLoadCore(measure: () => Promise<void>): Promise<void> {
   if (!canPin) {
     console.log('cores not pinned (no taskset here): a server and the load generator may share a core');
     return measure();
   }
-  const affinity = () => execFileSync('taskset', ['-p', '-c', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).at(-1)!;
-  const setAffinity = (cores: string) => execFileSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
   const original = affinity();
   setAffinity(LOAD_CORE);
-  console.log(`servers pinned to core ${SERVER_CORE} (every thread); load generator and bare loops on core ${LOAD_CORE}`);
+  console.log(`servers pinned to core ${SERVER_CORE} (every thread); load generator on core ${LOAD_CORE}`);
   try {
     await measure();
   } finally {
     setAffinity(original);
+  }
+}
+
+/**
+ * Runs a bare in-process loop on the servers' core, then moves back to the load core: a rate
+ * compared with a server's is measured on the same core (the two cores of these machines do not
+ * run at the same speed; core 0 also takes most interrupts). Call it while no server is loaded.
+ */
+export function onServerCore<T>(loop: () => T): T {
+  if (!canPin) return loop();
+  setAffinity(SERVER_CORE);
+  try {
+    return loop();
+  } finally {
+    setAffinity(LOAD_CORE);
   }
 }
 
