@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/payments/payment-gateway.ts';
 import type { Settler } from '../../src/payments/settler.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
-import { startLocalChain, type LocalChain, type TestAccount } from '../support/chain.ts';
-import { startLocalFacilitator, type LocalFacilitator } from '../support/local-facilitator.ts';
+import type { LocalChain, TestAccount } from '../support/chain.ts';
+import { startFacilitatorChain, type FacilitatorChain, type LocalFacilitator } from '../support/local-facilitator.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { ATTEST_PRICE_ATOMIC, attest, nonceOf, paymentResponseOf, paymentStreamTypes, recordingPayer } from './paid-calls.ts';
 
 describe('SETTLEMENT=facilitator: the official x402 client pays through a local x402 facilitator', () => {
+  let world: FacilitatorChain;
   let chain: LocalChain;
   let facilitator: LocalFacilitator;
   let service: TestService;
@@ -15,19 +16,13 @@ describe('SETTLEMENT=facilitator: the official x402 client pays through a local 
   let payTo: TestAccount;
 
   beforeAll(async () => {
-    chain = await startLocalChain();
-    [facilitator, payer, payTo] = await Promise.all([
-      startLocalFacilitator(chain.rpcUrl, chain.facilitator.privateKey),
-      chain.newAccount(),
-      chain.newAccount(),
-    ]);
-    await chain.mintUsdc(payer.address, 5_000_000n);
+    world = await startFacilitatorChain(5_000_000n);
+    ({ chain, facilitator, payer, payTo } = world);
     service = await startTestService({ SETTLEMENT: 'facilitator', FACILITATOR_URL: facilitator.url, RPC_URL: chain.rpcUrl, PAY_TO: payTo.address });
   });
   afterAll(async () => {
     await service?.stop();
-    await facilitator?.stop();
-    await chain?.stop();
+    await world?.stop();
   });
 
   it('moves exactly the price from the payer to PAY_TO on chain, and a replay moves nothing more', async () => {

@@ -2,22 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config.ts';
-import { SettlementError, type Settler } from '../../src/payments/settler.ts';
+import type { Settler } from '../../src/payments/settler.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
-import { startLocalChain, type LocalChain, type TestAccount } from '../support/chain.ts';
-import { startLocalFacilitator, type LocalFacilitator } from '../support/local-facilitator.ts';
-import { PRICE_ATOMIC, signedPayment } from './sign-authorization.ts';
-
-async function rejection(promise: Promise<unknown>): Promise<SettlementError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SettlementError);
-  return error as SettlementError;
-}
+import type { LocalChain, TestAccount } from '../support/chain.ts';
+import { startFacilitatorChain, type FacilitatorChain, type LocalFacilitator } from '../support/local-facilitator.ts';
+import { PRICE_ATOMIC, settlementErrorOf, signedPayment } from './sign-authorization.ts';
 
 describe('facilitator settler against a local x402 facilitator', () => {
+  let world: FacilitatorChain;
   let chain: LocalChain;
   let facilitator: LocalFacilitator;
   let settler: Settler;
@@ -26,20 +18,14 @@ describe('facilitator settler against a local x402 facilitator', () => {
   let payTo: TestAccount;
 
   beforeAll(async () => {
-    chain = await startLocalChain();
-    [facilitator, payer, payTo] = await Promise.all([
-      startLocalFacilitator(chain.rpcUrl, chain.facilitator.privateKey),
-      chain.newAccount(),
-      chain.newAccount(),
-    ]);
-    await chain.mintUsdc(payer.address, 10_000_000n);
+    world = await startFacilitatorChain(10_000_000n);
+    ({ chain, facilitator, payer, payTo } = world);
     const env = { SETTLEMENT: 'facilitator', FACILITATOR_URL: facilitator.url, PAY_TO: payTo.address };
     settler = createFacilitatorSettler(loadSettings(env));
     withChainReads = createFacilitatorSettler(loadSettings({ ...env, RPC_URL: chain.rpcUrl }));
   });
   afterAll(async () => {
-    await facilitator?.stop();
-    await chain?.stop();
+    await world?.stop();
   });
 
   it('verifies and settles through the facilitator, which moves exactly the price', async () => {
@@ -61,7 +47,7 @@ describe('facilitator settler against a local x402 facilitator', () => {
 
     // A second settle of the same authorization moves nothing and fails with the facilitator's reason.
     const transfers = (await chain.usdcTransfers(payer.address)).length;
-    const error = await rejection(settler.settle(payment));
+    const error = await settlementErrorOf(settler.settle(payment));
     expect(error.transient).toBe(false);
     expect(error.reason).toMatch(/^invalid_exact_evm_/);
     expect((await chain.usdcTransfers(payer.address)).length).toBe(transfers);
@@ -83,19 +69,19 @@ describe('facilitator settler against a local x402 facilitator', () => {
 
   it("passes on the facilitator's reason when it refuses", async () => {
     const poor = await chain.newAccount();
-    const error = await rejection(settler.verify(await signedPayment({ payerKey: poor.privateKey, payTo: payTo.address })));
+    const error = await settlementErrorOf(settler.verify(await signedPayment({ payerKey: poor.privateKey, payTo: payTo.address })));
     expect(error.reason).toBe('invalid_exact_evm_insufficient_balance');
     expect(error.transient).toBe(false);
 
     const forged = await signedPayment({ payerKey: payer.privateKey, signerKey: poor.privateKey, payTo: payTo.address });
-    const forgedError = await rejection(settler.verify(forged));
+    const forgedError = await settlementErrorOf(settler.verify(forged));
     expect(forgedError.reason).toMatch(/signature/);
   });
 
   it('reports an unreachable or failing facilitator as transient', async () => {
     const payment = await signedPayment({ payerKey: payer.privateKey, payTo: payTo.address });
     const unreachable = createFacilitatorSettler(loadSettings({ SETTLEMENT: 'facilitator', FACILITATOR_URL: 'http://127.0.0.1:9', PAY_TO: payTo.address }));
-    const refused = await rejection(unreachable.settle(payment));
+    const refused = await settlementErrorOf(unreachable.settle(payment));
     expect(refused.transient).toBe(true);
 
     const broken: Server = createServer((_req, res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance'));
@@ -103,7 +89,7 @@ describe('facilitator settler against a local x402 facilitator', () => {
     try {
       const url = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;
       const failing = createFacilitatorSettler(loadSettings({ SETTLEMENT: 'facilitator', FACILITATOR_URL: url, PAY_TO: payTo.address }));
-      const error = await rejection(failing.verify(payment));
+      const error = await settlementErrorOf(failing.verify(payment));
       expect(error.transient).toBe(true);
     } finally {
       broken.closeAllConnections();

@@ -6,7 +6,7 @@ import { loadSettings } from '../../src/config.ts';
 import { SettlementError, type Settler } from '../../src/payments/settler.ts';
 import { createOnchainSettler } from '../../src/payments/settlers/onchain.ts';
 import { startLocalChain, testTokenAbi, type LocalChain, type TestAccount } from '../support/chain.ts';
-import { PRICE_ATOMIC, signedPayment } from './sign-authorization.ts';
+import { PRICE_ATOMIC, settlementErrorOf, signedPayment } from './sign-authorization.ts';
 
 describe('onchain settler against the local chain', () => {
   let chain: LocalChain;
@@ -27,12 +27,7 @@ describe('onchain settler against the local chain', () => {
   });
 
   async function expectSettlementError(promise: Promise<unknown>, reason: string) {
-    const error = await promise.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(SettlementError);
-    expect((error as SettlementError).reason).toBe(reason);
+    expect((await settlementErrorOf(promise)).reason).toBe(reason);
   }
 
   it('verifies, settles with the exact Transfer, and reports it again after a crash', async () => {
@@ -107,9 +102,7 @@ describe('onchain settler against the local chain', () => {
       loadSettings({ SETTLEMENT: 'onchain', RPC_URL: chain.rpcUrl, RELAYER_PRIVATE_KEY: generatePrivateKey(), PAY_TO: payTo.address }),
     );
     const payment = await signedPayment({ payerKey: payer.privateKey, payTo: payTo.address });
-    const error = await penniless.settle(payment).then(() => undefined, (e: unknown) => e);
-    expect(error).toBeInstanceOf(SettlementError);
-    expect(error).toMatchObject({ reason: 'settlement_relayer_out_of_gas', transient: true });
+    expect(await settlementErrorOf(penniless.settle(payment))).toMatchObject({ reason: 'settlement_relayer_out_of_gas', transient: true });
     expect(await chain.authorizationState(payer.address, payment.authorization.nonce)).toBe(false);
   });
 

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { BASE_USDC } from '../../src/config.ts';
-import type { VerifiedPayment } from '../../src/payments/settler.ts';
+import { expect } from 'vitest';
+import { SettlementError, type VerifiedPayment } from '../../src/payments/settler.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/x402-payments.ts';
 
 export const PRICE_ATOMIC = 250_000n;
@@ -62,4 +63,14 @@ export async function signedPayment(options: AuthorizationOptions): Promise<Veri
       payload: { authorization, signature },
     },
   };
+}
+
+/** The SettlementError a settler's promise rejects with (failing the test if it does anything else). */
+export async function settlementErrorOf(promise: Promise<unknown>): Promise<SettlementError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SettlementError);
+  return error as SettlementError;
 }

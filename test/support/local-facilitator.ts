@@ -8,6 +8,7 @@ import { createWalletClient, http, publicActions, type Abi, type Hex } from 'vie
 import { privateKeyToAccount } from 'viem/accounts';
 import { base } from 'viem/chains';
 import { z } from 'zod';
+import { startLocalChain, type LocalChain, type TestAccount } from './chain.ts';
 
 export interface LocalFacilitator {
   url: string;
@@ -90,6 +91,36 @@ export async function startLocalFacilitator(rpcUrl: string, privateKey: Hex): Pr
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+    },
+  };
+}
+
+export interface FacilitatorChain {
+  chain: LocalChain;
+  facilitator: LocalFacilitator;
+  /** Funded with `payerFunds` of the test USDC. */
+  payer: TestAccount;
+  payTo: TestAccount;
+  stop(): Promise<void>;
+}
+
+/** A local chain with a facilitator on it, a funded payer and a payee: the facilitator suites' world. */
+export async function startFacilitatorChain(payerFunds: bigint): Promise<FacilitatorChain> {
+  const chain = await startLocalChain();
+  const [facilitator, payer, payTo] = await Promise.all([
+    startLocalFacilitator(chain.rpcUrl, chain.facilitator.privateKey),
+    chain.newAccount(),
+    chain.newAccount(),
+  ]);
+  await chain.mintUsdc(payer.address, payerFunds);
+  return {
+    chain,
+    facilitator,
+    payer,
+    payTo,
+    async stop() {
+      await facilitator.stop();
+      await chain.stop();
     },
   };
 }
