@@ -68,7 +68,7 @@ describe('json-text: the append path serialiser', () => {
 describe('StagedBatch: JSON written straight into the batch buffer', () => {
   /** What writeJson puts into a batch for `value`, starting `shift` bytes into a record. */
   function stagedJson(batch: StagedBatch, value: unknown, shift: number): string {
-    batch.beginRecord('e');
+    batch.beginRecord('e', 'T');
     batch.write('x'.repeat(shift));
     const start = batch.cursor;
     expect(writeJson(batch, value)).toBe(true);
@@ -107,7 +107,7 @@ describe('writeRecordPayload: strings written unchecked, the record checked once
     const batch = new StagedBatch(0);
     fc.assert(
       fc.property(fc.oneof(fc.nat(), fc.maxSafeNat()), fc.nat(), text(40), text(40), text(40), data, metadata, (position, revision, stream, id, type, d, m: JsonObject) => {
-        batch.beginRecord(id);
+        batch.beginRecord(id, type);
         const start = batch.cursor;
         writeRecordPayload(batch, position, stream, revision, id, type, 1_700_000_000_123, d, m);
         const written = batch.bytes.toString('utf8', start, batch.cursor);
@@ -181,5 +181,33 @@ describe('file log append path', () => {
     const reopened = await openFileEventStore({ dir, log: silentLogger });
     expect((await reopened.readStream('s')).map((e) => e.id)).toEqual([ok.id]);
     await reopened.close();
+  });
+});
+
+describe('StagedBatch: frames keep their length and type through rollback and overflow', () => {
+  const stage = (batch: StagedBatch, id: string, type: string, text: string) => {
+    batch.beginRecord(id, type);
+    batch.write(text);
+    batch.endRecord();
+  };
+
+  it('a rolled-back append leaves no frame behind, and frames moved to the next batch take their types along', () => {
+    const batch = new StagedBatch(0);
+    stage(batch, 'a', 'First', '{"x":1}');
+    const mark = batch.mark();
+    stage(batch, 'b', 'Second', '{"y":22}');
+    stage(batch, 'c', 'Third', '{"z":333}');
+    const next = new StagedBatch(1);
+    batch.moveTo(next, mark);
+    expect(batch.frameTypes).toEqual(['First']);
+    expect(next.frameTypes).toEqual(['Second', 'Third']);
+    expect(next.frameLengths).toHaveLength(2);
+    expect(next.recordBytes).toBe(next.frameLengths[0]! + next.frameLengths[1]!);
+
+    const before = next.mark();
+    stage(next, 'd', 'Fourth', '{}');
+    next.rollback(before);
+    expect(next.frameTypes).toEqual(['Second', 'Third']);
+    expect(next.frameLengths).toHaveLength(2);
   });
 });

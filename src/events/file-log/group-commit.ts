@@ -78,7 +78,7 @@ export class GroupCommitWriter {
     try {
       for (let i = 0; i < events.length; i++) {
         const e = events[i]!;
-        batch.beginRecord(e.id);
+        batch.beginRecord(e.id, e.type);
         writeRecordPayload(batch, firstPosition + i, stream, firstRevision + i, e.id, e.type, recordedAt, e.data, e.metadata);
         batch.endRecord();
       }

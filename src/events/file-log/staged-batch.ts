@@ -29,10 +29,13 @@ export class StagedBatch implements TextOut {
   end = BATCH_HEADER_BYTES;
   /** Frame length of each staged event, in position order: the index needs them once written. */
   readonly frameLengths: number[] = [];
+  /** Event type of each staged event, in the same order: live subscribers are told it without decoding. */
+  readonly frameTypes: string[] = [];
   readonly durable: Promise<void>;
   /** Write position inside the record being staged (see beginRecord). */
   cursor = 0;
   private recordId = '';
+  private recordType = '';
   private settle!: { resolve(): void; reject(error: Error): void };
 
   constructor(
@@ -72,9 +75,10 @@ export class StagedBatch implements TextOut {
   }
 
   /** Starts an event record frame at the end of the batch: its JSON goes in with write(). */
-  beginRecord(eventId: string): void {
+  beginRecord(eventId: string, type: string): void {
     this.cursor = this.end + FRAME_HEADER_BYTES;
     this.recordId = eventId;
+    this.recordType = type;
   }
 
   /** Appends UTF-8 text to the record begun last. */
@@ -187,12 +191,14 @@ export class StagedBatch implements TextOut {
     writeFrameHeader(this.bytes, this.end, length);
     this.end = this.cursor;
     this.frameLengths.push(FRAME_HEADER_BYTES + length);
+    this.frameTypes.push(this.recordType);
   }
 
   /** Drops everything staged after `mark`. */
   rollback(mark: StageMark): void {
     this.end = mark.end;
     this.frameLengths.length = mark.events;
+    this.frameTypes.length = mark.events;
   }
 
   /** Moves the frames staged after `mark` to `target` (an append that overflowed this batch). */
@@ -201,7 +207,10 @@ export class StagedBatch implements TextOut {
     if (target.bytes.length - target.end < bytes) target.grow(target.end + bytes);
     this.bytes.copy(target.bytes, target.end, mark.end, this.end);
     target.end += bytes;
-    for (let i = mark.events; i < this.frameLengths.length; i++) target.frameLengths.push(this.frameLengths[i]!);
+    for (let i = mark.events; i < this.frameLengths.length; i++) {
+      target.frameLengths.push(this.frameLengths[i]!);
+      target.frameTypes.push(this.frameTypes[i]!);
+    }
     this.rollback(mark);
   }
 

@@ -68,8 +68,6 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   const reader = new SegmentReader(segments);
   const hub = createSubscriptionHub((from) => readAll({ fromPosition: from }));
   const durableWaiters: { position: number; resolve(): void; reject(e: Error): void }[] = [];
-  /** The type of each staged event not yet durable, in position order (see liveEventsOf). */
-  const stagedTypes: string[] = [];
   const writer = readOnly ? new ReadOnlyWriter(index.nextPosition) : new GroupCommitWriter({
     dir: options.dir,
     index,
@@ -80,8 +78,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
     onDurable: (batch) => {
       if (durableWaiters.length > 0) settleWaiters();
-      const types = stagedTypes.splice(0, batch.eventCount);
-      if (hub.hasSubscribers) hub.publish(liveEventsOf(batch, types));
+      if (hub.hasSubscribers) hub.publish(liveEventsOf(batch));
     },
     // Idempotent replays waiting on a batch that failed must fail with it, not wait forever.
     onFailed: (error) => {
@@ -158,7 +155,6 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     // keeps them), so a caller mutating its data afterwards changes nothing that was appended.
     const firstPosition = index.nextPosition;
     const durable = writer.append(firstPosition, stream, length, Date.now(), events);
-    for (const e of events) stagedTypes.push(e.type);
     index.reserve(stream, events);
     const result: AppendResult = { nextExpectedRevision: BigInt(length + events.length - 1), position: BigInt(firstPosition + events.length - 1) };
     return durable.then(() => result);
@@ -169,12 +165,12 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
    * live delivery and catch-up from the log see the same events. Only the types some subscriber
    * reads are decoded, and now: the batch's buffer is reused once onDurable returns.
    */
-  function liveEventsOf(batch: StagedBatch, types: readonly string[]): PublishedEvent[] {
+  function liveEventsOf(batch: StagedBatch): PublishedEvent[] {
     const events: PublishedEvent[] = [];
     let offset = BATCH_HEADER_BYTES;
     for (let i = 0; i < batch.frameLengths.length; i++) {
       const length = batch.frameLengths[i]!;
-      const type = types[i]!;
+      const type = batch.frameTypes[i]!;
       const position = BigInt(batch.firstPosition + i);
       if (hub.wants(type)) events.push(published(decodeRecord(batch.bytes, offset, length - FRAME_HEADER_BYTES)));
       else events.push({ position, type, decode: passedOver });
