@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { JsonObject, JsonValue } from '../signing/canonical.ts';
-import { isJsonWithin, jsonProblem, MAX_JSON_DEPTH } from '../engines/bounded-json.ts';
+import { jsonData, jsonObjectData, MAX_JSON_DEPTH } from '../engines/bounded-json.ts';
 import type { SignedMember } from './types.ts';
 
 // One wording for an absent field across every schema of the catalogue.
@@ -8,20 +7,9 @@ z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input
 
 export { MAX_JSON_DEPTH };
 
-/**
- * Any JSON value, nested at most MAX_JSON_DEPTH deep, checked in one pass that cannot overflow
- * the stack however deep the input: even absurd nesting is a 422, not a 500.
- */
-export const jsonValue = z.custom<JsonValue>((v) => isJsonWithin(v, MAX_JSON_DEPTH), {
-  error: (issue) => jsonProblem(issue.input, MAX_JSON_DEPTH),
-});
-
-/** A JSON object, the same way; documented in /openapi.json as an object of any members. */
-export const jsonObject = z
-  .custom<JsonObject>((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && isJsonWithin(v, MAX_JSON_DEPTH), {
-    error: (issue) => (issue.input !== null && typeof issue.input === 'object' && !Array.isArray(issue.input) ? jsonProblem(issue.input, MAX_JSON_DEPTH) : issue.input === undefined ? 'is required' : 'must be a JSON object'),
-  })
-  .meta({ type: 'object' });
+/** Free-form caller JSON: any value, or an object, at most MAX_JSON_DEPTH deep (engines/bounded-json.ts). */
+export const jsonValue = jsonData;
+export const jsonObject = jsonObjectData;
 
 /** A short identifier-like label: "invoice", "model-eval.v2", "did:key". */
 export const token = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/, 'must be 1-64 characters: letters, digits and . _ : / - (starting with a letter or digit)');

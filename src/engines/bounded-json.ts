@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import type { JsonObject, JsonValue } from '../signing/canonical.ts';
 
 /**
- * z.json() validates recursively, so a body nested a few thousand levels deep overflows the stack
- * and would surface as a 500. The depth is therefore measured first, without recursion, and
- * anything deeper than the service-wide limit is refused as a 422 on its own field.
+ * How deep caller JSON may nest. A validator that recursed without a bound would let a body
+ * nested a few thousand levels deep overflow the stack and surface as a 500; here anything deeper
+ * is refused as a 422 on its own field.
  */
 export const MAX_JSON_DEPTH = 32;
 
@@ -20,9 +21,6 @@ export function jsonDepthWithin(value: unknown, limit: number): boolean {
   return true;
 }
 
-export function boundedJson<T extends z.ZodType>(schema: T) {
-  return z.custom<unknown>((v) => jsonDepthWithin(v, MAX_JSON_DEPTH), `must not nest deeper than ${MAX_JSON_DEPTH} levels`).pipe(schema);
-}
 
 /**
  * Whether `value` is JSON data (null, a boolean, a finite number, a string, or arrays and plain
@@ -59,4 +57,23 @@ export function isJsonWithin(value: unknown, limit: number): boolean {
 export function jsonProblem(value: unknown, limit: number): string {
   if (value === undefined) return 'is required';
   return jsonDepthWithin(value, limit) ? 'must be JSON data' : `must not nest deeper than ${limit} levels`;
+}
+
+/**
+ * Any JSON value, nested at most MAX_JSON_DEPTH deep, checked in one pass that cannot overflow
+ * the stack however deep the input. The schema of free-form caller JSON everywhere.
+ */
+export const jsonData = z.custom<JsonValue>((v) => isJsonWithin(v, MAX_JSON_DEPTH), {
+  error: (issue) => jsonProblem(issue.input, MAX_JSON_DEPTH),
+});
+
+/** A JSON object, the same way; documented in /openapi.json as an object of any members. */
+export const jsonObjectData = z
+  .custom<JsonObject>((v) => isPlainJsonObject(v) && isJsonWithin(v, MAX_JSON_DEPTH), {
+    error: (issue) => (isPlainJsonObject(issue.input) ? jsonProblem(issue.input, MAX_JSON_DEPTH) : issue.input === undefined ? 'is required' : 'must be a JSON object'),
+  })
+  .meta({ type: 'object' });
+
+function isPlainJsonObject(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
-import { boundedJson } from '../bounded-json.ts';
+import { jsonObjectData } from '../bounded-json.ts';
 import {
   SUPPORTED_DIGEST_ALGORITHMS,
   bytesFromNumberArray,
@@ -23,7 +23,7 @@ export const C2PA_BINDING_RULES = 'c2pa-binding/v1';
 
 const HARD_BINDING_LABEL = /^c2pa\.hash\.(?:data|bmff(?:\.v[23])?)(?:__\d+)?$/;
 
-const jsonRecord = boundedJson(z.record(z.string(), z.json()));
+const jsonRecord = jsonObjectData;
 
 export const c2paVerifyInputSchema = z
   .object({

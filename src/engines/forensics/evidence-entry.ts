@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JsonObject } from '../../signing/canonical.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
-import { boundedJson } from '../bounded-json.ts';
+import { jsonObjectData } from '../bounded-json.ts';
 
 /**
  * Evidence ingest: one evidence entry, sealed. The entry id is the SHA-256 of the entry's own
@@ -17,7 +17,7 @@ export const evidenceIngestInputSchema = z
     actor: text.optional().describe('Who did it (a DID, an address, a name)'),
     subject: text.optional().describe('What it was done to'),
     occurredAt: z.number().int().min(0).optional().describe('Unix seconds, as the caller states it (carried, not checked)'),
-    payload: boundedJson(z.record(z.string(), z.json())).optional().describe('The evidence itself, any JSON object, carried verbatim'),
+    payload: jsonObjectData.optional().describe('The evidence itself, any JSON object, carried verbatim'),
     action_hash: z
       .string()
       .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')

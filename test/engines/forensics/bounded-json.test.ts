@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_JSON_DEPTH, boundedJson, isJsonWithin, jsonDepthWithin, jsonProblem } from '../../../src/engines/bounded-json.ts';
+import { MAX_JSON_DEPTH, isJsonWithin, jsonData, jsonDepthWithin, jsonProblem } from '../../../src/engines/bounded-json.ts';
+import type { JsonValue } from '../../../src/signing/canonical.ts';
 
 const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
 
@@ -13,8 +14,8 @@ describe('bounded JSON', () => {
     expect(jsonDepthWithin(nested(100_000), MAX_JSON_DEPTH)).toBe(false);
   });
 
-  it('refuses too deep a value as an issue, not a stack overflow, and passes others on', () => {
-    const schema = z.object({ payload: boundedJson(z.array(z.json())) });
+  it('refuses too deep a value as an issue on its field, not a stack overflow, and passes others on', () => {
+    const schema = z.object({ payload: jsonData.pipe(z.array(z.custom<JsonValue>())) });
     const deep = schema.safeParse({ payload: nested(50_000) });
     expect(deep.error!.issues[0]).toMatchObject({ path: ['payload'], message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` });
     expect(schema.safeParse({ payload: nested(MAX_JSON_DEPTH) }).success).toBe(true);
