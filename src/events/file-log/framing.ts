@@ -7,10 +7,13 @@ import { isEmptyPlainObject, jsonString, jsonText, writeJson, type TextOut } fro
  * One frame on disk: u32le payload length, u32le CRC-32 of the payload, then the payload.
  * Two kinds of payload:
  * - an event record: UTF-8 JSON, which always starts with `{`;
- * - a batch header: `B` then u32le, the byte length of the event frames of one group commit that
- *   follow it. Appends never span batches, and a batch is written only after the previous one is
- *   fdatasync'ed, so only the last batch of the log can be torn: recovery drops a torn last batch
- *   whole (appends stay atomic, as in EventStoreDB) and refuses anything damaged before it.
+ * - a batch header: a mark, then u32le, the byte length of the event frames of one group commit
+ *   that follow it. The mark is `B` for a batch written when every batch before it was synced,
+ *   `P` for one written while the batch before it was still syncing (pipelined, see
+ *   group-commit.ts). Appends never span batches, and a batch is written only once no batch
+ *   before its predecessor is unsynced, so a crash can tear only the last batch, or the last but
+ *   one when the last is a `P` batch. Recovery drops such a torn tail whole (appends stay atomic,
+ *   as in EventStoreDB) and refuses anything damaged before it.
  */
 export const FRAME_HEADER_BYTES = 8;
 /** Larger lengths can only be a corrupt or torn header: no event is allowed to be this big. */
@@ -28,31 +31,48 @@ interface RecordPayload {
 }
 
 const BATCH_MARK = 0x42; // 'B'
+const PIPELINED_BATCH_MARK = 0x50; // 'P'
 const BATCH_PAYLOAD_BYTES = 5;
 export const BATCH_HEADER_BYTES = FRAME_HEADER_BYTES + BATCH_PAYLOAD_BYTES;
 
+/**
+ * Batches written and not yet synced, at most (group-commit.ts): a crash can tear this many at
+ * the end of the log, so recovery accepts damage within them as a torn tail.
+ */
+export const PIPELINE_DEPTH = 2;
+
+export interface BatchHeader {
+  /** Byte length of the event frames that follow the header. */
+  length: number;
+  /** Written while the batch before it was still syncing. */
+  pipelined: boolean;
+}
+
 /** Writes the frame of a batch header announcing `batchBytes` of event frames at `at` of `bytes`. */
-export function writeBatchHeader(bytes: Buffer, at: number, batchBytes: number): void {
+export function writeBatchHeader(bytes: Buffer, at: number, header: BatchHeader): void {
   const payload = at + FRAME_HEADER_BYTES;
-  bytes[payload] = BATCH_MARK;
-  bytes.writeUInt32LE(batchBytes, payload + 1);
+  bytes[payload] = header.pipelined ? PIPELINED_BATCH_MARK : BATCH_MARK;
+  bytes.writeUInt32LE(header.length, payload + 1);
   writeFrameHeader(bytes, at, BATCH_PAYLOAD_BYTES);
 }
 
-/** The batch length of a checked frame at `offset`, or undefined when it is not a batch header. */
-export function batchLengthAt(bytes: Buffer, offset: number, payloadLength: number): number | undefined {
-  if (payloadLength !== BATCH_PAYLOAD_BYTES || bytes[offset + FRAME_HEADER_BYTES] !== BATCH_MARK) return undefined;
-  return bytes.readUInt32LE(offset + FRAME_HEADER_BYTES + 1);
+/** The batch header in a checked frame at `offset`, or undefined when it is not one. */
+export function batchHeaderAt(bytes: Buffer, offset: number, payloadLength: number): BatchHeader | undefined {
+  const mark = bytes[offset + FRAME_HEADER_BYTES];
+  if (payloadLength !== BATCH_PAYLOAD_BYTES || (mark !== BATCH_MARK && mark !== PIPELINED_BATCH_MARK)) return undefined;
+  return { length: bytes.readUInt32LE(offset + FRAME_HEADER_BYTES + 1), pipelined: mark === PIPELINED_BATCH_MARK };
 }
 
-/** Whether a valid batch header frame starts anywhere in `bytes` at or after `from`. */
-export function hasBatchHeaderAfter(bytes: Buffer, from: number): boolean {
-  for (let at = from; at + BATCH_HEADER_BYTES <= bytes.length; at++) {
+/** The valid batch header frames that start in `bytes` at or after `from`, the first `max` of them. */
+export function batchHeadersAfter(bytes: Buffer, from: number, max: number): BatchHeader[] {
+  const found: BatchHeader[] = [];
+  for (let at = from; at + BATCH_HEADER_BYTES <= bytes.length && found.length < max; at++) {
     if (bytes.readUInt32LE(at) !== BATCH_PAYLOAD_BYTES) continue;
     const check = checkFrame(bytes, at);
-    if (check.kind === 'ok' && batchLengthAt(bytes, at, check.payloadLength) !== undefined) return true;
+    const header = check.kind === 'ok' ? batchHeaderAt(bytes, at, check.payloadLength) : undefined;
+    if (header) found.push(header);
   }
-  return false;
+  return found;
 }
 
 /** Where a record is written: text, ASCII pieces and integers, and a check of the bytes written. */

@@ -2,14 +2,16 @@ import type { FileHandle } from 'node:fs/promises';
 import { writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { EventStoreUnavailableError, type EventData } from '../port.ts';
-import { writeRecordPayload } from './framing.ts';
+import { PIPELINE_DEPTH, writeRecordPayload } from './framing.ts';
 import type { LogIndex } from './log-index.ts';
 import { createSegment } from './recovery.ts';
 import { SEGMENT_HEADER_BYTES, type SegmentFile } from './segment.ts';
 import { StagedBatch } from './staged-batch.ts';
 
-/** Batches up to this size are written without the thread pool (see writeBatch). */
+/** Batches up to this size are written without the thread pool (see write). */
 const SYNC_WRITE_MAX_BYTES = 256 * 1024;
+/** A batch with this many bytes of records is written as soon as a sync is free, before the turn ends. */
+const EARLY_WRITE_BYTES = 32 * 1024;
 
 export interface GroupCommitOptions {
   dir: string;
@@ -19,34 +21,48 @@ export interface GroupCommitOptions {
   tailBytes: number;
   maxBatchBytes: number;
   maxSegmentBytes: number;
-  /** Called once per batch, after its fdatasync; the batch's bytes are reused once it returns. */
+  /**
+   * Called once per batch, in log order, when it and every batch before it are synced; the
+   * batch's bytes are reused once it returns.
+   */
   onDurable(batch: StagedBatch): void;
   /** Called once, when a write or sync fails and the log stops accepting appends. */
   onFailed(error: Error): void;
 }
 
+interface InFlight {
+  batch: StagedBatch;
+  synced: boolean;
+}
+
 /**
- * Group commit: appends queue up while the previous batch is being written and synced, then all
- * of them go out in one write and share one fdatasync (on libuv's thread pool, never on the event
- * loop). An append is acknowledged only after the sync that covers it. The next batch is written
- * only after the previous one is synced, which is what lets recovery tell a torn tail (only ever
- * the last batch) from corruption.
+ * Pipelined group commit. Appends are encoded straight into the batch being assembled (see
+ * StagedBatch); a batch goes out in one write and is then fdatasync'ed on libuv's thread pool,
+ * never on the event loop. An append is acknowledged only after the sync of its batch and of
+ * every batch before it.
  *
- * Appends are encoded straight into the batch being assembled (see StagedBatch): under load the
- * per-append CPU work, not the disk, is what bounds the rate, since the next batch can only
- * start once the callers of the previous one have been answered.
+ * Up to PIPELINE_DEPTH batches are written and syncing at once. With one, callers that all waited
+ * on the same sync then stage their next appends while the disk is idle, and the disk syncs
+ * while the core is idle: per-append CPU and sync time add up. With two, the callers one sync
+ * acknowledged stage the next batch while the other batch syncs, and it is written as soon as it
+ * holds EARLY_WRITE_BYTES or the turn of the event loop ends, so under load the writers settle
+ * into two groups that take turns. Recovery knows which batches a crash can tear (framing.ts):
+ * a batch is marked pipelined when written while the one before it syncs, and no batch is
+ * written while one older than its predecessor is unsynced.
  */
 export class GroupCommitWriter {
   /** Batches waiting to be written, oldest first; the last one still takes appends. */
-  private readonly queue: StagedBatch[] = [];
-  private running: Promise<void> = Promise.resolve();
-  /** Set and cleared synchronously, so an append queued as the loop ends is never stranded. */
-  private active = false;
+  private readonly staged: StagedBatch[] = [];
+  /** Batches written and awaiting their sync (or an earlier batch's), oldest first. */
+  private readonly inFlight: InFlight[] = [];
+  private pumpScheduled = false;
+  private rotating = false;
   private failure: Error | undefined;
   private tail: FileHandle;
+  /** Where the next batch goes in the tail segment (after the batches in flight). */
   private tailBytes: number;
-  /** The buffer of the last written batch, reused by a later one (a fresh 64 KiB per batch is GC churn). */
-  private spare: Buffer | undefined;
+  /** Buffers of acknowledged batches, reused by later ones (a fresh 64 KiB per batch is GC churn). */
+  private readonly spares: Buffer[] = [];
   /** Events below this position are on disk and synced. */
   durableCount: number;
 
@@ -65,14 +81,14 @@ export class GroupCommitWriter {
    * Stages one append, the records of `events` at positions from `firstPosition` and revisions
    * of `stream` from `firstRevision` on, all or nothing: throws (staging nothing) when a record
    * is too large or not JSON, or the log has failed. The returned promise settles once the batch
-   * holding the append is synced.
+   * holding the append, and every batch before it, is synced.
    */
   append(firstPosition: number, stream: string, firstRevision: number, recordedAt: number, events: readonly EventData[]): Promise<void> {
     if (this.failure) throw this.failure;
-    let batch = this.queue.at(-1);
+    let batch = this.staged.at(-1);
     if (!batch) {
-      batch = new StagedBatch(firstPosition, this.takeSpare());
-      this.queue.push(batch);
+      batch = new StagedBatch(firstPosition, this.spares.pop());
+      this.staged.push(batch);
     }
     const mark = batch.mark();
     try {
@@ -89,100 +105,140 @@ export class GroupCommitWriter {
     // An append never spans batches; one that takes a non-empty batch past the bound starts the
     // next one (a single larger append still goes alone).
     if (mark.events > 0 && batch.recordBytes > this.options.maxBatchBytes) {
-      const next = new StagedBatch(firstPosition, this.takeSpare());
+      const next = new StagedBatch(firstPosition, this.spares.pop());
       batch.moveTo(next, mark);
-      this.queue.push(next);
+      this.staged.push(next);
       batch = next;
     }
-    if (!this.active) {
-      this.active = true;
-      this.running = this.run();
-    }
-    return batch.durable;
+    const { durable } = batch;
+    // Written now if full enough and a sync is free (the write is synchronous; its failure fails
+    // the batch, not this call); otherwise at the end of the turn.
+    if (batch.recordBytes >= EARLY_WRITE_BYTES) this.pump(EARLY_WRITE_BYTES);
+    this.schedulePump();
+    return durable;
   }
 
-  /** Resolves when everything queued so far is durable (or has failed). */
+  /** Resolves when everything appended so far is durable (or has failed). */
   async drain(): Promise<void> {
-    while (this.active) await this.running;
+    for (;;) {
+      const last = this.staged.findLast((batch) => batch.eventCount > 0) ?? this.inFlight.at(-1)?.batch;
+      if (!last || this.failure) return;
+      await last.durable.catch(() => {});
+    }
   }
 
   async closeTail(): Promise<void> {
     await this.tail.close();
   }
 
-  private takeSpare(): Buffer | undefined {
-    const spare = this.spare;
-    this.spare = undefined;
-    return spare;
+  /** Writes what is staged at the end of this turn of the event loop. */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    // One turn first: appends made in this turn, and the next appends of callers whose previous
+    // one was just acknowledged, join the batch instead of forming a batch of one ahead of it.
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump(0);
+    });
   }
 
-  private async run(): Promise<void> {
-    try {
-      await this.writeQueued();
-    } finally {
-      this.active = false;
-    }
-  }
-
-  private async writeQueued(): Promise<void> {
-    for (;;) {
-      // Yield one turn of the event loop first: appends made in this turn, and the next appends
-      // of callers whose previous one was just acknowledged, join this batch instead of forming
-      // a batch of one ahead of it.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      // Taking the batch off the queue closes it: appends from now on start the next one.
-      const batch = this.queue.shift();
-      if (!batch) return;
-      try {
-        await this.writeBatch(batch);
-      } catch (err) {
-        // After a failed write or fsync the state of the file is unknown (the page cache may have
-        // dropped the data): stop accepting writes instead of acknowledging what may be lost.
-        this.failure = new EventStoreUnavailableError(`event log write failed, the log is read-only until restart: ${(err as Error).message}`, { cause: err });
-        for (const failed of [batch, ...this.queue.splice(0)]) failed.reject(this.failure);
-        this.options.onFailed(this.failure);
+  /** Writes staged batches holding at least `minBytes` of records, oldest first, while a sync is free. */
+  private pump(minBytes: number): void {
+    while (!this.failure && !this.rotating && this.inFlight.length < PIPELINE_DEPTH) {
+      const batch = this.staged[0];
+      if (!batch || batch.eventCount === 0 || batch.recordBytes < minBytes) return;
+      if (this.tailBytes > SEGMENT_HEADER_BYTES && this.tailBytes + batch.end > this.options.maxSegmentBytes) {
+        // A new segment only once everything written to the old one is synced: a batch is
+        // never pipelined across segments, and only the last segment can have a torn tail.
+        if (this.inFlight.length === 0) this.rotate(batch.firstPosition);
         return;
       }
-      batch.resolve();
-      this.options.onDurable(batch);
-      this.spare = batch.bytes;
+      this.staged.shift();
+      this.write(batch);
     }
   }
 
-  private async writeBatch(batch: StagedBatch): Promise<void> {
-    const buffer = batch.seal();
-    if (this.tailBytes > SEGMENT_HEADER_BYTES && this.tailBytes + buffer.length > this.options.maxSegmentBytes)
-      await this.rotate(batch.firstPosition);
+  /** Writes a batch at the end of the tail segment, then syncs it (on the thread pool). */
+  private write(batch: StagedBatch): void {
+    const buffer = batch.seal(this.inFlight.length > 0);
+    const at = this.tailBytes;
+    this.tailBytes += buffer.length;
     const segmentNumber = this.options.segments.length - 1;
     const { index } = this.options;
     const lengths = batch.frameLengths;
-    let offset = this.tailBytes + (buffer.length - batch.recordBytes);
+    let offset = at + (buffer.length - batch.recordBytes);
     for (let i = 0; i < lengths.length; i++) {
       const length = lengths[i]!;
       index.locateAt(batch.firstPosition + i, segmentNumber, offset, length);
       offset += length;
     }
+    const entry: InFlight = { batch, synced: false };
+    this.inFlight.push(entry);
     let written = 0;
-    // A batch of the usual size is copied into the page cache synchronously (tens of µs): handing
-    // it to the thread pool costs two thread wake-ups, which took longer than the copy and delayed
-    // the fdatasync behind it. Large batches still go to the pool so the loop is never held long.
-    while (written < buffer.length && buffer.length <= SYNC_WRITE_MAX_BYTES)
-      written += writeSync(this.tail.fd, buffer, written, buffer.length - written, this.tailBytes + written);
-    while (written < buffer.length) {
-      const { bytesWritten } = await this.tail.write(buffer, written, buffer.length - written, this.tailBytes + written);
-      written += bytesWritten;
+    try {
+      // A batch of the usual size is copied into the page cache synchronously (tens of µs):
+      // handing it to the thread pool costs two thread wake-ups, which took longer than the copy
+      // and delayed the fdatasync behind it. Large batches still go to the pool.
+      while (written < buffer.length && buffer.length <= SYNC_WRITE_MAX_BYTES) written += writeSync(this.tail.fd, buffer, written, buffer.length - written, at + written);
+    } catch (err) {
+      this.fail(err as Error);
+      return;
     }
-    await this.tail.datasync();
-    this.tailBytes += buffer.length;
-    this.durableCount = batch.firstPosition + batch.eventCount;
+    finishAndSync(this.tail, buffer, at, written).then(
+      () => {
+        entry.synced = true;
+        this.acknowledge();
+      },
+      (err: Error) => this.fail(err),
+    );
   }
 
-  private async rotate(firstPosition: number): Promise<void> {
-    const segment = await createSegment(this.options.dir, firstPosition);
-    const next = await open(segment.path, 'r+');
-    await this.tail.close();
-    this.options.segments.push(segment);
-    this.tail = next;
-    this.tailBytes = SEGMENT_HEADER_BYTES;
+  /** Acknowledges synced batches in log order: a batch synced ahead of an earlier one waits for it. */
+  private acknowledge(): void {
+    while (this.inFlight[0]?.synced) {
+      const { batch } = this.inFlight.shift()!;
+      this.durableCount = batch.firstPosition + batch.eventCount;
+      batch.resolve();
+      this.options.onDurable(batch);
+      this.spares.push(batch.bytes);
+    }
+    // A batch that filled up while every sync was busy goes now; a smaller one at the end of the turn.
+    this.pump(EARLY_WRITE_BYTES);
+    this.schedulePump();
   }
+
+  private fail(err: Error): void {
+    if (this.failure) return;
+    // After a failed write or fsync the state of the file is unknown (the page cache may have
+    // dropped the data): stop accepting writes instead of acknowledging what may be lost.
+    this.failure = new EventStoreUnavailableError(`event log write failed, the log is read-only until restart: ${err.message}`, { cause: err });
+    for (const { batch } of this.inFlight.splice(0)) batch.reject(this.failure);
+    for (const batch of this.staged.splice(0)) batch.reject(this.failure);
+    this.options.onFailed(this.failure);
+  }
+
+  private rotate(firstPosition: number): void {
+    this.rotating = true;
+    const next = createSegment(this.options.dir, firstPosition).then(async (segment) => ({ segment, handle: await open(segment.path, 'r+') }));
+    next
+      .then(async ({ segment, handle }) => {
+        await this.tail.close();
+        this.options.segments.push(segment);
+        this.tail = handle;
+        this.tailBytes = SEGMENT_HEADER_BYTES;
+        this.rotating = false;
+        this.pump(0);
+      })
+      .catch((err: Error) => this.fail(err));
+  }
+}
+
+/** Writes what the synchronous write left of `buffer` (a large batch) through the thread pool, then fdatasyncs. */
+async function finishAndSync(tail: FileHandle, buffer: Buffer, at: number, written: number): Promise<void> {
+  while (written < buffer.length) {
+    const { bytesWritten } = await tail.write(buffer, written, buffer.length - written, at + written);
+    written += bytesWritten;
+  }
+  await tail.datasync();
 }

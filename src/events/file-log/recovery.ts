@@ -2,7 +2,7 @@ import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordedEvent } from '../port.ts';
 import { CorruptLogError } from './errors.ts';
-import { batchLengthAt, checkFrame, decodeRecord, hasBatchHeaderAfter, FRAME_HEADER_BYTES } from './framing.ts';
+import { batchHeaderAt, batchHeadersAfter, checkFrame, decodeRecord, FRAME_HEADER_BYTES, PIPELINE_DEPTH } from './framing.ts';
 import { LogIndex } from './log-index.ts';
 import type { EventLogger } from './logger.ts';
 import {
@@ -24,9 +24,9 @@ export interface RecoveredLog {
 
 /**
  * Opens the log directory: checks every frame of every segment, rebuilds the index, and repairs
- * exactly one kind of damage, a torn last batch (a crash while a group commit was being
- * written: none of it was acknowledged). That batch is truncated and the truncation logged.
- * Any other damage stops the start with the file and offset; nothing is dropped silently.
+ * exactly one kind of damage, a torn tail (a crash while a group commit was being written and
+ * synced: none of it was acknowledged). The tail is truncated and the truncation logged. Any
+ * other damage stops the start with the file and offset; nothing is dropped silently.
  */
 export async function recoverLog(dir: string, log: EventLogger, mode: { readOnly: boolean } = { readOnly: false }): Promise<RecoveredLog> {
   let segments = await listSegments(dir);
@@ -75,24 +75,22 @@ function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer,
   while (offset < bytes.length) {
     const batchStart = offset;
     const header = checkFrame(bytes, offset);
-    const batchLength = header.kind === 'ok' ? batchLengthAt(bytes, offset, header.payloadLength) : undefined;
-    if (header.kind !== 'ok' || batchLength === undefined) {
-      // A damaged batch header is the torn start of the last batch only if no batch follows it.
-      if (isLast && !hasBatchHeaderAfter(bytes, offset + 1)) return batchStart;
+    const batch = header.kind === 'ok' ? batchHeaderAt(bytes, offset, header.payloadLength) : undefined;
+    if (header.kind !== 'ok' || batch === undefined) {
+      if (isLast && isTornTail(bytes, batchStart)) return batchStart;
       throw corrupt(offset, header.kind === 'bad' ? header.reason : header.kind === 'incomplete' ? 'batch header cut short' : 'expected a batch header');
     }
-    offset += FRAME_HEADER_BYTES + (header.kind === 'ok' ? header.payloadLength : 0);
-    const batchEnd = offset + batchLength;
-    const isLastBatch = batchEnd >= bytes.length;
+    offset += FRAME_HEADER_BYTES + header.payloadLength;
+    const batchEnd = offset + batch.length;
     if (batchEnd > bytes.length) {
       if (isLast) return batchStart;
-      throw corrupt(batchStart, `batch of ${batchLength} bytes runs past the end of the file`);
+      throw corrupt(batchStart, `batch of ${batch.length} bytes runs past the end of the file`);
     }
-    const batch: { event: RecordedEvent; offset: number; length: number }[] = [];
+    const records: { event: RecordedEvent; offset: number; length: number }[] = [];
     while (offset < batchEnd) {
       const check = checkFrame(bytes.subarray(0, batchEnd), offset);
       if (check.kind !== 'ok') {
-        if (isLast && isLastBatch) return batchStart;
+        if (isLast && isTornTail(bytes, batchStart)) return batchStart;
         throw corrupt(offset, check.kind === 'bad' ? check.reason : 'record runs past the end of its batch');
       }
       let event: RecordedEvent;
@@ -102,12 +100,23 @@ function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer,
         throw corrupt(offset, `unreadable record: ${(err as Error).message}`);
       }
       const length = FRAME_HEADER_BYTES + check.payloadLength;
-      batch.push({ event, offset, length });
+      records.push({ event, offset, length });
       offset += length;
     }
-    commitBatch(batch, segmentNumber, index, corrupt);
+    commitBatch(records, segmentNumber, index, corrupt);
   }
   return offset;
+}
+
+/**
+ * Whether damage in the batch starting at `batchStart` of the last segment can be a tear: only
+ * batches still unsynced at a crash can be torn, and those are the last one, and the one before
+ * it when the last was written while it synced (a pipelined batch). Damage followed by any other
+ * batch is damage to synced data.
+ */
+function isTornTail(bytes: Buffer, batchStart: number): boolean {
+  const after = batchHeadersAfter(bytes, batchStart + 1, PIPELINE_DEPTH);
+  return after.length < PIPELINE_DEPTH && after.every((header) => header.pipelined);
 }
 
 function commitBatch(

@@ -214,9 +214,12 @@ export class StagedBatch implements TextOut {
     this.rollback(mark);
   }
 
-  /** Fills in the batch header; returns the bytes to write: the header, then every frame. */
-  seal(): Buffer {
-    writeBatchHeader(this.bytes, 0, this.recordBytes);
+  /**
+   * Fills in the batch header; returns the bytes to write: the header, then every frame.
+   * `pipelined`: the batch is written while the one before it is still syncing.
+   */
+  seal(pipelined: boolean): Buffer {
+    writeBatchHeader(this.bytes, 0, { length: this.recordBytes, pipelined });
     return this.bytes.subarray(0, this.end);
   }
 
