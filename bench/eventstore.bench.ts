@@ -199,7 +199,11 @@ export default async function run(): Promise<void> {
     const target = concurrency === 64 ? ' (target >= 0.50)' : '';
     console.log(`  concurrency ${String(concurrency).padStart(2)}: store ${fmt(median(rates.store))}/s (medians of ${ROUNDS} rounds)`);
     console.log(`    bare write+fdatasync loop, batches of ${concurrency}: ${fmt(median(rates.bare))}/s`);
-    if (pipelined.length > 0) console.log(`    bare loop pipelined as the store is, ${PIPELINE_DEPTH} loops with batches of ${pipelinedBatch}: ${fmt(median(pipelined))}/s`);
+    if (pipelined.length > 0) {
+      console.log(`    bare loop pipelined as the store is, ${PIPELINE_DEPTH} loops with batches of ${pipelinedBatch}: ${fmt(median(pipelined))}/s`);
+      const same = roundRatios(rates.store, pipelined);
+      console.log(`    ratio to the bare loop of the same batching (pipelined) ${same.median.toFixed(2)}: median of the rounds' ${list(same.ratios, 2)}`);
+    }
     console.log(`    ratio to the faster bare loop of each round ${ratio.toFixed(2)}${target}: median of the rounds' ${list(ratios, 2)}`);
     console.log(`    store: ${median(cpus).toFixed(1)} µs of process CPU per append (median)`);
   }
