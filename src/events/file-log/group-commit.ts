@@ -151,7 +151,7 @@ export class GroupCommitWriter {
       if (this.tailBytes > SEGMENT_HEADER_BYTES && this.tailBytes + batch.end > this.options.maxSegmentBytes) {
         // A new segment only once everything written to the old one is synced: a batch is
         // never pipelined across segments, and only the last segment can have a torn tail.
-        if (this.inFlight.length === 0) this.rotate(batch.firstPosition);
+        if (this.inFlight.length === 0) void this.rotate(batch.firstPosition);
         return;
       }
       this.staged.shift();
@@ -218,19 +218,22 @@ export class GroupCommitWriter {
     this.options.onFailed(this.failure);
   }
 
-  private rotate(firstPosition: number): void {
+  /** Starts the next segment (nothing is written meanwhile), then writes what waited for it. */
+  private async rotate(firstPosition: number): Promise<void> {
     this.rotating = true;
-    const next = createSegment(this.options.dir, firstPosition).then(async (segment) => ({ segment, handle: await open(segment.path, 'r+') }));
-    next
-      .then(async ({ segment, handle }) => {
-        await this.tail.close();
-        this.options.segments.push(segment);
-        this.tail = handle;
-        this.tailBytes = SEGMENT_HEADER_BYTES;
-        this.rotating = false;
-        this.pump(0);
-      })
-      .catch((err: Error) => this.fail(err));
+    try {
+      const segment = await createSegment(this.options.dir, firstPosition);
+      const handle = await open(segment.path, 'r+');
+      await this.tail.close();
+      this.options.segments.push(segment);
+      this.tail = handle;
+      this.tailBytes = SEGMENT_HEADER_BYTES;
+    } catch (err) {
+      this.fail(err as Error);
+      return;
+    }
+    this.rotating = false;
+    this.pump(0);
   }
 }
 
