@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorruptLogError } from '../../src/events/file-log/errors.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
 import type { EventData, EventStore } from '../../src/events/port.ts';
-import { recordingLogger, silentLogger } from './helpers.ts';
+import { recordingLogger, replaceDatasync, silentLogger } from './helpers.ts';
 
 /**
  * The file log keeps two group commits in flight: the next batch is written while the previous
@@ -31,29 +31,25 @@ function largeEvent(label: string): EventData {
  * usual. `restore` puts the real method back.
  */
 async function holdNextSync(): Promise<{ release(): void; restore(): void; isHeld(): boolean }> {
-  const probe = await open(join(dir, 'probe'), 'w');
-  const prototype = Object.getPrototypeOf(probe) as { datasync(this: unknown): Promise<void> };
-  await probe.close();
-  const original = prototype.datasync;
   let releaseHeld: (() => void) | undefined;
   let held = false;
   let used = false;
-  prototype.datasync = function (this: unknown) {
-    if (used) return original.call(this);
-    used = true;
-    held = true;
-    return new Promise<void>((resolve) => {
-      releaseHeld = resolve;
-    }).then(() => original.call(this));
-  };
+  const restore = await replaceDatasync(dir, (original) =>
+    function (this: unknown) {
+      if (used) return original.call(this);
+      used = true;
+      held = true;
+      return new Promise<void>((resolve) => {
+        releaseHeld = resolve;
+      }).then(() => original.call(this));
+    },
+  );
   return {
     release: () => {
       held = false;
       releaseHeld?.();
     },
-    restore: () => {
-      prototype.datasync = original;
-    },
+    restore,
     isHeld: () => held,
   };
 }

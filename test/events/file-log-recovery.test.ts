@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, open, readdir, readFile, rm, stat, truncate, writeFile, appendFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorruptLogError, DataDirectoryLockedError } from '../../src/events/file-log/errors.ts';
 import { LOCK_FILE_NAME, openFileEventStore } from '../../src/events/file-log/store.ts';
 import { EventStoreUnavailableError, type EventStore } from '../../src/events/port.ts';
-import { recordingLogger, silentLogger } from './helpers.ts';
+import { recordingLogger, replaceDatasync, silentLogger } from './helpers.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -166,11 +166,7 @@ describe('file event log: a failed sync', () => {
   it('is never acknowledged: the append, a replay of it and every later append fail with EventStoreUnavailableError', async () => {
     const store = await openFileEventStore({ dir, log: silentLogger });
     const kept = await appendEach(store, 'notes', 2);
-    const probe = await open(join(dir, 'probe'), 'w');
-    const prototype = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
-    await probe.close();
-    const original = prototype.datasync;
-    prototype.datasync = () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    const restore = await replaceDatasync(dir, () => () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
     try {
       const event = { id: randomUUID(), type: 'Noted', data: {} };
       const append = store.appendToStream('notes', [event], { expectedRevision: 1n });
@@ -178,7 +174,7 @@ describe('file event log: a failed sync', () => {
       await expect(append).rejects.toBeInstanceOf(EventStoreUnavailableError);
       await expect(replay).rejects.toBeInstanceOf(EventStoreUnavailableError);
     } finally {
-      prototype.datasync = original;
+      restore();
     }
     await expect(store.appendToStream('other', [{ id: randomUUID(), type: 'Noted', data: {} }])).rejects.toThrow(/read-only until restart/);
     expect(await ids(store, 'notes')).toEqual(kept);
