@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
 import type { JsonValue } from '../../src/signing/canonical.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 import { postJson, runAgainst, tampers, verifyBody } from './http-support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service?.stop());
+const service = useTestService();
 
 const judge = findOperation('mcp.eval.judge')!;
 const url = () => `${service.url}/v1/mcp/eval/judge`;

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/signing/canonical.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 import { postJson, runAgainst, tampers, verifyBody } from './http-support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService({ MEMORY_VALUE_CAP_BYTES: '1024' });
-});
-afterAll(async () => service?.stop());
+const service = useTestService({ MEMORY_VALUE_CAP_BYTES: '1024' });
 
 const store = { agent_id: 'did:web:agent.example', key: 'prefs' };
 

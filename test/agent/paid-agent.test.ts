@@ -1,26 +1,20 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
 import { checkMemoryChain } from '../../src/commands/agent/memory-chain-audit.ts';
 import { memoryStreamName } from '../../src/commands/agent/memory.ts';
 import { MEMORY_EVENT_TYPES } from '../../src/events/domain/agent.ts';
 import { canonicalBytes, type JsonObject, type JsonValue } from '../../src/signing/canonical.ts';
 import { sha256Hex } from '../../src/signing/hash.ts';
-import { createPayingFetch, type PayingFetch } from '../support/paying-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { createPayingFetch } from '../support/paying-client.ts';
+import { useTestService } from '../support/service.ts';
 import { tampers, verifyBody } from './http-support.ts';
 
 /** The five agent operations paid over real HTTP with the official x402 client (local settlement). */
 
-let service: TestService;
-let owner: PayingFetch;
-let intruder: PayingFetch;
-beforeAll(async () => {
-  service = await startTestService();
-  owner = createPayingFetch();
-  intruder = createPayingFetch();
-});
-afterAll(async () => service?.stop());
+const service = useTestService();
+const owner = createPayingFetch();
+const intruder = createPayingFetch();
 
 const post = (fetcher: typeof fetch, path: string, body: unknown) =>
   fetcher(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 import { postJson, runAgainst } from './http-support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service?.stop());
+const service = useTestService();
 
 const url = () => `${service.url}/v1/mcp/threatmodel/tool-permission`;
 const example = findOperation('mcp.threatmodel.tool-permission')!.example as Record<string, unknown>;

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/signing/canonical.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 import { postJson, runAgainst, tampers, verifyBody } from './http-support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service?.stop());
+const service = useTestService();
 
 const input = {
   target: 'https://mcp.example/sse',

@@ -1,10 +1,10 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
 import { canonicalBytes, canonicalText, type JsonObject } from '../../src/signing/canonical.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
-import { createPayingFetch, type PayingFetch } from '../support/paying-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { createPayingFetch } from '../support/paying-client.ts';
+import { useTestService } from '../support/service.ts';
 
 /**
  * The four Forensics and Evidence operations, paid over HTTP with the official x402 client
@@ -12,15 +12,8 @@ import { startTestService, type TestService } from '../support/service.ts';
  * key; every re-check refuses any tamper.
  */
 
-let service: TestService;
-let pay: PayingFetch;
-beforeAll(async () => {
-  service = await startTestService();
-  pay = createPayingFetch();
-});
-afterAll(async () => {
-  await service?.stop();
-});
+const service = useTestService();
+const pay = createPayingFetch();
 
 interface Paid {
   body: JsonObject;

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../src/signing/canonical.ts';
-import { createPayingFetch, type PayingFetch } from '../support/paying-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { createPayingFetch } from '../support/paying-client.ts';
+import { useTestService } from '../support/service.ts';
 
 /**
  * The governance family over real HTTP, paid with the official x402 client (local settlement):
@@ -9,17 +9,9 @@ import { startTestService, type TestService } from '../support/service.ts';
  * the corpus and its inclusion proof verifies; the spend governor's ownership and idempotency.
  */
 
-let service: TestService;
-let pay: PayingFetch;
-let otherPayer: PayingFetch;
-beforeAll(async () => {
-  service = await startTestService();
-  pay = createPayingFetch();
-  otherPayer = createPayingFetch();
-});
-afterAll(async () => {
-  await service?.stop();
-});
+const service = useTestService();
+const pay = createPayingFetch();
+const otherPayer = createPayingFetch();
 
 interface Capture {
   status: number;

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../support/service.ts';
 
 describe('one error body for the whole service', () => {
-  let service: TestService;
-  beforeAll(async () => (service = await startTestService()));
-  afterAll(() => service.stop());
+  const service = useTestService();
 
   const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
     fetch(`${service.url}${path}`, { method: 'POST', headers, body });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalog } from '../../src/catalog/index.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 
 const paths = catalog.map((r) => ({ method: r.method, path: r.path.replace(/:([A-Za-z_]+)/g, 'x') }));
 
@@ -27,9 +27,7 @@ const headers = fc.record(
 );
 
 describe('fuzzing every route', () => {
-  let service: TestService;
-  beforeAll(async () => (service = await startTestService()));
-  afterAll(() => service.stop());
+  const service = useTestService();
 
   it('answers 1,200 random bodies, query strings and headers with no 5xx but 501, and never a stack trace', async () => {
     const seen = new Map<number, number>();

@@ -1,9 +1,9 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pricedOperations } from '../../src/catalog/index.ts';
 import type { PricedOperation } from '../../src/catalog/types.ts';
 import { BASE_USDC } from '../../src/config.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService, type TestService } from '../support/service.ts';
 
 const built = pricedOperations().filter((op) => op.command);
 const unbuilt = pricedOperations().filter((op) => !op.command);
@@ -14,9 +14,7 @@ function requestOf(service: TestService, op: PricedOperation, input: unknown = o
 }
 
 describe('402 quotes', () => {
-  let service: TestService;
-  beforeAll(async () => (service = await startTestService()));
-  afterAll(() => service.stop());
+  const service = useTestService();
 
   it('there is at least one built priced operation to quote', () => expect(built.length).toBeGreaterThan(0));
 

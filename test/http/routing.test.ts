@@ -1,6 +1,6 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../support/service.ts';
 
 /** Sends a request target exactly as written (fetch would normalise it). */
 function raw(base: string, method: string, target: string): Promise<{ status: number; body: string }> {
@@ -20,9 +20,7 @@ function raw(base: string, method: string, target: string): Promise<{ status: nu
 // Routes without parameters are answered from an exact-match table before the router; anything
 // that is not an exact hit must be answered exactly as the router alone would answer it.
 describe('routing: the exact-match table and the router agree', () => {
-  let service: TestService;
-  beforeAll(async () => (service = await startTestService()));
-  afterAll(() => service.stop());
+  const service = useTestService();
 
   it('an exact path, the same path in other case or with a trailing slash, reach the same handler', async () => {
     for (const target of ['/health', '/HEALTH', '/health/']) {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freeRoutes } from '../../src/catalog/index.ts';
 import { verifyResultSchema } from '../../src/catalog/verify-route.ts';
 import { inputJsonSchema } from '../../src/payments/quote.ts';
@@ -15,7 +15,7 @@ import type { JsonObject } from '../../src/signing/canonical.ts';
 import type { KeyFamily } from '../../src/signing/key-families.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { seal } from '../../src/signing/seal.ts';
-import { startTestService, TEST_SECRET, type TestService } from '../support/service.ts';
+import { TEST_SECRET, useTestService } from '../support/service.ts';
 
 const keyring = createKeyring(TEST_SECRET);
 const at = 1_767_225_600;
@@ -102,9 +102,7 @@ function changeOneCharacter(value: string): string {
 const verifyRoutes = freeRoutes().filter((r) => r.output === verifyResultSchema);
 
 describe('free verify routes', () => {
-  let service: TestService;
-  beforeAll(async () => (service = await startTestService()));
-  afterAll(() => service.stop());
+  const service = useTestService();
 
   async function verify(method: string, path: string, params: Record<string, string>) {
     const res = await fetch(`${service.url}${path}?${new URLSearchParams(params)}`, { method });

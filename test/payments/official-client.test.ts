@@ -1,16 +1,10 @@
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/events/payment-events.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => {
-  await service?.stop();
-});
+const service = useTestService();
 
 const claim = { kind: 'model-eval', claim: { model: 'example-7b', score: 0.81 } };
 

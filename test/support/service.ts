@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { loadSettings, type Settings } from '../../src/config.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';
 import type { EventStore } from '../../src/events/port.ts';
@@ -31,4 +32,25 @@ export async function startTestService(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The real service for the lifetime of the calling test file or describe block: started in
+ * beforeAll, stopped in afterAll. The handle can be taken at module level and used in tests and
+ * later hooks; reaching into it before beforeAll has run is an error.
+ */
+export function useTestService(env: Record<string, string> = {}): TestService {
+  let running: TestService | undefined;
+  beforeAll(async () => {
+    running = await startTestService(env);
+  });
+  afterAll(async () => {
+    await running?.stop();
+  });
+  return new Proxy({} as TestService, {
+    get(_, key) {
+      if (!running) throw new Error('the test service is started in beforeAll: use it from a test or a later hook');
+      return Reflect.get(running, key);
+    },
+  });
 }

@@ -1,11 +1,11 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalogEntryStream } from '../../src/events/domain/trust.ts';
 import { canonicalBytes, canonicalText, type JsonObject, type JsonValue } from '../../src/signing/canonical.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { edSigner, evmSigner, signedOutcome } from '../engines/trust/keys.ts';
-import { createPayingFetch, type PayingFetch } from '../support/paying-client.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { createPayingFetch } from '../support/paying-client.ts';
+import { useTestService } from '../support/service.ts';
 
 /**
  * Every Trust and Reputation operation, paid over HTTP with the official x402 client (local
@@ -13,15 +13,8 @@ import { startTestService, type TestService } from '../support/service.ts';
  * key; and every verify route refuses any tamper with content, timestamp, hash or signature.
  */
 
-let service: TestService;
-let pay: PayingFetch;
-beforeAll(async () => {
-  service = await startTestService();
-  pay = createPayingFetch();
-});
-afterAll(async () => {
-  await service?.stop();
-});
+const service = useTestService();
+const pay = createPayingFetch();
 
 const ENVELOPE = ['sha256', 'ed25519Sig', 'keyId', 'publicKeyUrl', 'verifyUrl'];
 
