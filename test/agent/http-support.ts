@@ -2,7 +2,7 @@ import { findOperation } from '../../src/catalog/index.ts';
 import type { CallContext } from '../../src/catalog/types.ts';
 import { runOperation, type SignedResult } from '../../src/commands/run-operation.ts';
 import type { JsonValue } from '../../src/signing/canonical.ts';
-import type { TestService } from '../support/service.ts';
+import { postTo, type TestService } from '../support/service.ts';
 import { testCallContext } from '../support/call-context.ts';
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
@@ -28,7 +28,7 @@ export async function verifyBody(service: TestService, method: 'GET' | 'POST', p
     const res = await fetch(`${service.url}${path}?${qs}`);
     return (await res.json()) as { valid: boolean; reason?: string };
   }
-  const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body, sha256, signature }) });
+  const res = await postTo(service, path, { body, sha256, signature });
   return (await res.json()) as { valid: boolean; reason?: string };
 }
 

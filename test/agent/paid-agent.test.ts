@@ -7,7 +7,7 @@ import { MEMORY_EVENT_TYPES } from '../../src/events/domain/agent.ts';
 import { canonicalBytes, type JsonObject, type JsonValue } from '../../src/signing/canonical.ts';
 import { sha256Hex } from '../../src/signing/hash.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
-import { useTestService } from '../support/service.ts';
+import { postTo, useTestService } from '../support/service.ts';
 import { tampers, verifyBody } from './http-support.ts';
 
 /** The five agent operations paid over real HTTP with the official x402 client (local settlement). */
@@ -16,11 +16,8 @@ const service = useTestService();
 const owner = createPayingFetch();
 const intruder = createPayingFetch();
 
-const post = (fetcher: typeof fetch, path: string, body: unknown) =>
-  fetcher(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-
 async function paid(path: string, body: unknown, fetcher: typeof fetch = owner): Promise<JsonObject> {
-  const res = await post(fetcher, path, body);
+  const res = await postTo(service, path, body, fetcher);
   const json = (await res.json()) as JsonObject;
   expect(res.status, JSON.stringify(json)).toBe(200);
   expect(res.headers.get('payment-response')).toBeTruthy();
@@ -59,7 +56,7 @@ describe('memory, paid over HTTP', () => {
     await expectRechecks(put, 'sealed', 'GET', '/v1/memory/verify', '/v1/memory/public-key');
 
     for (const [path, body] of [['/v1/memory/put', { ...store, value: 'theirs' }], ['/v1/memory/get', store]] as const) {
-      const refused = await post(intruder, path, body);
+      const refused = await postTo(service, path, body, intruder);
       expect(refused.status).toBe(403);
       expect(refused.headers.get('payment-response')).toBeNull();
     }

@@ -4,7 +4,7 @@ import { findOperation } from '../../src/catalog/index.ts';
 import { canonicalBytes, canonicalText, type JsonObject } from '../../src/signing/canonical.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
-import { useTestService } from '../support/service.ts';
+import { postTo, useTestService } from '../support/service.ts';
 
 /**
  * The four Forensics and Evidence operations, paid over HTTP with the official x402 client
@@ -22,7 +22,7 @@ interface Paid {
 }
 
 async function payFor(path: string, input: unknown, member: string): Promise<Paid> {
-  const res = await pay(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  const res = await postTo(service, path, input, pay);
   const text = await res.text();
   expect(res.status, text).toBe(200);
   expect(res.headers.get('payment-response')).toBeTruthy();
@@ -135,7 +135,7 @@ describe('Forensics free routes and refusals', () => {
     ['/v1/data/c2pa/verify', { hard_binding: {}, content_hash: { alg: 'sha256', value: 'zz' } }, 'content_hash.value'],
     ['/v1/data/signed-snapshot', { series: 's', rows: [], citations: [], fetchedAt: 1_767_225_600_000 }, 'fetchedAt'],
   ])('%s answers 422 with the field before any quote', async (path, input, field) => {
-    const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+    const res = await postTo(service, path, input);
     expect(res.status).toBe(422);
     const body = (await res.json()) as { outcome: string; issues: Array<{ path: string }> };
     expect(body.outcome).toBe('INVALID-INPUT');
@@ -158,7 +158,7 @@ describe('Forensics free routes and refusals', () => {
 
   it.each(['/v1/evidence/ingest', '/v1/evidence/query', '/v1/data/c2pa/verify', '/v1/data/signed-snapshot'])('%s quotes 402 for a valid unpaid request', async (path) => {
     const id = ['evidence.ingest', 'evidence.query', 'data.c2pa.verify', 'data.signed-snapshot'].find((i) => findOperation(i)!.path === path)!;
-    const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(findOperation(id)!.example) });
+    const res = await postTo(service, path, findOperation(id)!.example);
     expect(res.status).toBe(402);
     expect(res.headers.get('payment-required')).toBeTruthy();
   });

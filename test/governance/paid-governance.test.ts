@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../src/signing/canonical.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
-import { useTestService } from '../support/service.ts';
+import { postTo, useTestService } from '../support/service.ts';
 
 /**
  * The governance family over real HTTP, paid with the official x402 client (local settlement):
@@ -27,18 +27,15 @@ async function capture(res: Response): Promise<Capture> {
   return { status: res.status, headers, body: (await res.json()) as JsonValue };
 }
 
-const post = (fetcher: typeof fetch, path: string, body: unknown) =>
-  fetcher(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-
 async function paid(path: string, body: unknown, fetcher: typeof fetch = pay): Promise<JsonObject> {
-  const res = await post(fetcher, path, body);
+  const res = await postTo(service, path, body, fetcher);
   const json = (await res.json()) as JsonObject;
   expect(res.status, JSON.stringify(json)).toBe(200);
   return json;
 }
 
 async function recheck(path: string, signed: JsonObject): Promise<{ valid: boolean; reason?: string }> {
-  const res = await post(fetch, path, { evidenceCore: signed.evidenceCore, sha256: signed.sha256, signature: signed.ed25519Sig });
+  const res = await postTo(service, path, { evidenceCore: signed.evidenceCore, sha256: signed.sha256, signature: signed.ed25519Sig });
   expect(res.status).toBe(200);
   return (await res.json()) as { valid: boolean; reason?: string };
 }
@@ -50,9 +47,9 @@ describe('bureau over HTTP', () => {
 
   it('audits a real 402 and a real paid answer of this very service as passing every check', async () => {
     const claim = { kind: 'model-eval', claim: { model: 'm', score: 0.5 } };
-    const challenge = await capture(await post(fetch, '/v1/veritrack/attest', claim));
+    const challenge = await capture(await postTo(service, '/v1/veritrack/attest', claim));
     expect(challenge.status).toBe(402);
-    const paidAnswer = await capture(await post(pay, '/v1/veritrack/attest', claim));
+    const paidAnswer = await capture(await postTo(service, '/v1/veritrack/attest', claim, pay));
     expect(paidAnswer.status).toBe(200);
     const key = (await (await fetch(`${service.url}/v1/veritrack/public-key`)).json()) as { publicKey: string };
 
@@ -84,14 +81,14 @@ describe('bureau over HTTP', () => {
     expect(await recheck('/v1/bureau/verify', anchor)).toMatchObject({ valid: true });
     for (const item of corpus.items) {
       const body = { leaf: item.evidenceCore, proof: item.inclusionProof, anchor: anchor.evidenceCore, sha256: anchor.sha256, signature: anchor.ed25519Sig };
-      expect(await (await post(fetch, '/v1/bureau/anchor/verify', body)).json()).toMatchObject({ valid: true, checks: { inclusion: true, anchorSignature: true } });
+      expect(await (await postTo(service, '/v1/bureau/anchor/verify', body)).json()).toMatchObject({ valid: true, checks: { inclusion: true, anchorSignature: true } });
       const modified = { ...body, leaf: { ...(item.evidenceCore as JsonObject), auditedAt: ((item.evidenceCore as JsonObject).auditedAt as number) - 1 } };
-      expect(await (await post(fetch, '/v1/bureau/anchor/verify', modified)).json()).toMatchObject({ valid: false, checks: { inclusion: false } });
+      expect(await (await postTo(service, '/v1/bureau/anchor/verify', modified)).json()).toMatchObject({ valid: false, checks: { inclusion: false } });
     }
     const latest = (await (await fetch(`${service.url}/v1/bureau/corpus/latest`)).json()) as { found: boolean; item: JsonObject };
     expect(latest.found).toBe(true);
     expect(latest.item.leafIndex).toBe(1);
-    expect((await post(fetch, '/v1/bureau/anchor/verify', { leaf: {}, proof: { leafIndex: 0 }, anchor: {} })).status).toBe(422);
+    expect((await postTo(service, '/v1/bureau/anchor/verify', { leaf: {}, proof: { leafIndex: 0 }, anchor: {} })).status).toBe(422);
   });
 
   it('serves the standard', async () => {
@@ -109,13 +106,13 @@ describe('spend governor over HTTP', () => {
     expect(record).toMatchObject({ outcome: 'RESERVED', amount: '2', available: '3' });
     expect(await recheck('/v1/governance/verify', lease)).toMatchObject({ valid: true });
 
-    const refused = await post(otherPayer, '/v1/governance/reserve', { agent_id: 'http-agent', amount: '1', purpose: 'steal', ttl_seconds: 60 });
+    const refused = await postTo(service, '/v1/governance/reserve', { agent_id: 'http-agent', amount: '1', purpose: 'steal', ttl_seconds: 60 }, otherPayer);
     expect(refused.status).toBe(403);
     expect(refused.headers.get('payment-response')).toBeNull();
-    const refusedSettle = await post(otherPayer, '/v1/governance/settle', { lease_id: record.lease_id, actual_amount: '1' });
+    const refusedSettle = await postTo(service, '/v1/governance/settle', { lease_id: record.lease_id, actual_amount: '1' }, otherPayer);
     expect(refusedSettle.status).toBe(403);
 
-    const overBudget = await post(pay, '/v1/governance/reserve', { agent_id: 'http-agent', amount: '3.5', purpose: 'too much', ttl_seconds: 60 });
+    const overBudget = await postTo(service, '/v1/governance/reserve', { agent_id: 'http-agent', amount: '3.5', purpose: 'too much', ttl_seconds: 60 }, pay);
     expect(overBudget.status).toBe(409);
     expect(await overBudget.json()).toMatchObject({ outcome: 'BUDGET-EXCEEDED' });
 
@@ -131,10 +128,10 @@ describe('spend governor over HTTP', () => {
   });
 
   it('answers 422 with the field before any quote', async () => {
-    const res = await post(fetch, '/v1/governance/reserve', { agent_id: 'x', amount: 'lots', purpose: 'p', ttl_seconds: 60 });
+    const res = await postTo(service, '/v1/governance/reserve', { agent_id: 'x', amount: 'lots', purpose: 'p', ttl_seconds: 60 });
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({ outcome: 'INVALID-INPUT', issues: [{ path: 'amount' }] });
-    expect((await post(fetch, '/v1/governance/reserve', { agent_id: 'x', amount: '1', purpose: 'p', ttl_seconds: 60 })).status).toBe(402);
+    expect((await postTo(service, '/v1/governance/reserve', { agent_id: 'x', amount: '1', purpose: 'p', ttl_seconds: 60 })).status).toBe(402);
     expect(((await (await fetch(`${service.url}/v1/governance/standard`)).json()) as { version: string }).version).toBe('spend-governor/v1');
   });
 });

@@ -54,3 +54,8 @@ export function useTestService(env: Record<string, string> = {}): TestService {
     },
   });
 }
+
+/** POSTs `body` as JSON to `path` of the service, with `fetcher`: plain fetch, or a paying one. */
+export function postTo(service: TestService, path: string, body: unknown, fetcher: typeof fetch = fetch): Promise<Response> {
+  return fetcher(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}

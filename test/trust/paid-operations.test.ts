@@ -5,7 +5,7 @@ import { canonicalBytes, canonicalText, type JsonObject, type JsonValue } from '
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { edSigner, evmSigner, signedOutcome } from '../engines/trust/keys.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
-import { useTestService } from '../support/service.ts';
+import { postTo, useTestService } from '../support/service.ts';
 
 /**
  * Every Trust and Reputation operation, paid over HTTP with the official x402 client (local
@@ -24,7 +24,7 @@ interface Paid {
 }
 
 async function payFor(path: string, input: unknown, member?: string): Promise<Paid> {
-  const res = await pay(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  const res = await postTo(service, path, input, pay);
   const body = (await res.json()) as JsonObject;
   expect(res.status, JSON.stringify(body)).toBe(200);
   expect(res.headers.get('payment-response')).toBeTruthy();
@@ -48,7 +48,7 @@ async function verify(method: 'GET' | 'POST', path: string, params: Params): Pro
   const res =
     method === 'GET'
       ? await fetch(`${service.url}${path}?${new URLSearchParams(params)}`)
-      : await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) });
+      : await postTo(service, path, params);
   expect(res.status).toBe(200);
   return (await res.json()) as { valid: boolean; reason?: string };
 }
@@ -197,7 +197,7 @@ describe('Trust and Reputation, paid over HTTP and re-checked', () => {
 });
 
 describe('Trust and Reputation, refused before any payment', () => {
-  const post = (path: string, body: unknown) => pay(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) => postTo(service, path, body, pay);
 
   it.each([
     ['/v1/receipts/mint', { actor: 'x' }, 'receiptType, tx, action'],
