@@ -5,7 +5,8 @@ import { createFacilitatorSettler } from '../../src/payments/settlers/facilitato
 import type { LocalChain, TestAccount } from '../support/chain.ts';
 import { startFacilitatorChain, type FacilitatorChain, type LocalFacilitator } from '../support/local-facilitator.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { ATTEST_PRICE_ATOMIC, attest, nonceOf, paymentResponseOf, paymentStreamTypes, recordingPayer } from './paid-calls.ts';
+import { ATTEST_PRICE_ATOMIC, attest, expectStoredReplay, nonceOf, paymentResponseOf, paymentStreamTypes, recordingPayer } from './paid-calls.ts';
+import { paymentStreamName } from '../../src/events/payment-events.ts';
 
 describe('SETTLEMENT=facilitator: the official x402 client pays through a local x402 facilitator', () => {
   let world: FacilitatorChain;
@@ -48,17 +49,12 @@ describe('SETTLEMENT=facilitator: the official x402 client pays through a local 
     expect(client.sentPayments).toHaveLength(1);
     const header = client.sentPayments[0]!;
     expect(await paymentStreamTypes(service.deps.store, payer.address, nonceOf(header))).toEqual(['PaymentAuthorized', 'PaymentSettled', 'ResultSigned']);
-    const [, settled] = await service.deps.store.readStream(`payment-${payer.address.toLowerCase()}-${nonceOf(header).toLowerCase()}`);
+    const [, settled] = await service.deps.store.readStream(paymentStreamName(payer.address, nonceOf(header)));
     expect(settled?.data).toMatchObject({ mode: 'facilitator', transaction: settlement.transaction, demo: false, amount: '250000' });
 
     // The same payment header again: the stored answer, no second settlement anywhere.
-    const transfersBefore = await chain.usdcTransfers(payer.address);
-    const replay = await attest(service.url, fetch, { 'PAYMENT-SIGNATURE': header });
-    expect(replay.status).toBe(200);
-    expect(await replay.json()).toEqual(body);
-    expect(paymentResponseOf(replay).transaction).toBe(settlement.transaction);
+    await expectStoredReplay({ serviceUrl: service.url, header, body, transaction: settlement.transaction, chain, payer: payer.address });
     expect(facilitator.calls.settle).toBe(1);
-    expect(await chain.usdcTransfers(payer.address)).toEqual(transfersBefore);
     expect(await chain.usdcBalance(payer.address)).toBe(payerBefore - ATTEST_PRICE_ATOMIC);
   });
 

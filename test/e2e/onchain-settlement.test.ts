@@ -4,7 +4,8 @@ import type { Settler } from '../../src/payments/settler.ts';
 import { createOnchainSettler } from '../../src/payments/settlers/onchain.ts';
 import { startLocalChain, type LocalChain, type TestAccount } from '../support/chain.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { ATTEST_PRICE_ATOMIC, attest, nonceOf, paymentResponseOf, paymentStreamTypes, recordingPayer } from './paid-calls.ts';
+import { ATTEST_PRICE_ATOMIC, attest, expectStoredReplay, nonceOf, paymentResponseOf, paymentStreamTypes, recordingPayer } from './paid-calls.ts';
+import { paymentStreamName } from '../../src/events/payment-events.ts';
 
 describe('SETTLEMENT=onchain: the official x402 client pays, the service submits the transfer itself', () => {
   let chain: LocalChain;
@@ -46,15 +47,10 @@ describe('SETTLEMENT=onchain: the official x402 client pays, the service submits
     expect(await chain.usdcBalance(chain.relayer.address)).toBe(0n);
 
     const header = client.sentPayments[0]!;
-    const [, settled] = await service.deps.store.readStream(`payment-${payer.address.toLowerCase()}-${nonceOf(header).toLowerCase()}`);
+    const [, settled] = await service.deps.store.readStream(paymentStreamName(payer.address, nonceOf(header)));
     expect(settled?.data).toMatchObject({ mode: 'onchain', transaction: settlement.transaction, demo: false, amount: '250000' });
 
-    const transfersBefore = await chain.usdcTransfers(payer.address);
-    const replay = await attest(service.url, fetch, { 'PAYMENT-SIGNATURE': header });
-    expect(replay.status).toBe(200);
-    expect(await replay.json()).toEqual(body);
-    expect(paymentResponseOf(replay).transaction).toBe(settlement.transaction);
-    expect(await chain.usdcTransfers(payer.address)).toEqual(transfersBefore);
+    await expectStoredReplay({ serviceUrl: service.url, header, body, transaction: settlement.transaction, chain, payer: payer.address });
   });
 
   it('after a crash between the transfer and its record, the retry finds the transfer and never pays twice', async () => {

@@ -4,7 +4,9 @@ import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import type { EventStore } from '../../src/events/port.ts';
+import type { LocalChain } from '../support/chain.ts';
 import { createPayingClient } from '../support/paying-client.ts';
+import { paymentStreamName } from '../../src/events/payment-events.ts';
 
 export const ATTEST_PATH = '/v1/veritrack/attest';
 export const ATTEST_BODY = JSON.stringify({ kind: 'demo', claim: { a: 1 } });
@@ -45,7 +47,7 @@ export function paymentResponseOf(response: Response): { success: boolean; trans
 
 /** Event types of the payment's own stream, in order. */
 export async function paymentStreamTypes(store: EventStore, payer: Hex, nonce: Hex): Promise<string[]> {
-  const events = await store.readStream(`payment-${payer.toLowerCase()}-${nonce.toLowerCase()}`);
+  const events = await store.readStream(paymentStreamName(payer, nonce));
   return events.map((e) => e.type);
 }
 
@@ -53,4 +55,17 @@ export async function paymentStreamTypes(store: EventStore, payer: Hex, nonce: H
 export function nonceOf(paymentHeader: string): Hex {
   const payload = JSON.parse(Buffer.from(paymentHeader, 'base64').toString('utf8')) as { payload: { authorization: { nonce: Hex } } };
   return payload.payload.authorization.nonce;
+}
+
+/**
+ * Sends a payment header that was already paid with, again: the stored answer comes back with
+ * the same settlement, and no second transfer leaves the payer.
+ */
+export async function expectStoredReplay(replayed: { serviceUrl: string; header: string; body: unknown; transaction: string; chain: LocalChain; payer: Hex }): Promise<void> {
+  const transfersBefore = await replayed.chain.usdcTransfers(replayed.payer);
+  const replay = await attest(replayed.serviceUrl, fetch, { 'PAYMENT-SIGNATURE': replayed.header });
+  expect(replay.status).toBe(200);
+  expect(await replay.json()).toEqual(replayed.body);
+  expect(paymentResponseOf(replay).transaction).toBe(replayed.transaction);
+  expect(await replayed.chain.usdcTransfers(replayed.payer)).toEqual(transfersBefore);
 }

@@ -12,6 +12,7 @@ import { createLocalSettler } from '../../src/payments/settlers/local.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { fetchQuote, signPayment, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/x402-payments.ts';
+import { paymentStreamName } from '../../src/events/payment-events.ts';
 
 const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const domain = { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC } as const;
@@ -110,7 +111,7 @@ describe('command.authorize runs after verification and before anything is claim
     const refused = gateway.handle(request({ kind: 'x', claim: { owner: '0x2222222222222222222222222222222222222222' } }), service.deps);
     await expect(refused).rejects.toBeInstanceOf(HttpProblem);
     await expect(refused).rejects.toMatchObject({ status: 403, error: 'forbidden' });
-    const stream = `payment-${account.address.toLowerCase()}-${p.authorization.nonce}`;
+    const stream = paymentStreamName(account.address, p.authorization.nonce);
     expect(await service.deps.store.readStream(stream)).toEqual([]);
 
     const allowed = await gateway.handle(request({ kind: 'x', claim: { owner: account.address.toLowerCase() } }), service.deps);

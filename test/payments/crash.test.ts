@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditEventLog } from '../../src/audit/audit.ts';
 import { openEventStoreForReading } from '../../src/events/open-store.ts';
-import { PAYMENT_EVENT_TYPES } from '../../src/events/payment-events.ts';
+import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/events/payment-events.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { fetchQuote, signPayment } from '../support/x402-payments.ts';
 
@@ -64,7 +64,7 @@ describe('the paid-call saga survives SIGKILL at each step', () => {
     const first = await startServer(dataDir, PAYMENT_EVENT_TYPES.settled);
     const quote = await fetchQuote(`${first.url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const payment = await signPayment(quote);
-    const stream = `payment-${payment.authorization.from.toLowerCase()}-${payment.authorization.nonce}`;
+    const stream = paymentStreamName(payment.authorization.from, payment.authorization.nonce);
     await expect(post(first.url, payment.header)).rejects.toThrow();
     expect(await first.exited).toBe('SIGKILL');
     expect(await streamTypes(dataDir, stream)).toEqual([PAYMENT_EVENT_TYPES.authorized]);

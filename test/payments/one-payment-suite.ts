@@ -3,7 +3,7 @@ import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../../src/config.ts';
 import type { EventStore } from '../../src/events/port.ts';
-import { PAYMENT_EVENT_TYPES } from '../../src/events/payment-events.ts';
+import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/events/payment-events.ts';
 import { PAYMENT_REASONS } from '../../src/payments/reasons.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { fetchQuote, signPayment, type HandMadePayment } from '../support/x402-payments.ts';
@@ -27,7 +27,7 @@ export function useAttestFixture(makeStore?: (settings: Settings) => Promise<Eve
     post: (body: string, payment: string) =>
       fetch(`${fixture.service.url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': payment }, body }),
     sagaOf: async (p: HandMadePayment) =>
-      (await fixture.service.deps.store.readStream(`payment-${p.authorization.from.toLowerCase()}-${p.authorization.nonce}`)).map((e) => e.type),
+      (await fixture.service.deps.store.readStream(paymentStreamName(p.authorization.from, p.authorization.nonce))).map((e) => e.type),
   } as AttestFixture;
   beforeAll(async () => {
     fixture.service = await startTestService({}, makeStore);

@@ -4,6 +4,7 @@ import { openEventStore } from '../../src/events/open-store.ts';
 import { isSoleWriter, markExclusiveStore } from '../../src/events/sole-writer.ts';
 import { signPayment } from '../support/x402-payments.ts';
 import { describeOnePaymentOneRequest, useAttestFixture } from './one-payment-suite.ts';
+import { paymentStreamName } from '../../src/events/payment-events.ts';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -34,7 +35,7 @@ describe('paid calls on the exclusively held file log', () => {
       const first = await f.post(f.bodyA, p.header);
       expect(first.status).toBe(200);
       // The one read is the saga's look at the (absent) stream before claiming it.
-      const stream = `payment-${p.authorization.from.toLowerCase()}-${p.authorization.nonce}`;
+      const stream = paymentStreamName(p.authorization.from, p.authorization.nonce);
       expect(reads.mock.calls.filter(([read]) => read === stream)).toHaveLength(1);
     } finally {
       reads.mockRestore();
