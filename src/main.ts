@@ -1,5 +1,6 @@
 import { ConfigError, loadSettings } from './config.ts';
-import { createLogger, startService } from './service.ts';
+import { createLogger } from './logger.ts';
+import { startService } from './service.ts';
 import { openEventStore } from './events/open-store.ts';
 
 /** Composition root only: config -> event store -> service -> listen. */

@@ -1,12 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { catalog } from './catalog/index.ts';
 import { MAX_HEADER_BYTES } from './catalog/limits.ts';
 import type { ServiceDeps } from './catalog/types.ts';
 import { publicBaseUrl, type Settings } from './config.ts';
 import type { EventStore } from './events/port.ts';
 import { createApp } from './http/app.ts';
+import { createLogger } from './logger.ts';
 import { createPaymentGateway } from './payments/create-gateway.ts';
 import type { PaymentGateway } from './payments/gateway.ts';
 import { createStatsReader, publicStatsProjection } from './projections/public-stats.ts';
@@ -19,14 +20,6 @@ export interface RunningService {
   deps: ServiceDeps;
   server: Server;
   close(): Promise<void>;
-}
-
-export function createLogger(settings: Pick<Settings, 'LOG_LEVEL'>): Logger {
-  return pino({
-    level: settings.LOG_LEVEL,
-    // Defence in depth: payment headers and secrets are never logged, even if someone adds them.
-    redact: ['*.ATTESTATION_SECRET', '*.RELAYER_PRIVATE_KEY', '*.headers["payment-signature"]', '*.headers["x-payment"]'],
-  });
 }
 
 /**

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '../../src/config.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';
-import { createLogger, startService } from '../../src/service.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startService } from '../../src/service.ts';
 
 // The service as `npm start` runs it, but on an ephemeral port and silent: for load benchmarks.
 const settings = loadSettings({

@@ -19,6 +19,16 @@ export function singleValuedQuery(ctx: Context): Record<string, string> {
 }
 
 /**
+ * The path as sent, cut at the query by a native search: Koa's ctx.path parses the whole URL in
+ * JS, and on a GET verify route the URL carries the whole record.
+ */
+export function requestPath(ctx: Context): string {
+  const url = ctx.req.url ?? '';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/**
  * The query string as Koa's ctx.querystring gives it, found by a native search rather than
  * Koa's URL parse, which walks the whole URL in JS; a URL with a fragment goes to Koa.
  */

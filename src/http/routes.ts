@@ -6,7 +6,7 @@ import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { paymentRequired, paymentRequiredV1Body } from '../payments/quote.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
 import { HttpProblem, issuesOf, validationProblem } from './problem.ts';
-import { jsonBody, multipartInput, singleValuedQuery } from './request-input.ts';
+import { jsonBody, multipartInput, requestPath, singleValuedQuery } from './request-input.ts';
 
 type Handler = (ctx: Context) => Promise<void>;
 
@@ -29,11 +29,7 @@ export function buildRouting(routes: readonly Route[], deps: ServiceDeps): { exa
     if (!route.path.includes(':')) exact.set(`${route.method} ${route.path}`, handler);
   }
   const exactMatch: Middleware = (ctx, next) => {
-    // The path as sent, cut at the query by a native search: Koa's ctx.path scans the whole URL
-    // in JS, and on a GET verify route the URL carries the whole record.
-    const url = ctx.req.url ?? '';
-    const query = url.indexOf('?');
-    const handler = exact.get(`${ctx.req.method} ${query === -1 ? url : url.slice(0, query)}`);
+    const handler = exact.get(`${ctx.req.method} ${requestPath(ctx)}`);
     return handler ? handler(ctx) : next();
   };
   return { exactMatch, router };

@@ -5,7 +5,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { loadSettings, type Settings } from '../../src/config.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';
 import type { EventStore } from '../../src/events/port.ts';
-import { createLogger, startService, type RunningService } from '../../src/service.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startService, type RunningService } from '../../src/service.ts';
 
 export const TEST_SECRET = 'test-attestation-secret-0123456789abcdef';
 
