@@ -19,24 +19,23 @@ export function singleValuedQuery(ctx: Context): Record<string, string> {
 }
 
 /**
- * The path as sent, cut at the query by a native search: Koa's ctx.path parses the whole URL in
- * JS, and on a GET verify route the URL carries the whole record.
+ * The request target cut at its query by a native search: Koa's ctx.path and ctx.querystring
+ * parse the whole URL in JS, and on a GET verify route the URL carries the whole record.
  */
-export function requestPath(ctx: Context): string {
-  const url = ctx.req.url ?? '';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
-/**
- * The query string as Koa's ctx.querystring gives it, found by a native search rather than
- * Koa's URL parse, which walks the whole URL in JS; a URL with a fragment goes to Koa.
- */
-function querystringOf(ctx: Context): string {
+function splitAtQuery(ctx: Context): { path: string; query: string } {
   const url = ctx.req.url ?? '';
   const start = url.indexOf('?');
-  if (start === -1) return '';
-  const query = url.slice(start + 1);
+  return start === -1 ? { path: url, query: '' } : { path: url.slice(0, start), query: url.slice(start + 1) };
+}
+
+/** The path as sent, without the query. */
+export function requestPath(ctx: Context): string {
+  return splitAtQuery(ctx).path;
+}
+
+/** The query string as Koa's ctx.querystring gives it; a URL with a fragment goes to Koa. */
+function querystringOf(ctx: Context): string {
+  const { query } = splitAtQuery(ctx);
   return query.includes('#') ? ctx.querystring : query;
 }
 
