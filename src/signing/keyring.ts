@@ -68,11 +68,10 @@ export function familySeed(secret: string | Uint8Array, family: KeyFamily): Buff
 
 /** Derives every family's Ed25519 key from one secret (familySeed). */
 export function createKeyring(secret: string | Uint8Array): Keyring {
-  const ikm = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
   const keys = new Map<KeyFamily, LoadedKey>();
   const byKeyId = new Map<string, KeyFamily>();
   for (const family of KEY_FAMILY_NAMES) {
-    const seed = familySeed(ikm, family);
+    const seed = familySeed(secret, family);
     const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
     const publicKey = createPublicKey(privateKey);
     const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
