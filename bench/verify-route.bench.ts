@@ -33,21 +33,20 @@ async function measure(): Promise<void> {
 
   const publicKeyObject = publicKeyFromHex(keyring.publicKey('veritrack').publicKeyHex);
   const signature = Buffer.from(s.ed25519Sig, 'hex');
+  /** Canonicalise + SHA-256 + a signature check of the record, as one bare loop body. */
+  const bareLoop = (name: string, signatureOk: (bytes: Buffer) => boolean) => () => {
+    const bytes = canonicalBytes(record);
+    if (sha256Hex(bytes) !== s.sha256 || !signatureOk(bytes)) throw new Error(`${name} check failed`);
+  };
   const bareLoops = {
     // The target's floor: what anyone holding the public key alone does.
-    bare: () => {
-      const bytes = canonicalBytes(record);
-      if (sha256Hex(bytes) !== s.sha256 || !ed25519Verify(null, bytes, publicKeyObject, signature)) throw new Error('bare check failed');
-    },
+    bare: bareLoop('bare', (bytes) => ed25519Verify(null, bytes, publicKeyObject, signature)),
     // The same with the service's own check (keyring.verify: sign again and compare, then verify).
-    keyholder: () => {
-      const bytes = canonicalBytes(record);
-      if (sha256Hex(bytes) !== s.sha256 || !keyring.verify('veritrack', bytes, s.ed25519Sig)) throw new Error('keyholder check failed');
-    },
+    keyholder: bareLoop('keyholder', (bytes) => keyring.verify('veritrack', bytes, s.ed25519Sig)),
   };
   const publicKey = Buffer.from(keyring.publicKey('veritrack').publicKeyHex, 'hex');
   const nobleRate = rate(() => {
-    if (!ed25519.verify(Buffer.from(s.ed25519Sig, 'hex'), canonicalBytes(record), publicKey)) throw new Error('noble check failed');
+    if (!ed25519.verify(signature, canonicalBytes(record), publicKey)) throw new Error('noble check failed');
   }, 1, 1000);
 
   const server = await spawnServer(new URL('./support/verify-server.ts', import.meta.url), { ATTESTATION_SECRET: SECRET });
