@@ -16,12 +16,13 @@ import { join } from 'node:path';
 import { auditEventLog } from '../src/audit/audit.ts';
 import { PIPELINE_DEPTH } from '../src/events/file-log/framing.ts';
 import { openFileEventStore } from '../src/events/file-log/store.ts';
-import { paymentStreamName } from '../src/events/payment-events.ts';
+import { paymentStreamName } from '../src/payments/saga/events.ts';
 import type { EventData, EventStore } from '../src/events/port.ts';
 import { createKeyring } from '../src/signing/keyring.ts';
 import { median } from './support/load.ts';
 import { inRounds, list, roundRatios } from './support/rounds.ts';
 import { seal } from '../src/signing/seal.ts';
+import { auditRules } from '../src/catalog/index.ts';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 const RUN_MS = 1000;
@@ -145,7 +146,7 @@ async function replayRate(label: string, count: number, make: (i: number) => { s
     await writer.close();
     const store = await openFileEventStore({ dir, log: quiet, readOnly: true });
     const started = performance.now();
-    const report = await auditEventLog({ store, keyring });
+    const report = await auditEventLog({ store, keyring, chainRules: auditRules });
     const seconds = (performance.now() - started) / 1000;
     await store.close();
     return { rate: report.events / seconds, events: report.events, ok: report.ok };

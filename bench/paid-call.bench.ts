@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { findOperation } from '../src/catalog/index.ts';
 import { loadSettings } from '../src/config.ts';
-import { paymentRequirements } from '../src/payments/quote.ts';
+import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { load, median, type LoadResult } from './support/load.ts';
 import { cpuSecondsOf, inRounds, list, roundRatios } from './support/rounds.ts';
 import { presignPayments } from './support/paid-payments.ts';

@@ -1,7 +1,7 @@
 import { verify as ed25519Verify } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { veritrackRecord } from '../src/engines/records.ts';
-import { canonicalBytes } from '../src/signing/canonical.ts';
+import { veritrackRecord } from '../src/kernel/route-kit/records.ts';
+import { canonicalBytes } from '../src/signing/rfc8785.ts';
 import { sha256Hex } from '../src/signing/hash.ts';
 import { createKeyring, publicKeyFromHex } from '../src/signing/keyring.ts';
 import { seal } from '../src/signing/seal.ts';

@@ -12,7 +12,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { canonicalBytes } from '../src/signing/canonical.ts';
+import { canonicalBytes } from '../src/signing/rfc8785.ts';
 
 const baseUrl = (process.env['BASE_URL'] ?? 'http://localhost:4021').replace(/\/+$/, '');
 const account = privateKeyToAccount((process.env['PRIVATE_KEY'] as Hex | undefined) ?? generatePrivateKey());

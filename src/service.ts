@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { catalog } from './catalog/index.ts';
-import { MAX_HEADER_BYTES } from './catalog/limits.ts';
-import type { ServiceDeps } from './catalog/types.ts';
+import { MAX_HEADER_BYTES } from './kernel/limits.ts';
+import type { HttpDeps } from './http/routes.ts';
 import { publicBaseUrl, type Settings } from './config.ts';
 import type { EventStore } from './events/port.ts';
 import { createApp } from './http/app.ts';
@@ -17,7 +17,7 @@ import { createKeyring, resolveAttestationSecret } from './signing/keyring.ts';
 
 export interface RunningService {
   url: string;
-  deps: ServiceDeps;
+  deps: HttpDeps;
   server: Server;
   close(): Promise<void>;
 }
@@ -39,7 +39,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
 
   const checkpoints = createFileCheckpointStore(projectionCheckpointDirectory(settings.DATA_DIR));
   const stats = await startProjection(store, publicStatsProjection, { checkpoints, log });
-  const deps: ServiceDeps = {
+  const deps: HttpDeps = {
     store,
     keyring,
     settings,

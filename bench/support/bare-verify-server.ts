@@ -1,7 +1,7 @@
 import { parse } from 'node:querystring';
 import Koa from 'koa';
-import { veritrackRecord } from '../../src/engines/records.ts';
-import { canonicalBytes } from '../../src/signing/canonical.ts';
+import { veritrackRecord } from '../../src/kernel/route-kit/records.ts';
+import { canonicalBytes } from '../../src/signing/rfc8785.ts';
 import { sha256Hex } from '../../src/signing/hash.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 

@@ -4,7 +4,7 @@ import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { chainIdOf, transferAuthorizationDigest, type TokenDomain } from '../../src/payments/eip3009-digest.ts';
+import { chainIdOf, transferAuthorizationDigest, type TokenDomain } from '../../src/payments/x402/eip3009-digest.ts';
 
 /** The EIP-712 domain of the quoted token, as the payer signs it. */
 export function tokenDomainOf(requirements: PaymentRequirements): TokenDomain {

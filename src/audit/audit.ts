@@ -1,18 +1,18 @@
-import { PAYMENT_EVENT_TYPES } from '../events/payment-events.ts';
+import { PAYMENT_EVENT_TYPES } from '../payments/saga/events.ts';
 import type { EventStore, RecordedEvent } from '../events/port.ts';
 import type { Keyring } from '../signing/keyring.ts';
-import { CHAIN_RULES, type ChainRule } from './chains.ts';
-import type { AuditFailure } from './failures.ts';
+import type { ChainRule } from '../kernel/audit-rule.ts';
+import type { AuditFailure } from '../kernel/audit-failure.ts';
 import { checkSignedResult } from './result-check.ts';
 import { SagaOrderCheck } from './saga.ts';
 
-export type { AuditFailure } from './failures.ts';
+export type { AuditFailure } from '../kernel/audit-failure.ts';
 
 export interface AuditOptions {
   store: EventStore;
   keyring: Keyring;
-  /** Defaults to CHAIN_RULES, the registry in chains.ts. */
-  chainRules?: readonly ChainRule[];
+  /** The hash-chain rules to apply: the catalogue's `auditRules` for a real log. */
+  chainRules: readonly ChainRule[];
   /** Called every `progressEvery` events (default 1,000) and at the end. */
   onProgress?(eventsReplayed: number, position: bigint): void;
   progressEvery?: number;
@@ -41,7 +41,7 @@ export interface AuditReport {
  * result, the saga order of every payment stream, and every hash chain of the registry.
  */
 export async function auditEventLog(options: AuditOptions): Promise<AuditReport> {
-  const rules = options.chainRules ?? CHAIN_RULES;
+  const rules = options.chainRules;
   const progressEvery = options.progressEvery ?? 1000;
   const maxKept = options.maxFailuresKept ?? 1000;
   const failures: AuditFailure[] = [];

@@ -10,6 +10,7 @@ import { stderrLogger } from '../events/file-log/logger.ts';
 import { createKeyring, resolveAttestationSecret } from '../signing/keyring.ts';
 import { auditEventLog } from './audit.ts';
 import { formatReport } from './report.ts';
+import { auditRules } from '../catalog/index.ts';
 
 const USAGE = 'usage: npm run audit -- [--data-dir DIR]   (DATA_DIR, EVENTSTORE_URL and ATTESTATION_SECRET are read from the environment)';
 
@@ -43,6 +44,7 @@ async function main(): Promise<number> {
     const report = await auditEventLog({
       store,
       keyring,
+      chainRules: auditRules,
       progressEvery: 5000,
       onProgress: (events, position) => {
         const seconds = Math.max((Date.now() - started) / 1000, 0.001);

@@ -1,9 +1,9 @@
-import { resultSignedSchema } from '../events/payment-events.ts';
+import { resultSignedSchema } from '../payments/saga/events.ts';
 import type { RecordedEvent } from '../events/port.ts';
 import { isKeyFamily } from '../signing/key-families.ts';
 import type { Keyring } from '../signing/keyring.ts';
 import { check } from '../signing/seal.ts';
-import type { AuditFailure } from './failures.ts';
+import type { AuditFailure } from '../kernel/audit-failure.ts';
 
 /**
  * Re-verifies one ResultSigned event as an outside verifier would: the record re-canonicalised

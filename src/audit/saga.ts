@@ -1,6 +1,6 @@
-import { PAYMENT_EVENT_TYPES } from '../events/payment-events.ts';
+import { PAYMENT_EVENT_TYPES } from '../payments/saga/events.ts';
 import type { RecordedEvent } from '../events/port.ts';
-import type { AuditFailure } from './failures.ts';
+import type { AuditFailure } from '../kernel/audit-failure.ts';
 
 const AUTHORIZED = 1;
 const SETTLED = 2;

@@ -1,26 +1,23 @@
-import { agentRoutes } from './agent.ts';
-import { documentsRoutes } from './documents.ts';
-import { forensicsRoutes } from './forensics.ts';
-import { governanceRoutes } from './governance.ts';
+import { agentFamily } from '../families/agent/index.ts';
+import { documentsFamily } from '../families/documents/index.ts';
+import { forensicsFamily } from '../families/forensics/index.ts';
+import { governanceFamily } from '../families/governance/index.ts';
+import { researchFamily } from '../families/research/index.ts';
+import { securityFamily } from '../families/security/index.ts';
+import { trustFamily } from '../families/trust/index.ts';
+import type { ChainRule } from '../kernel/audit-rule.ts';
+import type { FamilyModule, FreeRoute, PricedOperation, Route } from '../kernel/operation.ts';
 import { publicKeyRoutes } from './public-keys.ts';
-import { researchRoutes } from './research.ts';
-import { securityRoutes } from './security.ts';
-import { serviceRoutes } from './service.ts';
-import { trustRoutes } from './trust.ts';
-import type { FreeRoute, PricedOperation, Route } from './types.ts';
+import { createServiceRoutes } from './service.ts';
+
+/** The 7 families of spec section 1, in the order the documents list them. */
+export const families: readonly FamilyModule[] = [governanceFamily, trustFamily, forensicsFamily, securityFamily, agentFamily, documentsFamily, researchFamily];
 
 /** THE operation catalogue: every route of the service, once. */
-export const catalog: readonly Route[] = [
-  ...serviceRoutes,
-  ...governanceRoutes,
-  ...trustRoutes,
-  ...forensicsRoutes,
-  ...securityRoutes,
-  ...agentRoutes,
-  ...documentsRoutes,
-  ...researchRoutes,
-  ...publicKeyRoutes,
-];
+export const catalog: readonly Route[] = [...createServiceRoutes(() => catalog), ...families.flatMap((f) => f.routes), ...publicKeyRoutes];
+
+/** Every hash-chain rule of the audit, as the families declare them. */
+export const auditRules: readonly ChainRule[] = families.flatMap((f) => f.auditRules);
 
 export const pricedOperations = (): PricedOperation[] => catalog.filter((r): r is PricedOperation => r.kind === 'priced');
 export const freeRoutes = (): FreeRoute[] => catalog.filter((r): r is FreeRoute => r.kind === 'free');

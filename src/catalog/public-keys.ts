@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEY_FAMILIES, KEY_FAMILY_NAMES, type KeyFamily } from '../signing/key-families.ts';
-import { freeRoute, type Family, type FreeRoute } from './types.ts';
+import { freeRoute, type Family, type FreeRoute } from '../kernel/operation.ts';
 
 /** Which product family each key signs for, so the documents can group the key routes. */
 const FAMILY_OF_KEY: Record<KeyFamily, Family> = {

@@ -1,15 +1,19 @@
 import { z } from 'zod';
-import { usdToAtomic, freeRoute, type FreeRoute } from './types.ts';
+import { usdToAtomic, freeRoute, type FreeRoute, type PricedOperation, type Route } from '../kernel/operation.ts';
 import { agentCard, llmsTxt, mcpManifest, x402Manifest } from './discovery/manifests.ts';
 import { openApiDocument } from './discovery/openapi.ts';
-// The documents describe the whole catalogue, this file included: read it when a request
-// comes, by which time the module graph is complete.
-import { catalog, pricedOperations } from './index.ts';
-import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from './limits.ts';
+import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from '../kernel/limits.ts';
 
 const anyDocument = z.looseObject({});
 
-export const serviceRoutes: FreeRoute[] = [
+/**
+ * The service's own routes. The discovery documents describe the whole catalogue, these routes
+ * included, so they are handed a way to read it when a request comes.
+ */
+export function createServiceRoutes(wholeCatalog: () => readonly Route[]): FreeRoute[] {
+  const catalog = wholeCatalog;
+  const pricedOperations = () => wholeCatalog().filter((r): r is PricedOperation => r.kind === 'priced');
+  return [
   freeRoute({
     id: 'health',
     method: 'GET',
@@ -90,7 +94,7 @@ export const serviceRoutes: FreeRoute[] = [
     summary: 'Machine-readable contract (OpenAPI 3.1).',
     description: 'Generated from the operation catalogue.',
     output: anyDocument,
-    handle: async (_input, deps) => ({ body: openApiDocument(catalog, deps.settings, deps.baseUrl) }),
+    handle: async (_input, deps) => ({ body: openApiDocument(catalog(), deps.settings, deps.baseUrl) }),
   }),
   freeRoute({
     id: 'mcp-manifest',
@@ -133,4 +137,5 @@ export const serviceRoutes: FreeRoute[] = [
     produces: 'text/markdown',
     handle: async (_input, deps) => ({ text: llmsTxt(pricedOperations(), deps.settings, deps.baseUrl), contentType: 'text/markdown; charset=utf-8' }),
   }),
-];
+  ];
+}

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../signing/rfc8785.ts';
 
 /**
  * The event-store port. Semantics follow EventStoreDB's so that every adapter (in-memory,

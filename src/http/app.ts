@@ -1,16 +1,16 @@
 import Koa, { type Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Logger } from 'pino';
-import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from '../catalog/limits.ts';
-import type { Route, ServiceDeps } from '../catalog/types.ts';
+import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from '../kernel/limits.ts';
+import type { Route } from '../kernel/operation.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { cors } from './middleware/cors.ts';
 import { errors } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
-import { buildRouting } from './routes.ts';
+import { buildRouting, type HttpDeps } from './routes.ts';
 
 /** The Koa app: small middleware, each doing one thing, then the catalogue's router. */
-export function createApp(routes: readonly Route[], deps: ServiceDeps, log: Logger): Koa {
+export function createApp(routes: readonly Route[], deps: HttpDeps, log: Logger): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true; // errors are answered and logged by the error middleware, never printed with stacks

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../signing/canonical.ts';
+import type { JsonObject } from '../signing/rfc8785.ts';
 
 export interface Issue {
   path: string;

@@ -1,14 +1,19 @@
 import { Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { FreeRoute, PricedOperation, Route, ServiceDeps } from '../catalog/types.ts';
-import { NotImplementedError } from '../commands/run-operation.ts';
-import { encodePaymentRequiredHeader } from '@x402/core/http';
-import { paymentRequired, paymentRequiredV1Body } from '../payments/quote.ts';
+import type { FreeRoute, PricedOperation, Route, ServiceDeps } from '../kernel/operation.ts';
+import { NotImplementedError } from '../kernel/run-operation.ts';
+import type { PaymentGateway, PaymentHeaderName } from '../payments/gateway.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
 import { HttpProblem, issuesOf, validationProblem } from './problem.ts';
+import { answerPaymentOutcome, answerPaymentRequired } from './payment-answer.ts';
 import { jsonBody, multipartInput, requestPath, singleValuedQuery } from './request-input.ts';
 
 type Handler = (ctx: Context) => Promise<void>;
+
+/** What the HTTP layer needs beyond the operations' own dependencies: the payment gateway. */
+export interface HttpDeps extends ServiceDeps {
+  payments: PaymentGateway;
+}
 
 /**
  * The routing, generated from the catalogue: one handler per entry, nothing written twice.
@@ -19,7 +24,7 @@ type Handler = (ctx: Context) => Promise<void>;
  * regular expression per registered route, a composed chain built per request), which was a
  * measurable share of a paid call's CPU. Anything else falls through to the router.
  */
-export function buildRouting(routes: readonly Route[], deps: ServiceDeps): { exactMatch: Middleware; router: Router } {
+export function buildRouting(routes: readonly Route[], deps: HttpDeps): { exactMatch: Middleware; router: Router } {
   const router = new Router();
   const exact = new Map<string, Handler>();
   for (const route of routes) {
@@ -63,7 +68,7 @@ function freeHandler(route: FreeRoute, deps: ServiceDeps) {
   };
 }
 
-function pricedHandler(op: PricedOperation, deps: ServiceDeps) {
+function pricedHandler(op: PricedOperation, deps: HttpDeps) {
   return async (ctx: Context) => {
     // Never quote what cannot run: an unbuilt operation answers 501 before anything else.
     if (!op.command) throw new NotImplementedError(op.id);
@@ -80,25 +85,15 @@ function pricedHandler(op: PricedOperation, deps: ServiceDeps) {
       answerPaymentRequired(ctx, op, deps);
       return;
     }
-    const answer = await deps.payments.handle(
+    const outcome = await deps.payments.handle(
       { op, input: parsed.data, requestHash: canonicalSha256({ method: op.method, path: op.path, input: raw as never }), payment },
       deps,
     );
-    ctx.status = answer.status;
-    for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
-    ctx.body = answer.body;
+    answerPaymentOutcome(ctx, op, deps, outcome);
   };
 }
 
-/** 402 with the v2 quote in PAYMENT-REQUIRED and the v1 form in the body. */
-export function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: ServiceDeps, error?: string): void {
-  ctx.status = 402;
-  ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired(op, deps.settings, deps.baseUrl, error)));
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = paymentRequiredV1Body(op, deps.settings, deps.baseUrl, error);
-}
-
-function paymentHeaderOf(ctx: Context): { header: 'PAYMENT-SIGNATURE' | 'X-PAYMENT'; value: string } | undefined {
+function paymentHeaderOf(ctx: Context): { header: PaymentHeaderName; value: string } | undefined {
   const v2 = ctx.get('PAYMENT-SIGNATURE');
   if (v2) return { header: 'PAYMENT-SIGNATURE', value: v2 };
   const v1 = ctx.get('X-PAYMENT');

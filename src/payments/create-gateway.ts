@@ -1,7 +1,7 @@
 import type { Settings } from '../config.ts';
 import type { PaymentGateway } from './gateway.ts';
-import { createGateway } from './payment-gateway.ts';
-import type { Settler } from './settler.ts';
+import { createGateway } from './gateway.ts';
+import type { Settler } from './settlers/settler.ts';
 import { createFacilitatorSettler } from './settlers/facilitator.ts';
 import { createLocalSettler } from './settlers/local.ts';
 import { createOnchainSettler } from './settlers/onchain.ts';

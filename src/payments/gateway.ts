@@ -1,5 +1,15 @@
-import type { PricedOperation, ServiceDeps } from '../catalog/types.ts';
-import type { JsonValue } from '../signing/canonical.ts';
+import type { PaymentPayload, SettleResponse } from '@x402/core/types';
+import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier';
+import type { PricedOperation, Refusal, ServiceDeps } from '../kernel/operation.ts';
+import type { JsonObject } from '../signing/rfc8785.ts';
+import { createPaidCallSaga, type PaidCallSaga } from './saga/paid-call.ts';
+import type { PaymentSettled } from './saga/events.ts';
+import type { Settler, VerifiedPayment } from './settlers/settler.ts';
+import { decodePaymentHeader, type DecodedHeader } from './x402/decode.ts';
+import { PAYMENT_REASONS, PaymentRejected } from './x402/reasons.ts';
+import { verifyPayment } from './x402/verify-payment.ts';
+
+export type PaymentHeaderName = 'PAYMENT-SIGNATURE' | 'X-PAYMENT';
 
 /** A priced request whose input validated and that carries a payment header. */
 export interface PaidCallRequest {
@@ -7,16 +17,89 @@ export interface PaidCallRequest {
   input: unknown;
   /** SHA-256 of the canonical {method, path, input}: binds a payment to one request. */
   requestHash: string;
-  payment: { header: 'PAYMENT-SIGNATURE' | 'X-PAYMENT'; value: string };
+  payment: { header: PaymentHeaderName; value: string };
 }
 
-export interface HttpAnswer {
-  status: number;
-  body: JsonValue;
-  headers: Record<string, string>;
-}
+/**
+ * What became of a paid request. The payment core speaks only in outcomes; http/ alone turns
+ * them into status codes and headers.
+ */
+export type PaymentOutcome =
+  /** The signed result, with the settlement the x402 response header reports. */
+  | { kind: 'paid'; body: JsonObject; settlement: SettleResponse }
+  /** The payment cannot pay for this request: quote again with the reason. Nothing was charged. */
+  | { kind: 'payment-rejected'; reason: string; message: string }
+  /** The command refused before settlement (another payer's state): nothing was charged. */
+  | { kind: 'refused'; refusal: Refusal }
+  /** The payment identifier was first used with another payload: nothing was charged. */
+  | { kind: 'identifier-conflict'; message: string }
+  /**
+   * The call cannot complete now. `charged` says whether a settlement is already durable: then a
+   * retry with the same payment completes the call without a second charge.
+   */
+  | { kind: 'unavailable'; reason: string; message: string; charged: boolean };
 
-/** Verifies the payment, runs the paid-call saga and answers; the HTTP layer only relays. */
+/** Verifies the payment and runs the paid-call saga. */
 export interface PaymentGateway {
-  handle(request: PaidCallRequest, deps: ServiceDeps): Promise<HttpAnswer>;
+  handle(request: PaidCallRequest, deps: ServiceDeps): Promise<PaymentOutcome>;
+}
+
+export interface GatewayOptions {
+  /** Unix milliseconds; the one clock of a paid call, read once per request. */
+  clock?: () => number;
+}
+
+/**
+ * Decode -> verify against the route's current quote -> the paid-call saga. Everything that can
+ * refuse a payment does so before the saga writes anything.
+ */
+export function createGateway(settler: Settler, options: GatewayOptions = {}): PaymentGateway & { readonly settler: Settler } {
+  const clock = options.clock ?? Date.now;
+  const saga: PaidCallSaga = createPaidCallSaga(settler);
+
+  return {
+    settler,
+    async handle(request: PaidCallRequest, deps: ServiceDeps): Promise<PaymentOutcome> {
+      const now = Math.floor(clock() / 1000);
+      let payment: VerifiedPayment;
+      let paymentIdentifier: string | undefined;
+      try {
+        const decoded = decodePaymentHeader(request.payment.header, request.payment.value);
+        payment = verifyPayment(decoded, request.op, deps.settings, now);
+        paymentIdentifier = paymentIdentifierOf(decoded);
+      } catch (err) {
+        if (err instanceof PaymentRejected) return { kind: 'payment-rejected', reason: err.reason, message: err.message };
+        throw err;
+      }
+
+      const outcome = await saga.run(
+        { op: request.op, input: request.input, requestHash: request.requestHash, payment, now, ...(paymentIdentifier ? { paymentIdentifier } : {}) },
+        deps,
+      );
+      switch (outcome.kind) {
+        case 'signed':
+          return { kind: 'paid', body: outcome.body, settlement: settleResponseOf(outcome.settlement) };
+        case 'rejected':
+          return { kind: 'payment-rejected', reason: outcome.reason, message: outcome.message };
+        case 'refused':
+          return { kind: 'refused', refusal: outcome.refusal };
+        case 'identifier-conflict':
+          return { kind: 'identifier-conflict', message: outcome.message };
+        case 'settlement-unavailable':
+          return { kind: 'unavailable', reason: outcome.reason, message: outcome.message, charged: false };
+      }
+    },
+  };
+}
+
+/** v2 payloads may carry the payment-identifier extension; a malformed one is a payload problem. */
+function paymentIdentifierOf(decoded: DecodedHeader): string | undefined {
+  if (decoded.payment.x402Version !== 2 || !decoded.payment.extensions?.['payment-identifier']) return undefined;
+  const { id, validation } = extractAndValidatePaymentIdentifier(decoded.raw as unknown as PaymentPayload);
+  if (!validation.valid) throw new PaymentRejected(PAYMENT_REASONS.payload, `invalid payment-identifier extension: ${(validation.errors ?? []).join('; ')}`);
+  return id ?? undefined;
+}
+
+function settleResponseOf(settled: PaymentSettled): SettleResponse {
+  return { success: true, transaction: settled.transaction, network: settled.network as SettleResponse['network'], payer: settled.payer, amount: settled.amount };
 }

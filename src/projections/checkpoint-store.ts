@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { JsonValue } from '../signing/canonical.ts';
+import type { JsonValue } from '../signing/rfc8785.ts';
 
 /** A projection's progress and state, saved together so that one never runs ahead of the other. */
 export interface ProjectionCheckpoint {

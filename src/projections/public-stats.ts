@@ -1,6 +1,9 @@
-import { PAYMENT_EVENT_TYPES, paymentSettledSchema } from '../events/payment-events.ts';
+import { PAYMENT_EVENT_TYPES, paymentSettledSchema } from '../payments/saga/events.ts';
 import type { RecordedEvent } from '../events/port.ts';
 import type { Projection } from './runner.ts';
+import type { PublicStats, StatsReader } from '../kernel/operation.ts';
+
+export type { PublicStats, StatsReader };
 
 /** Settlements below one cent are dust (probes, tests), not usage: never counted. */
 export const DUST_ATOMIC = 10_000n;
@@ -28,21 +31,6 @@ export const publicStatsProjection: Projection<SettlementTotals> = {
     return { paidCalls: state.paidCalls + 1, revenueAtomic: (BigInt(state.revenueAtomic) + amount).toString() };
   },
 };
-
-export interface PublicStats {
-  paidCalls: number;
-  revenueAtomic: string;
-  revenueUsd: string;
-  paymentChallenges: number;
-  generatedAt: number;
-  cacheSeconds: number;
-}
-
-export interface StatsReader {
-  snapshot(): Promise<PublicStats>;
-  /** Called by the HTTP layer for each correct 402 challenge it answers. */
-  recordChallenge(): void;
-}
 
 /**
  * Serves the projection's totals plus the 402 challenges counted since start, from a short-lived

@@ -1,7 +1,7 @@
 import type { EventLogger } from '../events/file-log/logger.ts';
 import { stderrLogger } from '../events/file-log/logger.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../events/port.ts';
-import type { JsonValue } from '../signing/canonical.ts';
+import type { JsonValue } from '../signing/rfc8785.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 
 export type { CheckpointStore, ProjectionCheckpoint } from './checkpoint-store.ts';

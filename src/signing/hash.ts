@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalBytes } from './canonical.ts';
+import { canonicalBytes } from './rfc8785.ts';
 
 /** One-shot (no Hash object): it runs several times per paid call. */
 export function sha256Hex(data: string | Uint8Array): string {

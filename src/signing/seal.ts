@@ -1,4 +1,4 @@
-import { canonicalBytes } from './canonical.ts';
+import { canonicalBytes } from './rfc8785.ts';
 import { sha256Hex } from './hash.ts';
 import type { KeyFamily } from './key-families.ts';
 import type { Keyring } from './keyring.ts';

@@ -1,7 +1,7 @@
 import { findOperation } from '../../src/catalog/index.ts';
-import type { CallContext } from '../../src/catalog/types.ts';
-import { runOperation, type SignedResult } from '../../src/commands/run-operation.ts';
-import type { JsonValue } from '../../src/signing/canonical.ts';
+import type { CallContext } from '../../src/kernel/operation.ts';
+import { runOperation, type SignedResult } from '../../src/kernel/run-operation.ts';
+import type { JsonValue } from '../../src/signing/rfc8785.ts';
 import { postTo, type TestService } from '../support/service.ts';
 import { testCallContext } from '../support/call-context.ts';
 

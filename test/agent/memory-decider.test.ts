@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fold, DomainRefusal } from '../../src/commands/decider.ts';
+import { fold, DomainRefusal } from '../../src/kernel/decider.ts';
 import { memoryDecider, type PutMemory } from '../../src/commands/agent/memory-decider.ts';
 import { GENESIS_STATE_HASH, nextVersion } from '../../src/engines/agent/memory-chain.ts';
 import { MEMORY_EVENT_TYPES, type MemoryEvent } from '../../src/events/domain/agent.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../src/signing/canonical.ts';
+import type { JsonObject } from '../../src/signing/rfc8785.ts';
 import { useTestService } from '../support/service.ts';
 import { postJson, runAgainst, tampers, verifyBody } from './http-support.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkMemoryChain } from '../../src/commands/agent/memory-chain-audit.ts';
 import { memoryStreamName } from '../../src/commands/agent/memory.ts';
-import { DomainRefusal } from '../../src/commands/decider.ts';
+import { DomainRefusal } from '../../src/kernel/decider.ts';
 import { findOperation } from '../../src/catalog/index.ts';
-import { runOperation } from '../../src/commands/run-operation.ts';
+import { runOperation } from '../../src/kernel/run-operation.ts';
 import { GENESIS_STATE_HASH, verifyMemoryChain, type MemoryVersion } from '../../src/engines/agent/memory-chain.ts';
 import { MEMORY_EVENT_TYPES } from '../../src/events/domain/agent.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';

@@ -4,7 +4,7 @@ import { findOperation } from '../../src/catalog/index.ts';
 import { checkMemoryChain } from '../../src/commands/agent/memory-chain-audit.ts';
 import { memoryStreamName } from '../../src/commands/agent/memory.ts';
 import { MEMORY_EVENT_TYPES } from '../../src/events/domain/agent.ts';
-import { canonicalBytes, type JsonObject, type JsonValue } from '../../src/signing/canonical.ts';
+import { canonicalBytes, type JsonObject, type JsonValue } from '../../src/signing/rfc8785.ts';
 import { sha256Hex } from '../../src/signing/hash.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { postTo, useTestService } from '../support/service.ts';

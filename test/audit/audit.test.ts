@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { auditEventLog } from '../../src/audit/audit.ts';
-import { hashLinkedChainRule, type ChainRule } from '../../src/audit/chains.ts';
+import { hashLinkedChainRule, type ChainRule } from '../../src/kernel/audit-rule.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';
 import type { EventStore } from '../../src/events/port.ts';
-import { canonicalBytes, type JsonObject } from '../../src/signing/canonical.ts';
+import { canonicalBytes, type JsonObject } from '../../src/signing/rfc8785.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { appendSaga, authorized, newPaymentStream, SECRET, settled, signed } from './fixtures.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventLogDirectory, openEventStore } from '../../src/events/open-store.ts';
-import type { JsonObject } from '../../src/signing/canonical.ts';
+import type { JsonObject } from '../../src/signing/rfc8785.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { silentLogger } from '../events/helpers.ts';
 import { appendSaga, SECRET } from './fixtures.ts';

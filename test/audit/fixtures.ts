@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { paymentStreamName } from '../../src/events/payment-events.ts';
+import { paymentStreamName } from '../../src/payments/saga/events.ts';
 import type { EventData, EventStore } from '../../src/events/port.ts';
-import type { JsonObject } from '../../src/signing/canonical.ts';
+import type { JsonObject } from '../../src/signing/rfc8785.ts';
 import type { Keyring } from '../../src/signing/keyring.ts';
 import { seal } from '../../src/signing/seal.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
-import { runOperation } from '../../src/commands/run-operation.ts';
-import { canonicalBytes } from '../../src/signing/canonical.ts';
+import { runOperation } from '../../src/kernel/run-operation.ts';
+import { canonicalBytes } from '../../src/signing/rfc8785.ts';
 import { testCallContext } from '../support/call-context.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '../../src/payments/payment-gateway.ts';
-import type { Settler } from '../../src/payments/settler.ts';
+import { createGateway } from '../../src/payments/gateway.ts';
+import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import type { LocalChain, TestAccount } from '../support/chain.ts';
 import { startFacilitatorChain, type FacilitatorChain, type LocalFacilitator } from '../support/local-facilitator.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { ATTEST_PRICE_ATOMIC, attest, expectStoredReplay, nonceOf, paymentResponseOf, paymentStreamTypes, recordingPayer } from './paid-calls.ts';
-import { paymentStreamName } from '../../src/events/payment-events.ts';
+import { paymentStreamName } from '../../src/payments/saga/events.ts';
 
 describe('SETTLEMENT=facilitator: the official x402 client pays through a local x402 facilitator', () => {
   let world: FacilitatorChain;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '../../src/payments/payment-gateway.ts';
-import type { Settler } from '../../src/payments/settler.ts';
+import { createGateway } from '../../src/payments/gateway.ts';
+import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { createOnchainSettler } from '../../src/payments/settlers/onchain.ts';
 import { startLocalChain, type LocalChain, type TestAccount } from '../support/chain.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { ATTEST_PRICE_ATOMIC, attest, expectStoredReplay, nonceOf, paymentResponseOf, paymentStreamTypes, recordingPayer } from './paid-calls.ts';
-import { paymentStreamName } from '../../src/events/payment-events.ts';
+import { paymentStreamName } from '../../src/payments/saga/events.ts';
 
 describe('SETTLEMENT=onchain: the official x402 client pays, the service submits the transfer itself', () => {
   let chain: LocalChain;

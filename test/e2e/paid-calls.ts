@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { EventStore } from '../../src/events/port.ts';
 import type { LocalChain } from '../support/chain.ts';
 import { createPayingClient } from '../support/paying-client.ts';
-import { paymentStreamName } from '../../src/events/payment-events.ts';
+import { paymentStreamName } from '../../src/payments/saga/events.ts';
 
 export const ATTEST_PATH = '/v1/veritrack/attest';
 export const ATTEST_BODY = JSON.stringify({ kind: 'demo', claim: { a: 1 } });

@@ -9,6 +9,7 @@ import { openFileEventStore } from '../../src/events/file-log/store.ts';
 import type { RecordedEvent } from '../../src/events/port.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { recordingLogger } from './helpers.ts';
+import { auditRules } from '../../src/catalog/index.ts';
 
 const SECRET = 'crash-test-secret-0123456789abcdef0123456789';
 const ROUNDS = 20;
@@ -77,7 +78,7 @@ describe('file event log under SIGKILL', () => {
         for await (const e of store.readAll()) all.push(e);
         // Positions are dense and in order: nothing lost in the middle, nothing reordered.
         expect(all.every((e, i) => e.position === BigInt(i))).toBe(true);
-        const report = await auditEventLog({ store, keyring });
+        const report = await auditEventLog({ store, keyring, chainRules: auditRules });
         expect(report.failures).toEqual([]);
         expect(report.events).toBe(all.length);
         if (round === ROUNDS - 1) expect(report.results).toBeGreaterThan(0);

@@ -9,7 +9,7 @@ import { jsonString, jsonText, writeJson } from '../../src/events/file-log/json-
 import { StagedBatch } from '../../src/events/file-log/staged-batch.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
 import type { EventData, RecordedEvent } from '../../src/events/port.ts';
-import type { JsonObject, JsonValue } from '../../src/signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../src/signing/rfc8785.ts';
 import { silentLogger } from './helpers.ts';
 
 /** What JSON.stringify gives for `v`, or the name of the error it throws. */

@@ -1,7 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
-import { canonicalBytes, canonicalText, type JsonObject } from '../../src/signing/canonical.ts';
+import { canonicalBytes, canonicalText, type JsonObject } from '../../src/signing/rfc8785.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { postTo, useTestService } from '../support/service.ts';

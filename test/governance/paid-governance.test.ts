@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, JsonValue } from '../../src/signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../src/signing/rfc8785.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { postTo, useTestService } from '../support/service.ts';
 

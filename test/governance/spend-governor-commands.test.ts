@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
-import type { PricedOperation } from '../../src/catalog/types.ts';
+import type { PricedOperation } from '../../src/kernel/operation.ts';
 import { readGovernorState, parseAgentEvent } from '../../src/commands/governance/spend-governor.ts';
-import { runOperation } from '../../src/commands/run-operation.ts';
+import { runOperation } from '../../src/kernel/run-operation.ts';
 import { parseAmount } from '../../src/engines/governance/amounts.ts';
 import { evolveGovernor, governorStateView, initialGovernorState } from '../../src/engines/governance/spend-governor.ts';
 import { agentStreamName } from '../../src/events/domain/governance.ts';

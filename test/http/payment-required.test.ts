@@ -1,7 +1,7 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { describe, expect, it } from 'vitest';
 import { pricedOperations } from '../../src/catalog/index.ts';
-import type { PricedOperation } from '../../src/catalog/types.ts';
+import type { PricedOperation } from '../../src/kernel/operation.ts';
 import { BASE_USDC } from '../../src/config.ts';
 import { useTestService, type TestService } from '../support/service.ts';
 

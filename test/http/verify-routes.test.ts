@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { freeRoutes } from '../../src/catalog/index.ts';
-import { verifyResultSchema } from '../../src/catalog/verify-route.ts';
-import { inputJsonSchema } from '../../src/payments/quote.ts';
+import { verifyResultSchema } from '../../src/kernel/route-kit/verify-route.ts';
+import { inputJsonSchema } from '../../src/payments/x402/quote.ts';
 import {
   complianceRecord,
   identityRecord,
@@ -10,8 +10,8 @@ import {
   trustedRouteRecord,
   utilityRecord,
   veritrackRecord,
-} from '../../src/engines/records.ts';
-import type { JsonObject } from '../../src/signing/canonical.ts';
+} from '../../src/kernel/route-kit/records.ts';
+import type { JsonObject } from '../../src/signing/rfc8785.ts';
 import type { KeyFamily } from '../../src/signing/key-families.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { seal } from '../../src/signing/seal.ts';

@@ -3,16 +3,15 @@ import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/catalog/index.ts';
-import type { PricedOperation } from '../../src/catalog/types.ts';
-import { HttpProblem } from '../../src/http/problem.ts';
-import { transferAuthorizationDigest } from '../../src/payments/eip3009-digest.ts';
-import { createGateway } from '../../src/payments/payment-gateway.ts';
-import { recoverSigner, recoverSignerWithNoble, recoveryBackend } from '../../src/payments/recover-signer.ts';
+import type { PricedOperation } from '../../src/kernel/operation.ts';
+import { transferAuthorizationDigest } from '../../src/payments/x402/eip3009-digest.ts';
+import { createGateway } from '../../src/payments/gateway.ts';
+import { recoverSigner, recoverSignerWithNoble, recoveryBackend } from '../../src/payments/x402/recover-signer.ts';
 import { createLocalSettler } from '../../src/payments/settlers/local.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { fetchQuote, signPayment, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/x402-payments.ts';
-import { paymentStreamName } from '../../src/events/payment-events.ts';
+import { paymentStreamName } from '../../src/payments/saga/events.ts';
 
 const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const domain = { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC } as const;
@@ -108,14 +107,13 @@ describe('command.authorize runs after verification and before anything is claim
       payment: { header: 'PAYMENT-SIGNATURE' as const, value: p.header },
     });
 
-    const refused = gateway.handle(request({ kind: 'x', claim: { owner: '0x2222222222222222222222222222222222222222' } }), service.deps);
-    await expect(refused).rejects.toBeInstanceOf(HttpProblem);
-    await expect(refused).rejects.toMatchObject({ status: 403, error: 'forbidden' });
+    const refused = await gateway.handle(request({ kind: 'x', claim: { owner: '0x2222222222222222222222222222222222222222' } }), service.deps);
+    expect(refused).toMatchObject({ kind: 'refused', refusal: { status: 403, error: 'forbidden' } });
     const stream = paymentStreamName(account.address, p.authorization.nonce);
     expect(await service.deps.store.readStream(stream)).toEqual([]);
 
     const allowed = await gateway.handle(request({ kind: 'x', claim: { owner: account.address.toLowerCase() } }), service.deps);
-    expect(allowed.status).toBe(200);
+    expect(allowed.kind).toBe('paid');
     expect((await service.deps.store.readStream(stream)).map((e) => e.type)).toEqual(['PaymentAuthorized', 'PaymentSettled', 'ResultSigned']);
   });
 });

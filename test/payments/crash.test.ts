@@ -6,9 +6,10 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditEventLog } from '../../src/audit/audit.ts';
 import { openEventStoreForReading } from '../../src/events/open-store.ts';
-import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/events/payment-events.ts';
+import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/payments/saga/events.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { fetchQuote, signPayment } from '../support/x402-payments.ts';
+import { auditRules } from '../../src/catalog/index.ts';
 
 const SECRET = 'payment-crash-secret-0123456789abcdef0123';
 const SERVER = join(import.meta.dirname, 'fixtures', 'crash-server.ts');
@@ -95,7 +96,7 @@ describe('the paid-call saga survives SIGKILL at each step', () => {
         PAYMENT_EVENT_TYPES.settled,
         PAYMENT_EVENT_TYPES.signed,
       ]);
-      const report = await auditEventLog({ store, keyring: createKeyring(SECRET) });
+      const report = await auditEventLog({ store, keyring: createKeyring(SECRET), chainRules: auditRules });
       expect(report.failures).toEqual([]);
       expect(report.ok).toBe(true);
       expect(report.results).toBe(1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodePaymentHeader } from '../../src/payments/decode.ts';
-import { PAYMENT_REASONS, PaymentRejected } from '../../src/payments/reasons.ts';
+import { decodePaymentHeader } from '../../src/payments/x402/decode.ts';
+import { PAYMENT_REASONS, PaymentRejected } from '../../src/payments/x402/reasons.ts';
 
 const reasonOf = (value: string): string | undefined => {
   try {

@@ -1,6 +1,6 @@
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/events/payment-events.ts';
+import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/payments/saga/events.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { useTestService } from '../support/service.ts';
 

@@ -3,8 +3,8 @@ import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../../src/config.ts';
 import type { EventStore } from '../../src/events/port.ts';
-import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/events/payment-events.ts';
-import { PAYMENT_REASONS } from '../../src/payments/reasons.ts';
+import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/payments/saga/events.ts';
+import { PAYMENT_REASONS } from '../../src/payments/x402/reasons.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { fetchQuote, signPayment, type HandMadePayment } from '../support/x402-payments.ts';
 

@@ -1,7 +1,7 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_REASONS } from '../../src/payments/reasons.ts';
+import { PAYMENT_REASONS } from '../../src/payments/x402/reasons.ts';
 import { signPayment } from '../support/x402-payments.ts';
 import { describeOnePaymentOneRequest, useAttestFixture } from './one-payment-suite.ts';
 

@@ -4,7 +4,7 @@ import { openEventStore } from '../../src/events/open-store.ts';
 import { isSoleWriter, markExclusiveStore } from '../../src/events/sole-writer.ts';
 import { signPayment } from '../support/x402-payments.ts';
 import { describeOnePaymentOneRequest, useAttestFixture } from './one-payment-suite.ts';
-import { paymentStreamName } from '../../src/events/payment-events.ts';
+import { paymentStreamName } from '../../src/payments/saga/events.ts';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 

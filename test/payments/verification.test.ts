@@ -2,7 +2,7 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAYMENT_REASONS } from '../../src/payments/reasons.ts';
+import { PAYMENT_REASONS } from '../../src/payments/x402/reasons.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { asV1Header, encodePayload, fetchQuote, signPayment, type HandMadePayment } from '../support/x402-payments.ts';
 

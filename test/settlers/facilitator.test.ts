@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config.ts';
-import type { Settler } from '../../src/payments/settler.ts';
+import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import type { LocalChain, TestAccount } from '../support/chain.ts';
 import { startFacilitatorChain, type FacilitatorChain, type LocalFacilitator } from '../support/local-facilitator.ts';

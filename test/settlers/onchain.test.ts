@@ -3,7 +3,7 @@ import { createWalletClient, http, parseSignature, serializeSignature, type Addr
 import { base } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { loadSettings } from '../../src/config.ts';
-import { SettlementError, type Settler } from '../../src/payments/settler.ts';
+import { SettlementError, type Settler } from '../../src/payments/settlers/settler.ts';
 import { createOnchainSettler } from '../../src/payments/settlers/onchain.ts';
 import { startLocalChain, testTokenAbi, type LocalChain, type TestAccount } from '../support/chain.ts';
 import { PRICE_ATOMIC, settlementErrorOf, signedPayment } from './sign-authorization.ts';

@@ -3,7 +3,7 @@ import { getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { BASE_USDC } from '../../src/config.ts';
 import { expect } from 'vitest';
-import { SettlementError, type VerifiedPayment } from '../../src/payments/settler.ts';
+import { SettlementError, type VerifiedPayment } from '../../src/payments/settlers/settler.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/x402-payments.ts';
 
 export const PRICE_ATOMIC = 250_000n;

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalByteLength, canonicalBytes, canonicalText, type JsonValue } from '../../src/signing/canonical.ts';
+import { canonicalByteLength, canonicalBytes, canonicalText, type JsonValue } from '../../src/signing/rfc8785.ts';
 
 // The RFC 8785 reference vectors, vendored so that a clone runs on its own; a second test keeps
 // the copy identical to the shared conformance set when that set sits beside the repository.

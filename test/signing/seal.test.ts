@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalBytes } from '../../src/signing/canonical.ts';
+import { canonicalBytes } from '../../src/signing/rfc8785.ts';
 import { sha256Hex } from '../../src/signing/hash.ts';
 import { KEY_FAMILY_NAMES } from '../../src/signing/key-families.ts';
 import { createKeyring, keyIdOf, resolveAttestationSecret } from '../../src/signing/keyring.ts';

@@ -1,8 +1,8 @@
 import { loadSettings } from '../../src/config.ts';
-import type { CallContext } from '../../src/catalog/types.ts';
+import type { CallContext } from '../../src/kernel/operation.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';
 import type { EventStore } from '../../src/events/port.ts';
-import { paymentStreamName } from '../../src/events/payment-events.ts';
+import { paymentStreamName } from '../../src/payments/saga/events.ts';
 import { createStatsReader } from '../../src/projections/public-stats.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { TEST_SECRET } from './service.ts';
@@ -23,7 +23,6 @@ export function testCallContext(overrides: Partial<CallContext> & { store?: Even
     settings: loadSettings({ DATA_DIR: '/nonexistent', LOG_LEVEL: 'silent', ATTESTATION_SECRET: TEST_SECRET }),
     baseUrl: 'http://127.0.0.1:4021',
     stats: createStatsReader(() => ({ paidCalls: 0, revenueAtomic: '0' }), 30),
-    payments: { handle: async () => ({ status: 500, body: null, headers: {} }) },
     now: 1_767_225_600,
     payer,
     paymentId: paymentStreamName(payer, nonce),

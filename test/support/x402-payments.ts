@@ -1,5 +1,5 @@
-import type { TransferAuthorization } from '../../src/payments/settler.ts';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/payments/eip3009-digest.ts';
+import type { TransferAuthorization } from '../../src/payments/settlers/settler.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/payments/x402/eip3009-digest.ts';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { Hex } from 'viem';

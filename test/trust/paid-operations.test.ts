@@ -1,7 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { catalogEntryStream } from '../../src/events/domain/trust.ts';
-import { canonicalBytes, canonicalText, type JsonObject, type JsonValue } from '../../src/signing/canonical.ts';
+import { canonicalBytes, canonicalText, type JsonObject, type JsonValue } from '../../src/signing/rfc8785.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { edSigner, evmSigner, signedOutcome } from '../engines/trust/keys.ts';
 import { createPayingFetch } from '../support/paying-client.ts';

@@ -1,7 +1,7 @@
 import type { Settings } from '../../config.ts';
-import { bazaarExtension, inputJsonSchema, MAX_TIMEOUT_SECONDS, paymentRequirements, resourceUrl } from '../../payments/quote.ts';
-import type { JsonObject } from '../../signing/canonical.ts';
-import { FAMILIES, usdToAtomic, type PricedOperation } from '../types.ts';
+import { bazaarExtension, inputJsonSchema, MAX_TIMEOUT_SECONDS, paymentRequirements, resourceUrl } from '../../payments/x402/quote.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
+import { FAMILIES, usdToAtomic, type PricedOperation } from '../../kernel/operation.ts';
 
 const SERVICE_NAME = 'Pay-per-call attestation service';
 const SERVICE_DESCRIPTION =

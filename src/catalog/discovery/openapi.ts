@@ -1,7 +1,7 @@
 import type { Settings } from '../../config.ts';
-import { inputJsonSchema, outputJsonSchema, paymentRequirements } from '../../payments/quote.ts';
-import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
-import { FAMILIES, usdToAtomic, type Route } from '../types.ts';
+import { inputJsonSchema, outputJsonSchema, paymentRequirements } from '../../payments/x402/quote.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
+import { FAMILIES, usdToAtomic, type Route } from '../../kernel/operation.ts';
 
 const errorBody: JsonObject = {
   type: 'object',

@@ -1,5 +1,5 @@
-import type { ChainRule } from '../../audit/chains.ts';
-import type { AuditFailure } from '../../audit/failures.ts';
+import type { ChainRule } from '../../kernel/audit-rule.ts';
+import type { AuditFailure } from '../../kernel/audit-failure.ts';
 import { verifyMemoryChain, type MemoryVersion } from '../../engines/agent/memory-chain.ts';
 import { MEMORY_EVENT_TYPES, MEMORY_STREAM_PREFIX, parseMemoryEvent, type MemoryEvent } from '../../events/domain/agent.ts';
 import type { RecordedEvent } from '../../events/port.ts';

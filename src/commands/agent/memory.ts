@@ -1,9 +1,9 @@
-import type { CallContext, Command, Refusal } from '../../catalog/types.ts';
+import type { CallContext, Command, Refusal } from '../../kernel/operation.ts';
 import type { MemoryVersion } from '../../engines/agent/memory-chain.ts';
 import { MEMORY_STREAM_PREFIX, parseMemoryEvent } from '../../events/domain/agent.ts';
-import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
-import { fold, handleCommand } from '../decider.ts';
+import { fold, handleCommand } from '../../kernel/decider.ts';
 import { foreignPayerRefusal, mayUseStore, memoryDecider, versionWrittenBy, type MemoryState } from './memory-decider.ts';
 
 export interface MemoryPutInput {

@@ -1,4 +1,4 @@
-import type { Command } from '../../catalog/types.ts';
+import type { Command } from '../../kernel/operation.ts';
 import { analyseToolPermissions, type ToolPermissionInput } from '../../engines/agent/tool-permission.ts';
 import { gradeResponsePair, type JudgeInput } from '../../engines/agent/judge.ts';
 import { scoreUptimeProbe, type UptimeProbeInput } from '../../engines/agent/uptime.ts';

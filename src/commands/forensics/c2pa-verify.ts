@@ -1,7 +1,7 @@
-import type { Command } from '../../catalog/types.ts';
+import type { Command } from '../../kernel/operation.ts';
 import { verifyC2paBinding, type C2paVerifyInput } from '../../engines/forensics/c2pa-binding.ts';
 import { FORENSICS_EVENT_TYPES, c2paStream } from '../../events/domain/forensics.ts';
-import type { JsonObject } from '../../signing/canonical.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
 import { recordOnce } from './seal-once.ts';
 
 /**

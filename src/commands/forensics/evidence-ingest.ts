@@ -1,7 +1,7 @@
-import type { Command } from '../../catalog/types.ts';
+import type { Command } from '../../kernel/operation.ts';
 import { sealEvidenceEntry, type EvidenceIngestInput } from '../../engines/forensics/evidence-entry.ts';
 import { FORENSICS_EVENT_TYPES, evidenceStream } from '../../events/domain/forensics.ts';
-import type { JsonObject } from '../../signing/canonical.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
 import { recordOnce } from './seal-once.ts';
 
 /** Persists the sealed entry under `evidence-<entryId>`; the same content returns the first seal. */

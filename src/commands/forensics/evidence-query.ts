@@ -1,8 +1,8 @@
-import type { Command } from '../../catalog/types.ts';
+import type { Command } from '../../kernel/operation.ts';
 import { bindEvidenceReceipt, normaliseEntryIds, type EvidenceQueryInput } from '../../engines/forensics/evidence-receipt.ts';
 import { FORENSICS_EVENT_TYPES, evidenceSealedSchema, evidenceStream } from '../../events/domain/forensics.ts';
 import type { EventStore } from '../../events/port.ts';
-import type { JsonObject } from '../../signing/canonical.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
 
 /** The sealed record of one entry, read from its own stream (never a projection that may lag). */
 export async function readSealedEntry(store: EventStore, entryId: string): Promise<JsonObject | undefined> {

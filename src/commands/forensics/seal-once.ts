@@ -1,6 +1,6 @@
-import type { CallContext } from '../../catalog/types.ts';
+import type { CallContext } from '../../kernel/operation.ts';
 import { parseForensicsEvent, type ForensicsEvent } from '../../events/domain/forensics.ts';
-import { handleCommand, type Decider } from '../decider.ts';
+import { handleCommand, type Decider } from '../../kernel/decider.ts';
 
 /**
  * The aggregate of a content-addressed record (an evidence entry, a C2PA attestation): its id is

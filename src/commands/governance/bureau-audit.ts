@@ -1,4 +1,4 @@
-import type { Command } from '../../catalog/types.ts';
+import type { Command } from '../../kernel/operation.ts';
 import { auditTranscript, type AuditTranscript } from '../../engines/governance/audit.ts';
 import { auditStreamName, bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES } from '../../events/domain/governance.ts';
 import { eventId } from '../../events/event-ids.ts';

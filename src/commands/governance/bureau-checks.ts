@@ -1,4 +1,4 @@
-import type { Command } from '../../catalog/types.ts';
+import type { Command } from '../../kernel/operation.ts';
 import { checkOfferOrReceipt, type ReceiptCheckInput } from '../../engines/governance/receipt-check.ts';
 import { assessReputation, type ReputationInput } from '../../engines/governance/reputation.ts';
 

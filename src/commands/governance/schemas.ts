@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hex64, jsonValue, signatureEnvelope } from '../../catalog/schemas.ts';
+import { hex64, jsonValue, signatureEnvelope } from '../../kernel/route-kit/schemas.ts';
 import { AMOUNT_PATTERN, parseAmount } from '../../engines/governance/amounts.ts';
 import { AGENT_ID_PATTERN, agentOfLease } from '../../engines/governance/spend-governor.ts';
 

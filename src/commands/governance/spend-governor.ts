@@ -1,4 +1,4 @@
-import type { CallContext, Command, Refusal } from '../../catalog/types.ts';
+import type { CallContext, Command, Refusal } from '../../kernel/operation.ts';
 import {
   agentOfLease,
   decideGovernor,
@@ -12,7 +12,7 @@ import {
 import { parseAmount } from '../../engines/governance/amounts.ts';
 import { agentStreamName, parseGovernorEvent } from '../../events/domain/governance.ts';
 import type { EventStore, RecordedEvent } from '../../events/port.ts';
-import { DomainRefusal, fold, handleCommand, type Decider } from '../decider.ts';
+import { DomainRefusal, fold, handleCommand, type Decider } from '../../kernel/decider.ts';
 
 /** Stored event -> the engine's event, through the zod schemas of the event catalogue. */
 export const parseAgentEvent = (event: Pick<RecordedEvent, 'type' | 'data'>): GovernorEvent => parseGovernorEvent(event);

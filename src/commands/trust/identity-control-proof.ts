@@ -1,4 +1,4 @@
-import type { Command } from '../../catalog/types.ts';
+import type { Command } from '../../kernel/operation.ts';
 import { proveControl, type ControlProofInput } from '../../engines/trust/control-proof.ts';
 
 /** Stateless: the signed result in the payment stream is the whole history of the call. */

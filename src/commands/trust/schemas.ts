@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { hex64, jsonObject, jsonValue, token } from '../../catalog/schemas.ts';
+import { hex64, jsonObject, jsonValue, token } from '../../kernel/route-kit/schemas.ts';
 import { missingRequiredFields } from '../../engines/trust/required-fields.ts';
-import { canonicalByteLength, type JsonObject } from '../../signing/canonical.ts';
+import { canonicalByteLength, type JsonObject } from '../../signing/rfc8785.ts';
 
 /**
  * Input and output schemas of the Trust and Reputation operations (the catalogue's boundary).

@@ -1,4 +1,4 @@
-import type { Command } from '../../catalog/types.ts';
+import type { Command } from '../../kernel/operation.ts';
 import { assessRegistration, catalogEntryId, type CatalogRegistration } from '../../engines/trust/verify-catalog.ts';
 import {
   CATALOG_ENTRY_REGISTERED,
@@ -6,9 +6,9 @@ import {
   parseCatalogEntryEvent,
   type CatalogEntryRegistered,
 } from '../../events/domain/trust.ts';
-import type { JsonObject } from '../../signing/canonical.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
-import { handleCommand, type Decider } from '../decider.ts';
+import { handleCommand, type Decider } from '../../kernel/decider.ts';
 
 interface Register {
   paymentId: string;

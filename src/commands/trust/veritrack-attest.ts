@@ -1,4 +1,4 @@
-import type { Command } from '../../catalog/types.ts';
+import type { Command } from '../../kernel/operation.ts';
 import { attestClaim, type AttestClaimInput } from '../../engines/trust/veritrack.ts';
 
 /** Stateless: the signed result in the payment stream is the whole history of the call. */

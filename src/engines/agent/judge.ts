@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 import { canonicalSha256, sha256Hex } from '../../signing/hash.ts';
 import {
   PATTERN_COST_LIMIT,

@@ -1,5 +1,5 @@
-import type { JsonValue } from '../../signing/canonical.ts';
-import { canonicalBytes } from '../../signing/canonical.ts';
+import type { JsonValue } from '../../signing/rfc8785.ts';
+import { canonicalBytes } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 import { canonicalSha256, sha256Hex } from '../../signing/hash.ts';
 import { OWASP_MCP_TOP10, OWASP_MCP_TOP10_VERSION, type OwaspMcpId } from './owasp-mcp-top10.ts';
 

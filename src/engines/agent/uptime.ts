@@ -1,5 +1,5 @@
-import type { JsonObject } from '../../signing/canonical.ts';
-import { canonicalText } from '../../signing/canonical.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
+import { canonicalText } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
 
 /**

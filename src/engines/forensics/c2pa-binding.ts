@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
-import { jsonObjectData } from '../bounded-json.ts';
+import { jsonObjectData } from '../../kernel/json.ts';
 import {
   SUPPORTED_DIGEST_ALGORITHMS,
   bytesFromNumberArray,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { JsonObject } from '../../signing/canonical.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
-import { jsonObjectData } from '../bounded-json.ts';
+import { jsonObjectData } from '../../kernel/json.ts';
 
 /**
  * Evidence ingest: one evidence entry, sealed. The entry id is the SHA-256 of the entry's own

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
-import { jsonData } from '../bounded-json.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
+import { jsonData } from '../../kernel/json.ts';
 
 /**
  * Signed data snapshot: series rows and their source citations sealed together with how old the

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from './verdicts.ts';
 import { RECEIPT_CHECKS, RECEIPT_CHECK_STANDARD_VERSION } from './conformance-standard.ts';
 import { jwsVerifies, parseCompactJws, recoverAddress, typedDataDigest } from './offer-receipt-signatures.ts';

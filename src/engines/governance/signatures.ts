@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { canonicalBytes, type JsonObject, type JsonValue } from '../../signing/canonical.ts';
+import { canonicalBytes, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
 import { sha256Hex } from '../../signing/hash.ts';
 
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');

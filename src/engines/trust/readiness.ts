@@ -1,5 +1,5 @@
-import { canonicalText, type JsonObject, type JsonValue } from '../../signing/canonical.ts';
-import { readinessRecord } from '../records.ts';
+import { canonicalText, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
+import { readinessRecord } from '../../kernel/route-kit/records.ts';
 import { verifyBySigner } from './signatures.ts';
 
 export const READINESS_STANDARD_VERSION = 'containment-readiness/1';

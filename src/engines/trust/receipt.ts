@@ -1,5 +1,5 @@
-import type { JsonObject } from '../../signing/canonical.ts';
-import { receiptRecord } from '../records.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
+import { receiptRecord } from '../../kernel/route-kit/records.ts';
 
 export const RECEIPT_REQUIRED_FIELDS = ['receiptType', 'tx', 'action'] as const;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalText, type JsonObject, type JsonValue } from '../../signing/canonical.ts';
+import { canonicalText, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
 import { verifyBySigner } from './signatures.ts';
 import { round, wilsonLowerBound } from './stats.ts';
 

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../../signing/canonical.ts';
-import { trustedRouteRecord } from '../records.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
+import { trustedRouteRecord } from '../../kernel/route-kit/records.ts';
 import { median, round, wilsonLowerBound } from './stats.ts';
 
 export const TRUSTED_ROUTE_RULE_VERSION = 'trusted-route/1';

@@ -1,4 +1,4 @@
-import { canonicalText, type JsonObject, type JsonValue } from '../../signing/canonical.ts';
+import { canonicalText, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
 import { decodeBinary, ed25519KeyOf, EVM_ADDRESS, verifyBySigner } from './signatures.ts';
 

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../../signing/canonical.ts';
-import { veritrackRecord } from '../records.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
+import { veritrackRecord } from '../../kernel/route-kit/records.ts';
 
 export interface AttestClaimInput {
   kind: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonObject } from '../../signing/canonical.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
 
 /** Domain events of the Trust and Reputation family. */
 

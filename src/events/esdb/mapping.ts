@@ -18,7 +18,7 @@ import {
   type Position,
   type ResolvedEvent,
 } from '@eventstore/db-client';
-import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 import {
   EventStoreUnavailableError,
   WrongExpectedRevisionError,

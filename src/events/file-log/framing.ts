@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 import type { RecordedEvent } from '../port.ts';
 import { crc32 } from './crc32.ts';
 import { isEmptyPlainObject, jsonString, jsonText, writeJson, type TextOut } from './json-text.ts';

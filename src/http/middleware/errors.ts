@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
-import { DomainRefusal } from '../../commands/decider.ts';
-import { NotImplementedError } from '../../commands/run-operation.ts';
+import { DomainRefusal } from '../../kernel/decider.ts';
+import { NotImplementedError } from '../../kernel/run-operation.ts';
 import { EventStoreUnavailableError } from '../../events/port.ts';
 import { HttpProblem, issuesOf, validationProblem } from '../problem.ts';
 

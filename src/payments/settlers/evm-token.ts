@@ -13,7 +13,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { base } from 'viem/chains';
-import { SettlementError, type Settlement, type VerifiedPayment } from '../settler.ts';
+import { SettlementError, type Settlement, type VerifiedPayment } from './settler.ts';
 
 /** The EIP-3009 surface of USDC (FiatTokenV2) that settlement uses. */
 export const eip3009TokenAbi = parseAbi([

@@ -3,7 +3,7 @@ import { FacilitatorTimeoutError, SettleError, VerifyError, type PaymentPayload,
 import { getAddress, type PublicClient } from 'viem';
 import { z } from 'zod';
 import type { Settings } from '../../config.ts';
-import { SettlementError, type Settlement, type Settler, type VerifiedPayment } from '../settler.ts';
+import { SettlementError, type Settlement, type Settler, type VerifiedPayment } from './settler.ts';
 import { createBasePublicClient, findSettledTransfer, tokenAddress } from './evm-token.ts';
 
 /** Settlement on Base takes a few seconds; a minute without an answer means the facilitator is stuck. */

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../../signing/hash.ts';
-import type { Settlement, Settler, VerifiedPayment } from '../settler.ts';
+import type { Settlement, Settler, VerifiedPayment } from './settler.ts';
 
 /** Marks a local settlement's transaction so that nobody can mistake it for a chain transaction. */
 export const LOCAL_TRANSACTION_PREFIX = 'local-demo:';

@@ -14,7 +14,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { base } from 'viem/chains';
 import type { Settings } from '../../config.ts';
-import { SettlementError, type Settlement, type Settler, type VerifiedPayment } from '../settler.ts';
+import { SettlementError, type Settlement, type Settler, type VerifiedPayment } from './settler.ts';
 import {
   SettlementReasons,
   checkFundsAndNonce,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { c2paAttestationId, c2paVerifyInputSchema, verifyC2paBinding, type C2paVerifyInput } from '../../../src/engines/forensics/c2pa-binding.ts';
-import type { JsonObject } from '../../../src/signing/canonical.ts';
+import type { JsonObject } from '../../../src/signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../src/signing/hash.ts';
 
 const NOW = 1_767_225_600;

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bindEvidenceReceipt, evidenceQueryInputSchema, merkleRoot, normaliseEntryIds } from '../../../src/engines/forensics/evidence-receipt.ts';
-import type { JsonObject } from '../../../src/signing/canonical.ts';
-import { canonicalBytes, canonicalText } from '../../../src/signing/canonical.ts';
+import type { JsonObject } from '../../../src/signing/rfc8785.ts';
+import { canonicalBytes, canonicalText } from '../../../src/signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../src/signing/hash.ts';
 
 const id = (n: number) => n.toString(16).padStart(64, '0');

@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { auditTranscript, type AuditTranscript } from '../../../src/engines/governance/audit.ts';
 import { AUDIT_CHECKS } from '../../../src/engines/governance/conformance-standard.ts';
-import { canonicalBytes, type JsonObject } from '../../../src/signing/canonical.ts';
+import { canonicalBytes, type JsonObject } from '../../../src/signing/rfc8785.ts';
 import { sha256Hex } from '../../../src/signing/hash.ts';
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8').toString('base64');

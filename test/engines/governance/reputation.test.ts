@@ -1,7 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { assessReputation, type Observation } from '../../../src/engines/governance/reputation.ts';
-import { canonicalBytes, type JsonObject } from '../../../src/signing/canonical.ts';
+import { canonicalBytes, type JsonObject } from '../../../src/signing/rfc8785.ts';
 import { sha256Hex } from '../../../src/signing/hash.ts';
 
 const keyPair = () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assessControl, classifyIdentifier, proveControl } from '../../../src/engines/trust/control-proof.ts';
-import { canonicalText } from '../../../src/signing/canonical.ts';
+import { canonicalText } from '../../../src/signing/rfc8785.ts';
 import { edSigner, evmSigner } from './keys.ts';
 
 const message = 'I control this identifier. nonce 42';

@@ -1,6 +1,6 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { privateKeyToAccount } from 'viem/accounts';
-import { canonicalText } from '../../../src/signing/canonical.ts';
+import { canonicalText } from '../../../src/signing/rfc8785.ts';
 
 /** Fixed test keys: signatures in these tests are reproducible byte for byte. */
 

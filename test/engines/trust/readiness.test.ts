@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assessReadiness, attestReadiness, READINESS_STANDARD, READINESS_STANDARD_VERSION } from '../../../src/engines/trust/readiness.ts';
-import { canonicalText, type JsonObject } from '../../../src/signing/canonical.ts';
+import { canonicalText, type JsonObject } from '../../../src/signing/rfc8785.ts';
 import { edSigner, evmSigner } from './keys.ts';
 
 const custodian = edSigner(21);

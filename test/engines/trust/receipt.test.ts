@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mintReceipt, RECEIPT_REQUIRED_FIELDS } from '../../../src/engines/trust/receipt.ts';
 import { missingRequiredFields } from '../../../src/engines/trust/required-fields.ts';
-import { canonicalText } from '../../../src/signing/canonical.ts';
+import { canonicalText } from '../../../src/signing/rfc8785.ts';
 
 describe('receipt engine', () => {
   it('carries the caller fields verbatim with kind "receipt" and the stamped mintsAt', () => {

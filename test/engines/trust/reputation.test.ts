@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { composeReputation, RECENCY_HALF_LIFE_SECONDS, REPUTATION_RULE_VERSION } from '../../../src/engines/trust/reputation.ts';
 import { wilsonLowerBound } from '../../../src/engines/trust/stats.ts';
-import { canonicalText, type JsonObject, type JsonValue } from '../../../src/signing/canonical.ts';
+import { canonicalText, type JsonObject, type JsonValue } from '../../../src/signing/rfc8785.ts';
 import { edSigner, evmSigner, signedOutcome } from './keys.ts';
 
 const agent = 'did:web:agents.example.org:eu-1';

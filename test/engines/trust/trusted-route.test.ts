@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rankRoutes, TRUSTED_ROUTE_RULE_VERSION, type CandidateRoute } from '../../../src/engines/trust/trusted-route.ts';
-import { canonicalText, type JsonObject } from '../../../src/signing/canonical.ts';
+import { canonicalText, type JsonObject } from '../../../src/signing/rfc8785.ts';
 
 const history = (ok: number, fail: number, latency?: number, cost?: number) => [
   ...Array.from({ length: ok }, () => ({ success: true, ...(latency === undefined ? {} : { latency_ms: latency }), ...(cost === undefined ? {} : { cost_usd: cost }) })),

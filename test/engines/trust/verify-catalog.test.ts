@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assessRegistration, catalogEntryId, countReferences, VERIFY_CATALOG_RULE_VERSION } from '../../../src/engines/trust/verify-catalog.ts';
-import { canonicalText, type JsonObject } from '../../../src/signing/canonical.ts';
+import { canonicalText, type JsonObject } from '../../../src/signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../src/signing/hash.ts';
 import { edSigner, evmSigner } from './keys.ts';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { veritrackInput } from '../../../src/commands/trust/schemas.ts';
 import { attestClaim } from '../../../src/engines/trust/veritrack.ts';
-import { canonicalText } from '../../../src/signing/canonical.ts';
+import { canonicalText } from '../../../src/signing/rfc8785.ts';
 
 describe('veritrack engine', () => {
   it('carries the claim verbatim into {kind, attestedAt, claim}', () => {

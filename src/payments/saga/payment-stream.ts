@@ -6,8 +6,8 @@ import {
   type PaymentAuthorized,
   type PaymentSettled,
   type ResultSigned,
-} from '../events/payment-events.ts';
-import type { EventStore, RecordedEvent } from '../events/port.ts';
+} from './events.ts';
+import type { EventStore, RecordedEvent } from '../../events/port.ts';
 
 interface Step<T> {
   data: T;

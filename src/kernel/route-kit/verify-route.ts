@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { JsonValue } from '../signing/canonical.ts';
-import type { KeyFamily } from '../signing/key-families.ts';
-import { check } from '../signing/seal.ts';
-import { freeRoute, type Family, type FreeRoute, type HttpMethod } from './types.ts';
+import type { JsonValue } from '../../signing/rfc8785.ts';
+import type { KeyFamily } from '../../signing/key-families.ts';
+import { check } from '../../signing/seal.ts';
+import { freeRoute, type Family, type FreeRoute, type HttpMethod } from '../operation.ts';
 
 /** Query-parameter building blocks: every verify parameter arrives as text. */
 export const param = {

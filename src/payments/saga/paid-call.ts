@@ -1,21 +1,21 @@
-import type { CallContext, PricedOperation, Refusal, ServiceDeps } from '../catalog/types.ts';
-import { eventId } from '../events/event-ids.ts';
-import { isSoleWriter } from '../events/sole-writer.ts';
+import type { CallContext, PricedOperation, Refusal, ServiceDeps } from '../../kernel/operation.ts';
+import { eventId } from '../../events/event-ids.ts';
+import { isSoleWriter } from '../../events/sole-writer.ts';
 import {
   PAYMENT_EVENT_TYPES,
   paymentStreamName,
   type PaymentAuthorized,
   type PaymentSettled,
   type ResultSigned,
-} from '../events/payment-events.ts';
-import { WrongExpectedRevisionError, type EventData } from '../events/port.ts';
-import { PAYMENT_REASONS } from '../payments/reasons.ts';
-import { SettlementError, type Settlement, type Settler, type VerifiedPayment } from '../payments/settler.ts';
-import type { JsonObject } from '../signing/canonical.ts';
-import { appendClaim, claimBeforeFirstAppend, ClaimLostError } from './payment-claim.ts';
+} from './events.ts';
+import { WrongExpectedRevisionError, type EventData } from '../../events/port.ts';
+import { PAYMENT_REASONS } from '../x402/reasons.ts';
+import { SettlementError, type Settlement, type Settler, type VerifiedPayment } from '../settlers/settler.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
+import { appendClaim, claimBeforeFirstAppend, ClaimLostError } from './claim.ts';
 import { bindPaymentIdentifier, checkPaymentIdentifier, type PaymentIdentifierClaim } from './payment-identifier.ts';
 import { readPaymentStream, waitWhileInFlight, type PaymentProgress } from './payment-stream.ts';
-import { presentSignedResult, runOperation, type SignedResult } from './run-operation.ts';
+import { presentSignedResult, runOperation, type SignedResult } from '../../kernel/run-operation.ts';
 
 const MAX_REMEMBERED_STREAMS = 10_000;
 

@@ -1,5 +1,5 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { TransferAuthorization } from './settler.ts';
+import type { TransferAuthorization } from '../settlers/settler.ts';
 
 /**
  * The EIP-712 digest of an EIP-3009 TransferWithAuthorization, computed by hand: every member is

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 
 /**
  * The canonical records of spec section 2 that verify routes rebuild field by field. The

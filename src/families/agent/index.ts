@@ -1,16 +1,17 @@
 import { z } from 'zod';
-import { memoryGet, memoryPut } from '../commands/agent/memory.ts';
-import { judgeGrade, toolPermissionThreatModel, uptimeProbe } from '../commands/agent/stateless.ts';
-import { OWASP_MCP_TOP10_VERSION } from '../engines/agent/owasp-mcp-top10.ts';
-import { PERMISSION_CATEGORIES, RISK_LEVELS, TOOL_PERMISSION_SCORING_VERSION } from '../engines/agent/tool-permission.ts';
-import { JUDGE_OUTCOMES, JUDGE_RUBRIC_VERSION } from '../engines/agent/judge.ts';
-import { SUPPORTED_SCHEMA_KEYWORDS } from '../engines/agent/judge-metrics.ts';
-import { checkValueBudget } from '../engines/agent/memory-chain.ts';
-import { UPTIME_OUTCOMES, UPTIME_SCORING_VERSION } from '../engines/agent/uptime.ts';
-import { memoryVersionSchema } from '../events/domain/agent.ts';
-import { hex64, jsonObject, jsonValue, signatureEnvelope, signedResponse, token } from './schemas.ts';
-import { pricedOperation, type Route } from './types.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from './verify-route.ts';
+import { memoryGet, memoryPut } from '../../commands/agent/memory.ts';
+import { memoryChainRule } from '../../commands/agent/memory-chain-audit.ts';
+import { judgeGrade, toolPermissionThreatModel, uptimeProbe } from '../../commands/agent/stateless.ts';
+import { OWASP_MCP_TOP10_VERSION } from '../../engines/agent/owasp-mcp-top10.ts';
+import { PERMISSION_CATEGORIES, RISK_LEVELS, TOOL_PERMISSION_SCORING_VERSION } from '../../engines/agent/tool-permission.ts';
+import { JUDGE_OUTCOMES, JUDGE_RUBRIC_VERSION } from '../../engines/agent/judge.ts';
+import { SUPPORTED_SCHEMA_KEYWORDS } from '../../engines/agent/judge-metrics.ts';
+import { checkValueBudget } from '../../engines/agent/memory-chain.ts';
+import { UPTIME_OUTCOMES, UPTIME_SCORING_VERSION } from '../../engines/agent/uptime.ts';
+import { memoryVersionSchema } from '../../events/domain/agent.ts';
+import { hex64, jsonObject, jsonValue, signatureEnvelope, signedResponse, token } from '../../kernel/route-kit/schemas.ts';
+import { defineFamily, pricedOperation, type Route } from '../../kernel/operation.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 /** Caller-chosen names of a memory store; hashed into the stream name, so any printable text is safe. */
 const storeName = z.string().regex(/^[\x21-\x7e]{1,256}$/, 'must be 1-256 printable ASCII characters without spaces');
@@ -166,7 +167,7 @@ const toolPermissionRecordSchema = z.object({
   analyzedAt: z.number().int(),
 });
 
-export const agentRoutes: Route[] = [
+const routes: Route[] = [
   pricedOperation({
     id: 'mcp.eval.judge',
     method: 'POST',
@@ -291,3 +292,5 @@ export const agentRoutes: Route[] = [
   verifyRoute({ id: 'mcp.verify.uptime.recheck', method: 'POST', path: '/v1/mcp/verify/uptime/recheck', family: 'agent', keyFamily: 'uptime', summary: 'Re-checks an uptime probe result (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody }),
   verifyRoute({ id: 'mcp.threatmodel.tool-permission.recheck', method: 'POST', path: '/v1/mcp/threatmodel/tool-permission/recheck', family: 'agent', keyFamily: 'tool-permission', summary: 'Re-checks a tool-permission threat model (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody }),
 ];
+
+export const agentFamily = defineFamily('agent', routes, [memoryChainRule]);

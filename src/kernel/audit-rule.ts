@@ -1,20 +1,16 @@
 import type { RecordedEvent } from '../events/port.ts';
-import type { AuditFailure } from './failures.ts';
-import { memoryChainRule } from '../commands/agent/memory-chain-audit.ts';
+import type { AuditFailure } from './audit-failure.ts';
 
 /**
  * A hash-chain rule of the audit: which streams it covers, and the check of one whole stream
- * (its events in revision order). Aggregates that chain their versions add a rule to
- * CHAIN_RULES below; the audit runs every rule that applies to a stream.
+ * (its events in revision order). A family declares the rules of its chained aggregates in its
+ * index (defineFamily); the audit runs every rule that applies to a stream.
  */
 export interface ChainRule {
   name: string;
   appliesTo(stream: string): boolean;
   check(events: readonly RecordedEvent[]): AuditFailure[];
 }
-
-/** Every chain the audit checks. Add a rule per chained aggregate (see hashLinkedChainRule). */
-export const CHAIN_RULES: ChainRule[] = [memoryChainRule];
 
 export interface HashLinkedChainOptions {
   name: string;

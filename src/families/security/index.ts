@@ -1,10 +1,10 @@
-import { complianceRecord } from '../engines/records.ts';
-import { plannedOperation } from './planned.ts';
-import { attestationReadBack } from './read-back.ts';
-import type { Route } from './types.ts';
-import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from './verify-route.ts';
+import { complianceRecord } from '../../kernel/route-kit/records.ts';
+import { plannedOperation } from '../../kernel/route-kit/planned.ts';
+import { attestationReadBack } from '../../kernel/route-kit/read-back.ts';
+import { defineFamily, type Route } from '../../kernel/operation.ts';
+import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
-export const securityRoutes: Route[] = [
+const routes: Route[] = [
   plannedOperation({ id: 'budget.preflight', method: 'POST', path: '/v1/budget/preflight', family: 'security', priceUsd: '0.25', summary: 'Budget preflight (behaviour not yet specified).', keyFamily: 'budget', signedMember: 'evidenceCore' }),
   plannedOperation({ id: 'compliance.check', method: 'POST', path: '/v1/compliance/check', family: 'security', priceUsd: '1.00', summary: 'Classifies an AI use case against EU AI Act Annex III risk classes and lists obligations in a signed snapshot.', keyFamily: 'compliance', signedMember: null, verifyPath: '/v1/compliance/verify' }),
   plannedOperation({ id: 'containment.register', method: 'POST', path: '/v1/containment/register', family: 'security', priceUsd: '0.25', summary: 'Attests readiness and relays signed notify/throttle rules.', keyFamily: 'containment', signedMember: 'evidenceCore', verifyPath: '/v1/containment/verify' }),
@@ -27,3 +27,5 @@ export const securityRoutes: Route[] = [
   verifyRoute({ id: 'security.redteam.recheck', method: 'POST', path: '/v1/security/redteam/recheck', family: 'security', keyFamily: 'redteam', summary: 'Re-checks a red-team scan result or signed refusal (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody }),
   attestationReadBack({ id: 'security.threatmodel.read-back', path: '/v1/security/threatmodel/verify/:attestation_id', family: 'security', keyFamily: 'threatmodel', streamPrefix: 'threatmodel', eventType: 'ThreatModelRecorded', summary: 'Read-back of a persisted threat model.' }),
 ];
+
+export const securityFamily = defineFamily('security', routes);

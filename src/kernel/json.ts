@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonObject, JsonValue } from '../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../signing/rfc8785.ts';
 
 /**
  * How deep caller JSON may nest. A validator that recursed without a bound would let a body

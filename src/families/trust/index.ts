@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { veritrackAttest } from '../commands/trust/veritrack-attest.ts';
-import { identityRecord, readinessRecord, receiptRecord, trustedRouteRecord, veritrackRecord } from '../engines/records.ts';
-import type { JsonValue } from '../signing/canonical.ts';
-import { agentReputation } from '../commands/trust/agent-reputation.ts';
-import { identityControlProof } from '../commands/trust/identity-control-proof.ts';
-import { readinessAttest } from '../commands/trust/readiness-attest.ts';
-import { receiptsMint } from '../commands/trust/receipts-mint.ts';
+import { veritrackAttest } from '../../commands/trust/veritrack-attest.ts';
+import { identityRecord, readinessRecord, receiptRecord, trustedRouteRecord, veritrackRecord } from '../../kernel/route-kit/records.ts';
+import type { JsonValue } from '../../signing/rfc8785.ts';
+import { agentReputation } from '../../commands/trust/agent-reputation.ts';
+import { identityControlProof } from '../../commands/trust/identity-control-proof.ts';
+import { readinessAttest } from '../../commands/trust/readiness-attest.ts';
+import { receiptsMint } from '../../commands/trust/receipts-mint.ts';
 import {
   catalogEntrySchema,
   catalogRegisterInput,
@@ -20,16 +20,16 @@ import {
   trustedRouteInput,
   trustedRouteRecordSchema,
   veritrackInput,
-} from '../commands/trust/schemas.ts';
-import { trustedRoute } from '../commands/trust/trusted-route.ts';
-import { verifyCatalogRegister } from '../commands/trust/verify-catalog-register.ts';
-import { READINESS_STANDARD, READINESS_STANDARD_VERSION } from '../engines/trust/readiness.ts';
-import { REPUTATION_RULE_VERSION } from '../engines/trust/reputation.ts';
-import { DEFAULT_MIN_HISTORY, TRUSTED_ROUTE_RULE_VERSION } from '../engines/trust/trusted-route.ts';
-import { VERIFY_CATALOG_RULE_VERSION } from '../engines/trust/verify-catalog.ts';
-import { jsonObject, signatureEnvelope, signedResponse, token } from './schemas.ts';
-import { freeRoute, pricedOperation, type Route } from './types.ts';
-import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from './verify-route.ts';
+} from '../../commands/trust/schemas.ts';
+import { trustedRoute } from '../../commands/trust/trusted-route.ts';
+import { verifyCatalogRegister } from '../../commands/trust/verify-catalog-register.ts';
+import { READINESS_STANDARD, READINESS_STANDARD_VERSION } from '../../engines/trust/readiness.ts';
+import { REPUTATION_RULE_VERSION } from '../../engines/trust/reputation.ts';
+import { DEFAULT_MIN_HISTORY, TRUSTED_ROUTE_RULE_VERSION } from '../../engines/trust/trusted-route.ts';
+import { VERIFY_CATALOG_RULE_VERSION } from '../../engines/trust/verify-catalog.ts';
+import { jsonObject, signatureEnvelope, signedResponse, token } from '../../kernel/route-kit/schemas.ts';
+import { freeRoute, pricedOperation, defineFamily, type Route } from '../../kernel/operation.ts';
+import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 const veritrackRecordSchema = z.object({
   kind: token,
@@ -37,7 +37,7 @@ const veritrackRecordSchema = z.object({
   claim: jsonObject,
 });
 
-export const trustRoutes: Route[] = [
+const routes: Route[] = [
   pricedOperation({
     id: 'veritrack.attest',
     method: 'POST',
@@ -314,3 +314,5 @@ export const trustRoutes: Route[] = [
     rebuild: rebuildFromBody,
   }),
 ];
+
+export const trustFamily = defineFamily('trust', routes);

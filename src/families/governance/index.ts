@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { bureauAudit } from '../commands/governance/bureau-audit.ts';
-import { bureauReceiptCheck, bureauReputation } from '../commands/governance/bureau-checks.ts';
-import { governanceReserve, governanceSettle, readGovernorState } from '../commands/governance/spend-governor.ts';
-import { conformanceStandardDocument } from '../engines/governance/conformance-standard.ts';
-import { governorRulesDocument } from '../engines/governance/governor-rules.ts';
-import { rootFromInclusionProof } from '../engines/governance/merkle.ts';
-import { governorStateView } from '../engines/governance/spend-governor.ts';
-import { corpusPage, defectCounts, latestAudit } from '../projections/bureau-anchor.ts';
-import { canonicalBytes, type JsonObject, type JsonValue } from '../signing/canonical.ts';
-import { check } from '../signing/seal.ts';
-import { hex64, jsonObject, signedResponse } from './schemas.ts';
-import { freeRoute, pricedOperation, type Route, type ServiceDeps } from './types.ts';
-import { verifyResultSchema } from './verify-route.ts';
+import { bureauAudit } from '../../commands/governance/bureau-audit.ts';
+import { bureauReceiptCheck, bureauReputation } from '../../commands/governance/bureau-checks.ts';
+import { governanceReserve, governanceSettle, readGovernorState } from '../../commands/governance/spend-governor.ts';
+import { conformanceStandardDocument } from '../../engines/governance/conformance-standard.ts';
+import { governorRulesDocument } from '../../engines/governance/governor-rules.ts';
+import { rootFromInclusionProof } from '../../signing/rfc6962-merkle.ts';
+import { governorStateView } from '../../engines/governance/spend-governor.ts';
+import { corpusPage, defectCounts, latestAudit } from '../../projections/bureau-anchor.ts';
+import { canonicalBytes, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
+import { check } from '../../signing/seal.ts';
+import { hex64, jsonObject, signedResponse } from '../../kernel/route-kit/schemas.ts';
+import { freeRoute, pricedOperation, defineFamily, type Route, type ServiceDeps } from '../../kernel/operation.ts';
+import { verifyResultSchema } from '../../kernel/route-kit/verify-route.ts';
 import {
   amount,
   positiveAmount,
@@ -28,7 +28,7 @@ import {
   anchorView,
   proofSchema,
   corpusItem,
-} from '../commands/governance/schemas.ts';
+} from '../../commands/governance/schemas.ts';
 
 /** POST verify input: the record as an object (evidenceCore) or as JSON text (body). */
 const recheckInput = z
@@ -54,7 +54,7 @@ function recheck(kinds: readonly string[]) {
   };
 }
 
-export const governanceRoutes: Route[] = [
+const routes: Route[] = [
   pricedOperation({
     id: 'bureau.audit',
     method: 'POST',
@@ -318,3 +318,5 @@ export const governanceRoutes: Route[] = [
     },
   }),
 ];
+
+export const governanceFamily = defineFamily('governance', routes);

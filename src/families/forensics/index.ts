@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { c2paVerify } from '../commands/forensics/c2pa-verify.ts';
-import { evidenceIngest } from '../commands/forensics/evidence-ingest.ts';
-import { evidenceQuery } from '../commands/forensics/evidence-query.ts';
-import { signedSnapshot } from '../commands/forensics/signed-snapshot.ts';
-import { C2PA_BINDING_RULES, c2paVerifyInputSchema } from '../engines/forensics/c2pa-binding.ts';
-import { EVIDENCE_ENTRY_RULES, evidenceIngestInputSchema } from '../engines/forensics/evidence-entry.ts';
-import { EVIDENCE_RECEIPT_RULES, MERKLE_SCHEME, evidenceQueryInputSchema } from '../engines/forensics/evidence-receipt.ts';
-import { FRESHNESS_TIERS, SNAPSHOT_USABILITY_RULES, publishedSnapshotRules, signedSnapshotInputSchema } from '../engines/forensics/signed-snapshot.ts';
-import { attestationReadBack } from './read-back.ts';
-import { hex64, signedResponse } from './schemas.ts';
-import { freeRoute, pricedOperation, type Route } from './types.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from './verify-route.ts';
+import { c2paVerify } from '../../commands/forensics/c2pa-verify.ts';
+import { evidenceIngest } from '../../commands/forensics/evidence-ingest.ts';
+import { evidenceQuery } from '../../commands/forensics/evidence-query.ts';
+import { signedSnapshot } from '../../commands/forensics/signed-snapshot.ts';
+import { C2PA_BINDING_RULES, c2paVerifyInputSchema } from '../../engines/forensics/c2pa-binding.ts';
+import { EVIDENCE_ENTRY_RULES, evidenceIngestInputSchema } from '../../engines/forensics/evidence-entry.ts';
+import { EVIDENCE_RECEIPT_RULES, MERKLE_SCHEME, evidenceQueryInputSchema } from '../../engines/forensics/evidence-receipt.ts';
+import { FRESHNESS_TIERS, SNAPSHOT_USABILITY_RULES, publishedSnapshotRules, signedSnapshotInputSchema } from '../../engines/forensics/signed-snapshot.ts';
+import { attestationReadBack } from '../../kernel/route-kit/read-back.ts';
+import { hex64, signedResponse } from '../../kernel/route-kit/schemas.ts';
+import { freeRoute, pricedOperation, defineFamily, type Route } from '../../kernel/operation.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 const unixSeconds = z.number().int();
 const jsonRecord = z.record(z.string(), z.json());
@@ -103,7 +103,7 @@ const snapshotSchema = z.object({
 // The entryId of the evidence.ingest example, so the two examples chain.
 const EXAMPLE_ENTRY_ID = '207ecbf8461c7681c1c39ca063baf21072ac91953a5daa23de3b98623d497009';
 
-export const forensicsRoutes: Route[] = [
+const routes: Route[] = [
   pricedOperation({
     id: 'data.c2pa.verify',
     method: 'POST',
@@ -218,3 +218,5 @@ export const forensicsRoutes: Route[] = [
     },
   }),
 ];
+
+export const forensicsFamily = defineFamily('forensics', routes);

@@ -1,12 +1,12 @@
 import type { PaymentRequirements } from '@x402/core/types';
-import type { Settings } from '../config.ts';
-import type { PricedOperation } from '../catalog/types.ts';
+import type { Settings } from '../../config.ts';
+import type { PricedOperation } from '../../kernel/operation.ts';
 import type { DecodedHeader } from './decode.ts';
 import { chainIdOf, transferAuthorizationDigest } from './eip3009-digest.ts';
 import { paymentRequirements, X402_SCHEME } from './quote.ts';
 import { PAYMENT_REASONS, PaymentRejected } from './reasons.ts';
 import { recoverSigner } from './recover-signer.ts';
-import type { TransferAuthorization, VerifiedPayment } from './settler.ts';
+import type { TransferAuthorization, VerifiedPayment } from '../settlers/settler.ts';
 
 /** validBefore must leave at least this long to settle (the x402 exact facilitator's margin). */
 export const VALID_BEFORE_MARGIN_SECONDS = 6;

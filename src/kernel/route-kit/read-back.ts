@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { JsonObject } from '../signing/canonical.ts';
-import { KEY_FAMILIES, type KeyFamily } from '../signing/key-families.ts';
-import { seal } from '../signing/seal.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
+import { KEY_FAMILIES, type KeyFamily } from '../../signing/key-families.ts';
+import { seal } from '../../signing/seal.ts';
 import { signatureEnvelope } from './schemas.ts';
-import { freeRoute, type Family, type FreeResponse, type FreeRoute } from './types.ts';
+import { freeRoute, type Family, type FreeResponse, type FreeRoute } from '../operation.ts';
 
 /** Stream that holds the persisted attestation `id` of a read-back family. */
 export function attestationStream(prefix: string, attestationId: string): string {

@@ -1,12 +1,12 @@
-import { utilityRecord } from '../engines/records.ts';
-import { plannedFreeRoute, plannedOperation } from './planned.ts';
-import type { Route } from './types.ts';
-import { param, parseIntegerParam, parseJsonParam, verifyRoute } from './verify-route.ts';
+import { utilityRecord } from '../../kernel/route-kit/records.ts';
+import { plannedFreeRoute, plannedOperation } from '../../kernel/route-kit/planned.ts';
+import { defineFamily, type Route } from '../../kernel/operation.ts';
+import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 const utility = (id: string, path: string, priceUsd: string, summary: string) =>
   plannedOperation({ id, method: 'POST', path, family: 'documents', priceUsd, summary, keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' });
 
-export const documentsRoutes: Route[] = [
+const routes: Route[] = [
   plannedOperation({ id: 'invoice-ocr', method: 'POST', path: '/v1/invoice-ocr', family: 'documents', priceUsd: '0.02', inputFrom: 'multipart', summary: 'Invoice OCR from an uploaded file (multipart/form-data).', keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' }),
   utility('sec-extract', '/v1/sec-extract', '0.05', 'Extraction from an SEC filing.'),
   utility('utils.code-review-brief', '/v1/utils/code-review-brief', '0.15', 'Advisory brief of issues, security concerns, suggestions.'),
@@ -31,3 +31,5 @@ export const documentsRoutes: Route[] = [
   plannedFreeRoute({ id: 'ebook.card', method: 'GET', path: '/api/ebook', family: 'documents', summary: 'Product card for the ebook.' }),
   plannedFreeRoute({ id: 'ebook.sample', method: 'GET', path: '/api/ebook/sample', family: 'documents', summary: 'Streams the sample PDF.' }),
 ];
+
+export const documentsFamily = defineFamily('documents', routes);

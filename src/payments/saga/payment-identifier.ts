@@ -1,13 +1,13 @@
-import { eventId } from '../events/event-ids.ts';
+import { eventId } from '../../events/event-ids.ts';
 import {
   PAYMENT_EVENT_TYPES,
   paymentIdentifierBoundSchema,
   paymentIdentifierStreamName,
   type PaymentIdentifierBound,
-} from '../events/payment-events.ts';
-import { WrongExpectedRevisionError, type EventStore } from '../events/port.ts';
-import type { VerifiedPayment } from '../payments/settler.ts';
-import { canonicalSha256 } from '../signing/hash.ts';
+} from './events.ts';
+import { WrongExpectedRevisionError, type EventStore } from '../../events/port.ts';
+import type { VerifiedPayment } from '../settlers/settler.ts';
+import { canonicalSha256 } from '../../signing/hash.ts';
 
 /**
  * The x402 payment-identifier extension as an idempotency key: the first payload sent with an

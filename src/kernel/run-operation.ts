@@ -1,5 +1,5 @@
-import type { CallContext, PricedOperation } from '../catalog/types.ts';
-import type { JsonObject } from '../signing/canonical.ts';
+import type { CallContext, PricedOperation } from './operation.ts';
+import type { JsonObject } from '../signing/rfc8785.ts';
 import { seal, type Seal } from '../signing/seal.ts';
 import type { KeyFamily } from '../signing/key-families.ts';
 import { KEY_FAMILIES } from '../signing/key-families.ts';

@@ -1,11 +1,10 @@
 import type { z } from 'zod';
 import type { Settings } from '../config.ts';
 import type { EventStore } from '../events/port.ts';
-import type { StatsReader } from '../projections/public-stats.ts';
-import type { PaymentGateway } from '../payments/gateway.ts';
-import type { JsonObject, JsonValue } from '../signing/canonical.ts';
+import type { JsonObject, JsonValue } from '../signing/rfc8785.ts';
 import type { KeyFamily } from '../signing/key-families.ts';
 import type { Keyring } from '../signing/keyring.ts';
+import type { ChainRule } from './audit-rule.ts';
 
 /** The 7 families of spec section 1, keyed by a short id used in paths of the code. */
 export const FAMILIES = {
@@ -32,7 +31,22 @@ export interface ServiceDeps {
   /** Absolute base URL the service is reached at (no trailing slash). */
   baseUrl: string;
   stats: StatsReader;
-  payments: PaymentGateway;
+}
+
+/** Aggregate usage figures for the free stats route (projections/public-stats.ts serves them). */
+export interface PublicStats {
+  paidCalls: number;
+  revenueAtomic: string;
+  revenueUsd: string;
+  paymentChallenges: number;
+  generatedAt: number;
+  cacheSeconds: number;
+}
+
+export interface StatsReader {
+  snapshot(): Promise<PublicStats>;
+  /** Called by the HTTP layer for each correct 402 challenge it answers. */
+  recordChallenge(): void;
 }
 
 /** One paid call, as the saga hands it to a command. */
@@ -156,4 +170,18 @@ export function usdToAtomic(usd: string): bigint {
   const m = /^(\d+)(?:\.(\d{1,6}))?$/.exec(usd);
   if (!m) throw new Error(`not a USD amount with at most 6 decimals: ${usd}`);
   return BigInt(m[1]!) * 1_000_000n + BigInt((m[2] ?? '').padEnd(6, '0'));
+}
+
+/**
+ * What a family contributes to the service: its routes (priced operations, verify and read-back
+ * routes) and the hash-chain rules the audit applies to the streams its operations keep.
+ */
+export interface FamilyModule {
+  family: Family;
+  routes: readonly Route[];
+  auditRules: readonly ChainRule[];
+}
+
+export function defineFamily(family: Family, routes: readonly Route[], auditRules: readonly ChainRule[] = []): FamilyModule {
+  return { family, routes, auditRules };
 }

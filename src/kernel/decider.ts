@@ -1,6 +1,6 @@
 import { eventId } from '../events/event-ids.ts';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../events/port.ts';
-import type { JsonObject } from '../signing/canonical.ts';
+import type { JsonObject } from '../signing/rfc8785.ts';
 
 /** A domain event as deciders see it: a type and a JSON payload. */
 export interface DomainEvent {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { jsonData, jsonObjectData, MAX_JSON_DEPTH } from '../engines/bounded-json.ts';
-import type { SignedMember } from './types.ts';
+import { jsonData, jsonObjectData, MAX_JSON_DEPTH } from '../json.ts';
+import type { SignedMember } from '../operation.ts';
 
 // One wording for an absent field across every schema of the catalogue.
 z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined) });

@@ -1,8 +1,8 @@
-import { plannedOperation } from './planned.ts';
-import type { Route } from './types.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from './verify-route.ts';
+import { plannedOperation } from '../../kernel/route-kit/planned.ts';
+import { defineFamily, type Route } from '../../kernel/operation.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
-export const researchRoutes: Route[] = [
+const routes: Route[] = [
   plannedOperation({ id: 'finance.attested-evidence', method: 'POST', path: '/v1/finance/attested-evidence', family: 'research', priceUsd: '0.35', summary: 'Findings from the supplied statement only; missing fields reported as not provided.', keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
   plannedOperation({ id: 'research.attested-brief', method: 'POST', path: '/v1/research/attested-brief', family: 'research', priceUsd: '2.00', summary: 'Deterministic signed brief with source citations; only generatedAt varies.', keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
   plannedOperation({ id: 'signed-research', method: 'GET', path: '/v1/signed-research', family: 'research', priceUsd: '0.50', inputFrom: 'query', summary: "Signed research on a topic (query parameter topic, default 'quant research').", keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
@@ -10,3 +10,5 @@ export const researchRoutes: Route[] = [
 
   verifyRoute({ id: 'synthesis.verify', method: 'GET', path: '/v1/synthesis/verify', family: 'research', keyFamily: 'synthesis', summary: 'Re-checks a synthesis verdict (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody }),
 ];
+
+export const researchFamily = defineFamily('research', routes);

@@ -1,6 +1,6 @@
 import { notBuiltInput, notBuiltOutput } from './schemas.ts';
-import { NotImplementedError } from '../commands/run-operation.ts';
-import { freeRoute, pricedOperation, type FreeRoute, type PricedOperation } from './types.ts';
+import { NotImplementedError } from '../run-operation.ts';
+import { freeRoute, pricedOperation, type FreeRoute, type PricedOperation } from '../operation.ts';
 
 type PlannedFacts = Pick<
   PricedOperation,

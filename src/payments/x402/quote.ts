@@ -2,9 +2,9 @@ import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { z } from 'zod';
-import type { Settings } from '../config.ts';
-import { usdToAtomic, type PricedOperation } from '../catalog/types.ts';
-import type { JsonObject } from '../signing/canonical.ts';
+import type { Settings } from '../../config.ts';
+import { usdToAtomic, type PricedOperation } from '../../kernel/operation.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
 
 export const X402_SCHEME = 'exact';
 /** EIP-712 domain of USDC on Base: what the payer's wallet signs against. */

@@ -1,5 +1,5 @@
-import { PAYMENT_EVENT_TYPES, type PaymentAuthorized } from '../events/payment-events.ts';
-import { WrongExpectedRevisionError, type EventData, type EventStore } from '../events/port.ts';
+import { PAYMENT_EVENT_TYPES, type PaymentAuthorized } from './events.ts';
+import { WrongExpectedRevisionError, type EventData, type EventStore } from '../../events/port.ts';
 
 /**
  * Claiming a payment's nonce when settling it moves no money (local settlement). Then nothing

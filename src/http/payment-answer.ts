@@ -1,0 +1,46 @@
+import { encodePaymentRequiredHeader } from '@x402/core/http';
+import type { Context } from 'koa';
+import type { PricedOperation, ServiceDeps } from '../kernel/operation.ts';
+import type { PaymentOutcome } from '../payments/gateway.ts';
+import { paymentRequired, paymentRequiredV1Body } from '../payments/x402/quote.ts';
+import { encodeSettleResponse } from '../payments/x402/settle-response.ts';
+import { HttpProblem } from './problem.ts';
+
+/** 402 with the v2 quote in PAYMENT-REQUIRED and the v1 form in the body. */
+export function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: ServiceDeps, reason?: string, message?: string): void {
+  ctx.status = 402;
+  ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired(op, deps.settings, deps.baseUrl, reason)));
+  ctx.set('Cache-Control', 'no-store');
+  const body = paymentRequiredV1Body(op, deps.settings, deps.baseUrl, reason);
+  ctx.body = message === undefined ? body : { ...body, message: `${message}; nothing was charged` };
+}
+
+/** The one place a payment outcome becomes a status code. */
+export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: ServiceDeps, outcome: PaymentOutcome): void {
+  switch (outcome.kind) {
+    case 'paid':
+      ctx.status = 200;
+      ctx.set('PAYMENT-RESPONSE', encodeSettleResponse(outcome.settlement));
+      ctx.set('Cache-Control', 'private');
+      ctx.body = outcome.body;
+      return;
+    case 'payment-rejected':
+      answerPaymentRequired(ctx, op, deps, outcome.reason, outcome.message);
+      return;
+    case 'refused': {
+      const { refusal } = outcome;
+      throw new HttpProblem(refusal.status, refusal.error, `${refusal.message}; nothing was charged`, {
+        ...(refusal.outcome ? { outcome: refusal.outcome } : {}),
+        ...(refusal.issues ? { issues: refusal.issues } : {}),
+      });
+    }
+    case 'identifier-conflict':
+      throw new HttpProblem(409, 'payment_identifier_conflict', `${outcome.message}; nothing was charged`);
+    case 'unavailable': {
+      const charge = outcome.charged
+        ? 'the payment was taken; retry with the same payment to complete the call without a second charge'
+        : 'nothing was charged, retry with the same payment';
+      throw new HttpProblem(503, outcome.reason, `the call cannot complete right now (${outcome.message}); ${charge}`, {}, { 'Retry-After': '5' });
+    }
+  }
+}
