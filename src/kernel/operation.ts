@@ -89,6 +89,22 @@ export interface Command<I> {
   execute(input: I, ctx: CallContext): Promise<CommandResult>;
 }
 
+/** A pure engine: the caller's validated input and the call's clock in, the record out. */
+export type Engine<I> = (input: I, now: number) => JsonObject;
+
+/**
+ * The command of a stateless operation: the engine's record is the whole result, and the signed
+ * result in the payment stream is the whole history of the call, so a resumed call simply
+ * recomputes the same record.
+ */
+export function fromEngine<I>(engine: Engine<I>): Command<I> {
+  return {
+    async execute(input, ctx) {
+      return { record: engine(input, ctx.now) };
+    },
+  };
+}
+
 interface RouteBase {
   /** Stable operation id, e.g. "veritrack.attest"; also the MCP tool name. */
   id: string;

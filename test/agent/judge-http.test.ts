@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
 import type { JsonValue } from '../../src/signing/rfc8785.ts';
 import { useTestService } from '../support/service.ts';
-import { postJson, runAgainst, tampers, verifyBody } from './http-support.ts';
+import { postJson, runAgainst, tampers, verifyBody } from '../support/http.ts';
 
 const service = useTestService();
 

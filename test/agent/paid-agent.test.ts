@@ -8,7 +8,7 @@ import { canonicalBytes, type JsonObject, type JsonValue } from '../../src/signi
 import { sha256Hex } from '../../src/signing/hash.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { postTo, useTestService } from '../support/service.ts';
-import { tampers, verifyBody } from './http-support.ts';
+import { tampers, verifyBody } from '../support/http.ts';
 
 /** The five agent operations paid over real HTTP with the official x402 client (local settlement). */
 

@@ -1,7 +1,7 @@
 import type { Command } from '../../kernel/operation.ts';
 import { analyseToolPermissions, type ToolPermissionInput } from '../../engines/agent/tool-permission.ts';
 import { gradeResponsePair, type JudgeInput } from '../../engines/agent/judge.ts';
-import { scoreUptimeProbe, type UptimeProbeInput } from '../../engines/agent/uptime.ts';
+import { scoreUptimeProbe, type UptimeProbeInput } from '../../families/agent/uptime/engine.ts';
 
 /**
  * The stateless agent operations: the engine's record is the whole result, and the signed

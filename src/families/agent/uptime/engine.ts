@@ -1,6 +1,6 @@
-import type { JsonObject } from '../../signing/rfc8785.ts';
-import { canonicalText } from '../../signing/rfc8785.ts';
-import { canonicalSha256 } from '../../signing/hash.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { canonicalText } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
 
 /**
  * Uptime probe scoring, rule `uptime/1`. The probe is judged only from the checks the caller

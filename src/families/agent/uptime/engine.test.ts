@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nearestRank, scoreUptimeProbe, UPTIME_SCORING_VERSION, type UptimeCheck } from '../../../src/engines/agent/uptime.ts';
+import { nearestRank, scoreUptimeProbe, UPTIME_SCORING_VERSION, type UptimeCheck } from './engine.ts';
 
 const NOW = 1_767_225_600;
 const ANCHOR = `0x${'ab'.repeat(32)}`;

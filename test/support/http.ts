@@ -2,8 +2,8 @@ import { findOperation } from '../../src/catalog/index.ts';
 import type { CallContext } from '../../src/kernel/operation.ts';
 import { runOperation, type SignedResult } from '../../src/kernel/run-operation.ts';
 import type { JsonValue } from '../../src/signing/rfc8785.ts';
-import { postTo, type TestService } from '../support/service.ts';
-import { testCallContext } from '../support/call-context.ts';
+import { postTo, type TestService } from './service.ts';
+import { testCallContext } from './call-context.ts';
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
