@@ -1,0 +1,62 @@
+import { expect } from 'vitest';
+import { DomainRefusal, fold, type Decider, type DomainEvent } from '../../src/kernel/decider.ts';
+
+/**
+ * Given/when/then for every decider, in the manner of Emmett's DeciderSpecification:
+ *
+ *   const spec = deciderSpec(memoryDecider);
+ *   spec.given([opened]).when(put).then([written]);          // exactly these events
+ *   spec.given([opened]).when(put).thenMatches([{ type }]);  // events that match (toMatchObject)
+ *   spec.given([]).when(put).thenRefuses({ status: 403 });   // a DomainRefusal like this one
+ *   spec.given([opened, written]).when(put).thenNothing();   // no new event (an idempotent retry)
+ *
+ * `given` folds the events with the decider's own evolve from its initialState, so a test never
+ * builds a state by hand that the events could not produce.
+ */
+export function deciderSpec<C, E extends DomainEvent, S>(decider: Decider<C, E, S>) {
+  return {
+    given(events: readonly E[]) {
+      const state = fold(decider, [...events]);
+      return {
+        /** The state the given events fold to, for assertions about evolve itself. */
+        state,
+        when(command: C) {
+          const decide = (): E[] => decider.decide(command, state);
+          return {
+            then(expected: readonly E[]): E[] {
+              const produced = decide();
+              expect(produced).toEqual(expected);
+              return produced;
+            },
+            thenMatches(expected: ReadonlyArray<Partial<E> | { type: string; data?: object }>): E[] {
+              const produced = decide();
+              expect(produced).toHaveLength(expected.length);
+              expect(produced).toMatchObject(expected as object[]);
+              return produced;
+            },
+            thenNothing(): void {
+              expect(decide()).toEqual([]);
+            },
+            thenRefuses(expected: Partial<Pick<DomainRefusal, 'status' | 'error' | 'outcome'>> & { message?: string | RegExp } = {}): DomainRefusal {
+              let refusal: unknown;
+              try {
+                decide();
+              } catch (err) {
+                refusal = err;
+              }
+              expect(refusal, 'the decider should refuse with a DomainRefusal').toBeInstanceOf(DomainRefusal);
+              const { message, ...fields } = expected;
+              expect(refusal).toMatchObject(fields);
+              if (message !== undefined) expect((refusal as Error).message).toMatch(message);
+              return refusal as DomainRefusal;
+            },
+            /** The events decided, folded onto the given state: what a read after the call sees. */
+            thenState(): S {
+              return decide().reduce(decider.evolve, state);
+            },
+          };
+        },
+      };
+    },
+  };
+}
