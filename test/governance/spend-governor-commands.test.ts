@@ -3,7 +3,7 @@ import { findOperation } from '../../src/catalog/index.ts';
 import type { PricedOperation } from '../../src/kernel/operation.ts';
 import { readGovernorState, parseAgentEvent } from '../../src/commands/governance/spend-governor.ts';
 import { runOperation } from '../../src/kernel/run-operation.ts';
-import { parseAmount } from '../../src/engines/governance/amounts.ts';
+import { parseAmount } from '../../src/kernel/decimal-amount.ts';
 import { evolveGovernor, governorStateView, initialGovernorState } from '../../src/engines/governance/spend-governor.ts';
 import { agentStreamName } from '../../src/events/domain/governance.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';

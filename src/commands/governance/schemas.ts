@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { hex64, jsonValue, signatureEnvelope } from '../../kernel/route-kit/schemas.ts';
-import { AMOUNT_PATTERN, parseAmount } from '../../engines/governance/amounts.ts';
+import { AMOUNT_PATTERN, parseAmount } from '../../kernel/decimal-amount.ts';
 import { AGENT_ID_PATTERN, agentOfLease } from '../../engines/governance/spend-governor.ts';
 
 /** Input and record schemas of the governance and bureau routes: the catalogue's exact contract. */

@@ -9,7 +9,7 @@ import {
   type GovernorEvent,
   type GovernorState,
 } from '../../engines/governance/spend-governor.ts';
-import { parseAmount } from '../../engines/governance/amounts.ts';
+import { parseAmount } from '../../kernel/decimal-amount.ts';
 import { agentStreamName, parseGovernorEvent } from '../../events/domain/governance.ts';
 import type { EventStore, RecordedEvent } from '../../events/port.ts';
 import { DomainRefusal, fold, handleCommand, type Decider } from '../../kernel/decider.ts';

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../signing/rfc8785.ts';
 import { sha256Hex } from '../../signing/hash.ts';
-import { formatAmount } from './amounts.ts';
+import { formatAmount } from '../../kernel/decimal-amount.ts';
 
 /**
  * The spend governor: one aggregate per agent, folded from its stream. Pure: every clock

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../signing/rfc8785.ts';
 import { identityRecord } from '../../kernel/route-kit/records.ts';
-import { ed25519KeyOf, ed25519KeyOfDidKey, EVM_ADDRESS, verifyEd25519, verifyEip191, type SignatureCheck } from './signatures.ts';
+import { ed25519KeyOf, ed25519KeyOfDidKey, EVM_ADDRESS, verifyEd25519, verifyEip191, type SignatureCheck } from '../../kernel/offline-signatures.ts';
 
 export const CONTROL_PROOF_REQUIRED_FIELDS = ['identifier', 'control_method'] as const;
 

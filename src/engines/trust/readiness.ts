@@ -1,6 +1,6 @@
 import { canonicalText, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
 import { readinessRecord } from '../../kernel/route-kit/records.ts';
-import { verifyBySigner } from './signatures.ts';
+import { verifyBySigner } from '../../kernel/offline-signatures.ts';
 
 export const READINESS_STANDARD_VERSION = 'containment-readiness/1';
 

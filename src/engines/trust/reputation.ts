@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { canonicalText, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
-import { verifyBySigner } from './signatures.ts';
+import { verifyBySigner } from '../../kernel/offline-signatures.ts';
 import { round, wilsonLowerBound } from './stats.ts';
 
 export const REPUTATION_RULE_VERSION = 'agent-reputation/1';

@@ -1,6 +1,6 @@
 import { canonicalText, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
-import { decodeBinary, ed25519KeyOf, EVM_ADDRESS, verifyBySigner } from './signatures.ts';
+import { decodeBinary, ed25519KeyOf, EVM_ADDRESS, verifyBySigner } from '../../kernel/offline-signatures.ts';
 
 export const VERIFY_CATALOG_RULE_VERSION = 'verify-catalog-trust/1';
 /** The three conditions give the base; each reference to this service adds a step, up to 3. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { memoryGet, memoryPut } from '../../commands/agent/memory.ts';
 import { memoryChainRule } from '../../commands/agent/memory-chain-audit.ts';
 import { judgeGrade, toolPermissionThreatModel } from '../../commands/agent/stateless.ts';
-import { OWASP_MCP_TOP10_VERSION } from '../../engines/agent/owasp-mcp-top10.ts';
+import { OWASP_MCP_TOP10_VERSION } from '../../kernel/standards/owasp-mcp-top10.ts';
 import { PERMISSION_CATEGORIES, RISK_LEVELS, TOOL_PERMISSION_SCORING_VERSION } from '../../engines/agent/tool-permission.ts';
 import { JUDGE_OUTCOMES, JUDGE_RUBRIC_VERSION } from '../../engines/agent/judge.ts';
 import { SUPPORTED_SCHEMA_KEYWORDS } from '../../engines/agent/judge-metrics.ts';

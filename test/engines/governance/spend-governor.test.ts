@@ -12,7 +12,7 @@ import {
   type GovernorEvent,
   type GovernorState,
 } from '../../../src/engines/governance/spend-governor.ts';
-import { formatAmount, parseAmount } from '../../../src/engines/governance/amounts.ts';
+import { formatAmount, parseAmount } from '../../../src/kernel/decimal-amount.ts';
 
 const OWNER = '0x1111111111111111111111111111111111111111';
 const OTHER = '0x2222222222222222222222222222222222222222';

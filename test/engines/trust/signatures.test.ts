@@ -10,7 +10,7 @@ import {
   verifyBySigner,
   verifyEd25519,
   verifyEip191,
-} from '../../../src/engines/trust/signatures.ts';
+} from '../../../src/kernel/offline-signatures.ts';
 import { edSigner, encodeBase58, evmSigner } from './keys.ts';
 
 describe('signatures', () => {

@@ -1,6 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { canonicalBytes, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
-import { sha256Hex } from '../../signing/hash.ts';
+import { canonicalBytes, type JsonObject, type JsonValue } from '../signing/rfc8785.ts';
+import { sha256Hex } from '../signing/hash.ts';
 
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 

@@ -4,7 +4,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { hashMessage } from 'viem';
 
 /**
- * Offline signature checks shared by the trust engines: Ed25519 (raw key, did:key) and EIP-191
+ * Offline signature checks shared by the engines: Ed25519 (raw key, did:key) and EIP-191
  * personal_sign recovery. Deterministic: verification only, never key or nonce generation.
  */
 
