@@ -27,7 +27,7 @@ export function routesFromSpec(specText: string): SpecRoute[] {
 }
 
 export function readSpec(): string {
-  return readFileSync(new URL('../fixtures/service-interface.md', import.meta.url), 'utf8');
+  return readFileSync(new URL('../../docs/spec/service-interface.md', import.meta.url), 'utf8');
 }
 
 /** A concrete URL path for a spec path: template parameters get a sample value. */
