@@ -6,6 +6,19 @@ import { paymentRequired, paymentRequiredV1Body } from '../payments/x402/quote.t
 import { encodeSettleResponse } from '../payments/x402/settle-response.ts';
 import { HttpProblem } from './problem.ts';
 
+/**
+ * A fault after the payment was settled. The error middleware logs the cause and answers 500 with
+ * the truth: the payment was taken, and a retry with the same payment resumes the call.
+ */
+export class ChargedCallFailed extends HttpProblem {
+  constructor(
+    override readonly cause: unknown,
+    transaction: string,
+  ) {
+    super(500, 'internal_error_after_payment', `the payment was taken (settlement ${transaction}) but the result could not be produced; retry with the same payment to resume the call without a second charge`);
+  }
+}
+
 /** 402 with the v2 quote in PAYMENT-REQUIRED and the v1 form in the body. */
 export function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: ServiceDeps, reason?: string, message?: string): void {
   ctx.status = 402;
@@ -42,5 +55,7 @@ export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: Se
         : 'nothing was charged, retry with the same payment';
       throw new HttpProblem(503, outcome.reason, `the call cannot complete right now (${outcome.message}); ${charge}`, {}, { 'Retry-After': '5' });
     }
+    case 'failed-after-charge':
+      throw new ChargedCallFailed(outcome.error, outcome.transaction);
   }
 }

@@ -37,7 +37,9 @@ export type PaymentOutcome =
    * The call cannot complete now. `charged` says whether a settlement is already durable: then a
    * retry with the same payment completes the call without a second charge.
    */
-  | { kind: 'unavailable'; reason: string; message: string; charged: boolean };
+  | { kind: 'unavailable'; reason: string; message: string; charged: boolean }
+  /** The work failed after settlement (a fault, not the input): the payment was taken; a retry resumes. */
+  | { kind: 'failed-after-charge'; error: unknown; transaction: string };
 
 /** Verifies the payment and runs the paid-call saga. */
 export interface PaymentGateway {
@@ -65,7 +67,7 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
       let paymentIdentifier: string | undefined;
       try {
         const decoded = decodePaymentHeader(request.payment.header, request.payment.value);
-        payment = verifyPayment(decoded, request.op, deps.settings, now);
+        payment = verifyPayment(decoded, request.op, deps.settings);
         paymentIdentifier = paymentIdentifierOf(decoded);
       } catch (err) {
         if (err instanceof PaymentRejected) return { kind: 'payment-rejected', reason: err.reason, message: err.message };
@@ -85,8 +87,9 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
           return { kind: 'refused', refusal: outcome.refusal };
         case 'identifier-conflict':
           return { kind: 'identifier-conflict', message: outcome.message };
-        case 'settlement-unavailable':
-          return { kind: 'unavailable', reason: outcome.reason, message: outcome.message, charged: false };
+        case 'unavailable':
+        case 'failed-after-charge':
+          return outcome;
       }
     },
   };

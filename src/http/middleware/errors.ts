@@ -4,6 +4,7 @@ import { ZodError } from 'zod';
 import { DomainRefusal } from '../../kernel/decider.ts';
 import { NotImplementedError } from '../../kernel/run-operation.ts';
 import { EventStoreUnavailableError } from '../../events/port.ts';
+import { ChargedCallFailed } from '../payment-answer.ts';
 import { HttpProblem, issuesOf, validationProblem } from '../problem.ts';
 
 /** Maps anything thrown below to the one error body; no stack trace ever reaches a client. */
@@ -17,7 +18,7 @@ export function errors(log: Logger): Middleware {
     } catch (err) {
       const problem = toProblem(err);
       if (problem.status >= 500 && problem.status !== 501 && problem.status !== 503)
-        log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
+        log.error({ err: err instanceof ChargedCallFailed ? err.cause : err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
       else if (problem.status === 503) log.warn({ requestId: ctx.state.requestId, reason: problem.message }, 'dependency unavailable');
       ctx.status = problem.status;
       for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
@@ -33,7 +34,7 @@ function toProblem(err: unknown): HttpProblem {
     return new HttpProblem(501, 'not_implemented', `${err.operation} is catalogued but not built yet`, { operation: err.operation });
   if (err instanceof DomainRefusal) return new HttpProblem(err.status, err.error, err.message, err.outcome ? { outcome: err.outcome } : {});
   if (err instanceof EventStoreUnavailableError)
-    return new HttpProblem(503, 'event_store_unavailable', 'the event store is unavailable; nothing was charged, retry later', {}, { 'Retry-After': '5' });
+    return new HttpProblem(503, 'event_store_unavailable', 'the event store is unavailable; retry later (a payment is never charged twice: retrying with the same payment completes a call it already paid for)', {}, { 'Retry-After': '5' });
   // koa-body's JSON parser sets `status`; formidable (multipart) sets `httpCode`.
   const status = (err as { status?: unknown }).status ?? (err as { httpCode?: unknown }).httpCode;
   const type = (err as { type?: unknown }).type;

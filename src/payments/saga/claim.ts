@@ -1,5 +1,8 @@
-import { PAYMENT_EVENT_TYPES, type PaymentAuthorized } from './events.ts';
+import { eventId } from '../../events/event-ids.ts';
 import { WrongExpectedRevisionError, type EventData, type EventStore } from '../../events/port.ts';
+import type { SagaStep } from './context.ts';
+import { PAYMENT_EVENT_TYPES, type PaymentAuthorized, type PaymentSettled, type ResultSigned } from './events.ts';
+import { readPaymentStream, type PaymentProgress } from './payment-stream.ts';
 
 /**
  * Claiming a payment's nonce when settling it moves no money (local settlement). Then nothing
@@ -72,3 +75,55 @@ export function claimBeforeFirstAppend(store: EventStore, claim: () => Promise<v
     close: async () => {},
   };
 }
+
+/** The claim's data: which request this payment pays for, and everything needed to resume it. */
+export function authorizedOf(step: SagaStep): PaymentAuthorized {
+  const { call, payer } = step;
+  const { authorization, requirements, signature, x402Version } = call.payment;
+  return {
+    requestHash: call.requestHash,
+    operation: call.op.id,
+    method: call.op.method,
+    path: call.op.path,
+    payer,
+    payTo: requirements.payTo.toLowerCase(),
+    amount: requirements.amount,
+    network: requirements.network,
+    asset: requirements.asset,
+    nonce: authorization.nonce.toLowerCase(),
+    validBefore: authorization.validBefore,
+    x402Version,
+    ...(call.paymentIdentifier ? { paymentIdentifier: call.paymentIdentifier } : {}),
+    authorization: { ...authorization },
+    signature,
+    authorizedAt: call.now,
+  };
+}
+
+export type Claimed = { kind: 'claimed'; progress: PaymentProgress } | { kind: 'lost' };
+
+/**
+ * Step 1 of the three-step saga: claim the nonce with PaymentAuthorized at "no stream", durable
+ * before any money moves. `lost`: another call or process claimed it first; the caller then treats
+ * this call as a retry of that one.
+ */
+export async function claimPayment(step: SagaStep, authorized: PaymentAuthorized): Promise<Claimed> {
+  const { store } = step.deps;
+  try {
+    await store.appendToStream(step.stream, [authorizedEvent(step.stream, authorized)], { expectedRevision: 'no_stream' });
+  } catch (err) {
+    if (err instanceof WrongExpectedRevisionError) return { kind: 'lost' };
+    throw err;
+  }
+  // Read back rather than trust our own copy: appends are idempotent by event id, so a claim by
+  // another process for this payment (another request, another clock) also "succeeds" here,
+  // and what is stored is what every step after this must follow. Unless nobody else writes
+  // this store's payment streams: then the queue made the stream ours, and our copy is it.
+  if (step.writesAlone()) return { kind: 'claimed', progress: { authorized: { data: authorized, revision: 0n } } };
+  return { kind: 'claimed', progress: await readPaymentStream(store, step.stream) };
+}
+
+// Deterministic ids (payment stream, type): a replayed append of a step is the same append.
+export const authorizedEvent = (stream: string, data: PaymentAuthorized): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.authorized), type: PAYMENT_EVENT_TYPES.authorized, data });
+export const settledEvent = (stream: string, data: PaymentSettled): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.settled), type: PAYMENT_EVENT_TYPES.settled, data });
+export const signedEvent = (stream: string, data: ResultSigned): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.signed), type: PAYMENT_EVENT_TYPES.signed, data });

@@ -1,3 +1,5 @@
+import { DomainRefusal, type Decider } from '../../kernel/decider.ts';
+import type { EventStore, RecordedEvent } from '../../events/port.ts';
 import {
   PAYMENT_EVENT_TYPES,
   paymentAuthorizedSchema,
@@ -7,14 +9,14 @@ import {
   type PaymentSettled,
   type ResultSigned,
 } from './events.ts';
-import type { EventStore, RecordedEvent } from '../../events/port.ts';
 
-interface Step<T> {
+/** One step of the saga as stored: its data and the stream revision it sits at. */
+export interface Step<T> {
   data: T;
   revision: bigint;
 }
 
-/** How far a payment's saga got, read from its stream (zod at the boundary). */
+/** How far a payment's saga got: what its stream folds to. */
 export interface PaymentProgress {
   authorized?: Step<PaymentAuthorized>;
   settled?: Step<PaymentSettled>;
@@ -23,20 +25,81 @@ export interface PaymentProgress {
   lastRecordedAt?: number;
 }
 
-export async function readPaymentStream(store: EventStore, stream: string): Promise<PaymentProgress> {
-  const events = await store.readStream(stream);
-  const progress: PaymentProgress = {};
-  for (const event of events) {
-    progress.lastRecordedAt = event.recordedAt;
-    if (event.type === PAYMENT_EVENT_TYPES.authorized) progress.authorized = step(event, paymentAuthorizedSchema.parse(event.data));
-    else if (event.type === PAYMENT_EVENT_TYPES.settled) progress.settled = step(event, paymentSettledSchema.parse(event.data));
-    else if (event.type === PAYMENT_EVENT_TYPES.signed) progress.signed = step(event, resultSignedSchema.parse(event.data));
-  }
-  return progress;
+export type PaymentStreamEvent =
+  | { type: typeof PAYMENT_EVENT_TYPES.authorized; data: PaymentAuthorized; revision?: bigint; recordedAt?: number }
+  | { type: typeof PAYMENT_EVENT_TYPES.settled; data: PaymentSettled; revision?: bigint; recordedAt?: number }
+  | { type: typeof PAYMENT_EVENT_TYPES.signed; data: ResultSigned; revision?: bigint; recordedAt?: number };
+
+export type PaymentStreamCommand =
+  | { type: 'ClaimPayment'; authorized: PaymentAuthorized }
+  | { type: 'RecordSettlement'; settled: PaymentSettled }
+  | { type: 'RecordResult'; signed: ResultSigned };
+
+export const PAYMENT_REUSED = 'payment_reused';
+
+/**
+ * The payment stream's rules, as a decider: a payment is claimed once, for one request; it is
+ * settled only once claimed, and signed only once settled; a step already taken is not taken
+ * again (a resumed saga decides nothing new). The saga's steps append what this decides.
+ */
+export const paymentStreamDecider: Decider<PaymentStreamCommand, PaymentStreamEvent, PaymentProgress> = {
+  initialState: {},
+  decide(command, state) {
+    switch (command.type) {
+      case 'ClaimPayment':
+        if (!state.authorized) return [{ type: PAYMENT_EVENT_TYPES.authorized, data: command.authorized }];
+        if (state.authorized.data.requestHash !== command.authorized.requestHash)
+          throw new DomainRefusal(409, PAYMENT_REUSED, 'payment already used for another request');
+        return [];
+      case 'RecordSettlement':
+        if (!state.authorized) throw new DomainRefusal(409, 'not_claimed', 'a payment is settled only after it is claimed');
+        return state.settled ? [] : [{ type: PAYMENT_EVENT_TYPES.settled, data: command.settled }];
+      case 'RecordResult':
+        if (!state.settled) throw new DomainRefusal(409, 'not_settled', 'a result is signed only after its payment is settled');
+        return state.signed ? [] : [{ type: PAYMENT_EVENT_TYPES.signed, data: command.signed }];
+    }
+  },
+  evolve(state, event) {
+    const revision = event.revision ?? nextRevision(state);
+    const moved = event.recordedAt === undefined ? state : { ...state, lastRecordedAt: event.recordedAt };
+    switch (event.type) {
+      case PAYMENT_EVENT_TYPES.authorized:
+        return { ...moved, authorized: { data: event.data, revision } };
+      case PAYMENT_EVENT_TYPES.settled:
+        return { ...moved, settled: { data: event.data, revision } };
+      case PAYMENT_EVENT_TYPES.signed:
+        return { ...moved, signed: { data: event.data, revision } };
+    }
+  },
+};
+
+function nextRevision(state: PaymentProgress): bigint {
+  const last = state.signed ?? state.settled ?? state.authorized;
+  return last ? last.revision + 1n : 0n;
 }
 
-function step<T>(event: RecordedEvent, data: T): Step<T> {
-  return { data, revision: event.revision };
+/** A stored payment event, parsed at the boundary (zod); events of other types are not the saga's. */
+export function parsePaymentEvent(event: RecordedEvent): PaymentStreamEvent | undefined {
+  const at = { revision: event.revision, recordedAt: event.recordedAt };
+  switch (event.type) {
+    case PAYMENT_EVENT_TYPES.authorized:
+      return { type: event.type, data: paymentAuthorizedSchema.parse(event.data), ...at };
+    case PAYMENT_EVENT_TYPES.settled:
+      return { type: event.type, data: paymentSettledSchema.parse(event.data), ...at };
+    case PAYMENT_EVENT_TYPES.signed:
+      return { type: event.type, data: resultSignedSchema.parse(event.data), ...at };
+    default:
+      return undefined;
+  }
+}
+
+export async function readPaymentStream(store: EventStore, stream: string): Promise<PaymentProgress> {
+  let progress = paymentStreamDecider.initialState;
+  for (const recorded of await store.readStream(stream)) {
+    const event = parsePaymentEvent(recorded);
+    if (event) progress = paymentStreamDecider.evolve(progress, event);
+  }
+  return progress;
 }
 
 /**

@@ -18,8 +18,10 @@ const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase(
 /**
  * Checks a decoded payment against the route's current quote, cheapest checks first, the
  * signature recovery last. Throws PaymentRejected with the x402 reason on the first mismatch.
+ * The time window is not checked here: a payment that already paid for its request is replayed
+ * or finished whatever the time, so the saga applies `checkTimeWindow` to new payments only.
  */
-export function verifyPayment(decoded: DecodedHeader, op: PricedOperation, settings: Settings, nowSeconds: number): VerifiedPayment {
+export function verifyPayment(decoded: DecodedHeader, op: PricedOperation, settings: Settings): VerifiedPayment {
   const quote = currentQuote(op, settings);
   const { payment } = decoded;
   if (payment.x402Version === 2) checkAccepted(payment.accepted, quote);
@@ -34,10 +36,6 @@ export function verifyPayment(decoded: DecodedHeader, op: PricedOperation, setti
     throw new PaymentRejected(PAYMENT_REASONS.recipient, `the authorization pays ${authorization.to}, not the quoted payTo ${quote.payTo}`);
   if (BigInt(authorization.value) !== BigInt(quote.amount))
     throw new PaymentRejected(PAYMENT_REASONS.value, `the authorization is for ${authorization.value} atomic units; this route costs exactly ${quote.amount}`);
-  if (BigInt(authorization.validBefore) < BigInt(nowSeconds + VALID_BEFORE_MARGIN_SECONDS))
-    throw new PaymentRejected(PAYMENT_REASONS.validBefore, `the authorization expires at ${authorization.validBefore}, too soon to settle (now ${nowSeconds}, margin ${VALID_BEFORE_MARGIN_SECONDS} s)`);
-  if (BigInt(authorization.validAfter) > BigInt(nowSeconds))
-    throw new PaymentRejected(PAYMENT_REASONS.validAfter, `the authorization is valid only after ${authorization.validAfter} (now ${nowSeconds})`);
 
   const extra = quote.extra as { name: string; version: string };
   const digest = transferAuthorizationDigest(
@@ -55,6 +53,14 @@ export function verifyPayment(decoded: DecodedHeader, op: PricedOperation, setti
     signature: payment.payload.signature as `0x${string}`,
     rawPayload: decoded.raw,
   };
+}
+
+/** A new payment must be valid now and leave time to settle before it expires. */
+export function checkTimeWindow(authorization: Pick<TransferAuthorization, 'validAfter' | 'validBefore'>, nowSeconds: number): void {
+  if (BigInt(authorization.validBefore) < BigInt(nowSeconds + VALID_BEFORE_MARGIN_SECONDS))
+    throw new PaymentRejected(PAYMENT_REASONS.validBefore, `the authorization expires at ${authorization.validBefore}, too soon to settle (now ${nowSeconds}, margin ${VALID_BEFORE_MARGIN_SECONDS} s)`);
+  if (BigInt(authorization.validAfter) > BigInt(nowSeconds))
+    throw new PaymentRejected(PAYMENT_REASONS.validAfter, `the authorization is valid only after ${authorization.validAfter} (now ${nowSeconds})`);
 }
 
 const quotes = new WeakMap<PricedOperation, { settings: Settings; priceUsd: string; quote: PaymentRequirements }>();

@@ -1,0 +1,44 @@
+import type { PricedOperation, Refusal, ServiceDeps } from '../../kernel/operation.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
+import type { Settler, VerifiedPayment } from '../settlers/settler.ts';
+import type { PaymentSettled } from './events.ts';
+
+/** One verified paid request, as the gateway hands it to the saga. */
+export interface PaidCall {
+  op: PricedOperation;
+  input: unknown;
+  requestHash: string;
+  payment: VerifiedPayment;
+  /** Unix seconds, stamped once by the gateway. */
+  now: number;
+  paymentIdentifier?: string;
+}
+
+export type PaidCallOutcome =
+  | { kind: 'signed'; body: JsonObject; settlement: PaymentSettled }
+  /** command.authorize refused: nothing claimed, nothing charged. */
+  | { kind: 'refused'; refusal: Refusal }
+  /** 402: the payment cannot pay for this request. */
+  | { kind: 'rejected'; reason: string; message: string }
+  /** 409: the payment identifier was first used with another payload. */
+  | { kind: 'identifier-conflict'; message: string }
+  /**
+   * 503: the call cannot complete now (settlement or the event store unavailable). `charged`: a
+   * settlement is durable, so the payment was taken and a retry with it completes the call.
+   */
+  | { kind: 'unavailable'; reason: string; message: string; charged: boolean }
+  /** The command failed after the payment was settled: the payment was taken; a retry resumes the call. */
+  | { kind: 'failed-after-charge'; error: unknown; transaction: string };
+
+/** What every step of one paid call works with. */
+export interface SagaStep {
+  deps: ServiceDeps;
+  settler: Settler;
+  call: PaidCall;
+  /** The payment's stream, `payment-<payer>-<nonce>`. */
+  stream: string;
+  /** The EIP-3009 `from`, lowercase. */
+  payer: string;
+  /** Whether this saga is the only writer of the store's payment streams (events/sole-writer.ts). */
+  writesAlone(): boolean;
+}

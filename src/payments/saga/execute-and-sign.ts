@@ -1,0 +1,77 @@
+import { EventStoreUnavailableError } from '../../events/port.ts';
+import type { CallContext, PricedOperation } from '../../kernel/operation.ts';
+import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
+import { appendClaim, authorizedEvent, claimBeforeFirstAppend, ClaimLostError, settledEvent, signedEvent } from './claim.ts';
+import type { PaidCallOutcome, SagaStep } from './context.ts';
+import type { PaymentAuthorized, ResultSigned } from './events.ts';
+import type { PaymentProgress } from './payment-stream.ts';
+import { settledOf, settlementFailure } from './settle.ts';
+
+/**
+ * Step 3: run the command with the clock of the first attempt (so a resumed call rebuilds the same
+ * record), seal it, and record the result. Anything that stops it now stops after the payment was
+ * taken, and the outcome says so.
+ */
+export async function executeAndSign(step: SagaStep, progress: PaymentProgress): Promise<PaidCallOutcome> {
+  const authorized = progress.authorized!.data;
+  const settled = progress.settled!;
+  const ctx = callContext(step, authorized);
+  try {
+    const result = await runOperation(step.call.op, step.call.input, ctx);
+    await step.deps.store.appendToStream(step.stream, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))], { expectedRevision: settled.revision });
+    return { kind: 'signed', body: result.body, settlement: settled.data };
+  } catch (err) {
+    if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: true };
+    return { kind: 'failed-after-charge', error: err, transaction: settled.data.transaction };
+  }
+}
+
+/**
+ * The whole call for a settler that moves no money (claim.ts): settle (a pure function), run the
+ * command and seal, then claim, settle and sign in one atomic append, or, when the command appends
+ * domain events, claim and settle before its first append and sign after it. Undefined when
+ * another call holds the claim: the caller resumes from what is stored.
+ */
+export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuthorized): Promise<PaidCallOutcome | undefined> {
+  let settled;
+  try {
+    settled = settledOf(await step.settler.settle(step.call.payment));
+  } catch (err) {
+    return settlementFailure(err);
+  }
+  const { store } = step.deps;
+  const claimEvents = [authorizedEvent(step.stream, authorized), settledEvent(step.stream, settled)];
+  const claimingStore = claimBeforeFirstAppend(store, () => appendClaim(store, step.stream, authorized, claimEvents, step.writesAlone));
+  try {
+    const ctx: CallContext = { ...callContext(step, authorized), store: claimingStore };
+    const result = await runOperation(step.call.op, step.call.input, ctx);
+    const signed = signedEvent(step.stream, signedOf(step.call.op, result, ctx.now));
+    if (await claimingStore.claimedYet()) await store.appendToStream(step.stream, [signed], { expectedRevision: BigInt(claimEvents.length - 1) });
+    else await appendClaim(store, step.stream, authorized, [...claimEvents, signed], step.writesAlone);
+    return { kind: 'signed', body: result.body, settlement: settled };
+  } catch (err) {
+    // Lost the claim (before or during the command, which then wrote nothing): not ours to sign.
+    if (err instanceof ClaimLostError) return undefined;
+    // A command that failed after starting the claim: this call keeps its queue until the
+    // claim has settled, so the next call for the stream reads what the claim left.
+    const claimed = await claimingStore.claimedYet().catch(() => false);
+    if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: claimed };
+    throw err;
+  }
+}
+
+function callContext(step: SagaStep, authorized: PaymentAuthorized): CallContext {
+  return { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream };
+}
+
+function signedOf(op: PricedOperation, result: SignedResult, signedAt: number): ResultSigned {
+  return {
+    operation: op.id,
+    keyFamily: op.keyFamily!,
+    record: result.record,
+    sha256: result.seal.sha256,
+    ed25519Sig: result.seal.ed25519Sig,
+    keyId: result.seal.keyId,
+    signedAt,
+  };
+}

@@ -1,0 +1,191 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { testCallContext } from '../../../test/support/call-context.ts';
+import { signPayment } from '../../../test/support/x402-payments.ts';
+import { findOperation } from '../../catalog/index.ts';
+import { createMemoryEventStore } from '../../events/memory-store.ts';
+import { EventStoreUnavailableError, type EventStore } from '../../events/port.ts';
+import type { ServiceDeps } from '../../kernel/operation.ts';
+import { canonicalSha256 } from '../../signing/hash.ts';
+import { createGateway } from '../gateway.ts';
+import { createLocalSettler, localSettlement } from '../settlers/local.ts';
+import type { Settlement, Settler, VerifiedPayment } from '../settlers/settler.ts';
+import { decodePaymentHeader } from '../x402/decode.ts';
+import { paymentRequired } from '../x402/quote.ts';
+import { PAYMENT_REASONS } from '../x402/reasons.ts';
+import { verifyPayment } from '../x402/verify-payment.ts';
+import { authorizedOf, claimPayment } from './claim.ts';
+import type { PaidCall, SagaStep } from './context.ts';
+import { PAYMENT_EVENT_TYPES, paymentStreamName } from './events.ts';
+import { executeAndSign } from './execute-and-sign.ts';
+import { createPaidCallSaga } from './paid-call.ts';
+import { readPaymentStream } from './payment-stream.ts';
+import { replayResult } from './replay.ts';
+import { settlePayment } from './settle.ts';
+
+const op = findOperation('veritrack.attest')!;
+const input = { kind: 'model-eval', claim: { model: 'a' } };
+const requestHash = canonicalSha256({ method: op.method, path: op.path, input });
+
+/** A settler that moves funds (so the three-step saga runs) and counts its transfers. */
+function countingSettler(found?: Settlement): Settler & { transfers: number } {
+  return {
+    mode: 'onchain',
+    transfers: 0,
+    async verify() {},
+    async settle(payment: VerifiedPayment) {
+      this.transfers++;
+      return { ...localSettlement(payment), mode: 'onchain', demo: false };
+    },
+    async findSettled() {
+      return found;
+    },
+  };
+}
+
+/** A store whose appends fail as a full or unreachable store's do, from the given append on. */
+function failingFrom(store: EventStore, appendNumber: number): EventStore {
+  let appends = 0;
+  return {
+    ...store,
+    readStream: store.readStream.bind(store),
+    readAll: store.readAll.bind(store),
+    subscribeToAll: store.subscribeToAll.bind(store),
+    close: store.close.bind(store),
+    async appendToStream(stream, events, options) {
+      if (++appends >= appendNumber) throw new EventStoreUnavailableError('no space left on device');
+      return store.appendToStream(stream, events, options);
+    },
+  };
+}
+
+async function paidCall(deps: ServiceDeps, options: { validBefore?: number; now?: number } = {}): Promise<PaidCall> {
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  const quote = paymentRequired(op, deps.settings, deps.baseUrl);
+  const signed = await signPayment(quote, { nowSeconds: now, ...(options.validBefore ? { authorization: { validBefore: String(options.validBefore) } } : {}) });
+  const payment = verifyPayment(decodePaymentHeader('PAYMENT-SIGNATURE', signed.header), op, deps.settings);
+  return { op, input: op.input.parse(input), requestHash, payment, now };
+}
+
+function stepOf(deps: ServiceDeps, call: PaidCall, settler: Settler): SagaStep {
+  const payer = call.payment.authorization.from.toLowerCase();
+  return { deps, settler, call, payer, stream: paymentStreamName(payer, call.payment.authorization.nonce), writesAlone: () => false };
+}
+
+describe('the paid-call saga, one step at a time', () => {
+  let deps: ServiceDeps;
+  beforeEach(() => {
+    const { store, keyring, settings, baseUrl, stats } = testCallContext({ store: createMemoryEventStore() });
+    deps = { store, keyring, settings, baseUrl, stats };
+  });
+
+  it('claim: the first claim of a payment wins; a later claim for another request sees the first one stored', async () => {
+    const step = stepOf(deps, await paidCall(deps), countingSettler());
+    const first = await claimPayment(step, authorizedOf(step));
+    expect(first).toMatchObject({ kind: 'claimed', progress: { authorized: { data: { requestHash } } } });
+    const other = { ...step, call: { ...step.call, requestHash: 'f'.repeat(64) } };
+    expect(await claimPayment(other, authorizedOf(other))).toMatchObject({ kind: 'claimed', progress: { authorized: { data: { requestHash } } } });
+  });
+
+  it('settle: moves the funds once and records it; a transfer already made is found, not repeated', async () => {
+    const settler = countingSettler();
+    const step = stepOf(deps, await paidCall(deps), settler);
+    const claimed = await claimPayment(step, authorizedOf(step));
+    if (claimed.kind !== 'claimed') throw new Error('claim lost');
+    const settled = await settlePayment(step, claimed.progress);
+    expect(settled.kind).toBe('settled');
+    expect(settler.transfers).toBe(1);
+
+    const found = countingSettler({ ...localSettlement(step.call.payment), mode: 'onchain', demo: false });
+    const other = stepOf(deps, await paidCall(deps), found);
+    const otherClaim = await claimPayment(other, authorizedOf(other));
+    if (otherClaim.kind !== 'claimed') throw new Error('claim lost');
+    expect((await settlePayment(other, otherClaim.progress)).kind).toBe('settled');
+    expect(found.transfers).toBe(0);
+  });
+
+  it('settle: an unsettled claim whose authorization has expired is refused with nothing charged', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const settler = countingSettler();
+    const step = stepOf(deps, await paidCall(deps, { now, validBefore: now + 60 }), settler);
+    const claimed = await claimPayment(step, authorizedOf(step));
+    if (claimed.kind !== 'claimed') throw new Error('claim lost');
+    const late = { ...step, call: { ...step.call, now: now + 120 } };
+    expect(await settlePayment(late, claimed.progress)).toMatchObject({ kind: 'stopped', outcome: { kind: 'rejected', reason: PAYMENT_REASONS.validBefore } });
+    expect(settler.transfers).toBe(0);
+  });
+
+  it('settle: a store that fails after the transfer answers that the payment was taken', async () => {
+    const step = stepOf({ ...deps, store: failingFrom(deps.store, 2) }, await paidCall(deps), countingSettler());
+    const claimed = await claimPayment(step, authorizedOf(step));
+    if (claimed.kind !== 'claimed') throw new Error('claim lost');
+    expect(await settlePayment(step, claimed.progress)).toMatchObject({ kind: 'stopped', outcome: { kind: 'unavailable', charged: true } });
+  });
+
+  it('execute and sign: signs the record and stores it; replay then answers the same bytes', async () => {
+    const step = stepOf(deps, await paidCall(deps), countingSettler());
+    const claimed = await claimPayment(step, authorizedOf(step));
+    if (claimed.kind !== 'claimed') throw new Error('claim lost');
+    const settled = await settlePayment(step, claimed.progress);
+    if (settled.kind !== 'settled') throw new Error('not settled');
+    const signed = await executeAndSign(step, settled.progress);
+    expect(signed.kind).toBe('signed');
+    const progress = await readPaymentStream(deps.store, step.stream);
+    expect(signed.kind === 'signed' && signed.body.sha256).toBe(progress.signed?.data.sha256);
+    expect(JSON.stringify(replayResult(step, progress))).toBe(JSON.stringify(signed));
+  });
+
+  it('execute and sign: a store that fails after settlement answers that the payment was taken, and a retry completes', async () => {
+    const settler = countingSettler();
+    const step = stepOf(deps, await paidCall(deps), settler);
+    const claimed = await claimPayment(step, authorizedOf(step));
+    if (claimed.kind !== 'claimed') throw new Error('claim lost');
+    const settled = await settlePayment(step, claimed.progress);
+    if (settled.kind !== 'settled') throw new Error('not settled');
+    const failing = { ...step, deps: { ...deps, store: failingFrom(deps.store, 1) } };
+    expect(await executeAndSign(failing, settled.progress)).toMatchObject({ kind: 'unavailable', charged: true });
+    expect((await executeAndSign(step, await readPaymentStream(deps.store, step.stream))).kind).toBe('signed');
+    expect(settler.transfers).toBe(1);
+  });
+});
+
+describe('a payment that already paid is found before its time window is checked', () => {
+  let deps: ServiceDeps;
+  beforeEach(() => {
+    const { store, keyring, settings, baseUrl, stats } = testCallContext({ store: createMemoryEventStore() });
+    deps = { store, keyring, settings, baseUrl, stats };
+  });
+
+  it('a stored result is replayed after validBefore has passed; a new payment that late is refused', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    let clock = now * 1000;
+    const gateway = createGateway(createLocalSettler(), { clock: () => clock });
+    const quote = paymentRequired(op, deps.settings, deps.baseUrl);
+    const p = await signPayment(quote, { nowSeconds: now, authorization: { validBefore: String(now + 30) } });
+    const req = { op, input: op.input.parse(input), requestHash, payment: { header: 'PAYMENT-SIGNATURE' as const, value: p.header } };
+    const first = await gateway.handle(req, deps);
+    expect(first.kind).toBe('paid');
+
+    clock = (now + 3600) * 1000;
+    const replayed = await gateway.handle(req, deps);
+    expect(JSON.stringify(replayed)).toBe(JSON.stringify(first));
+
+    const late = await signPayment(quote, { nowSeconds: now, authorization: { validBefore: String(now + 30) } });
+    const refused = await gateway.handle({ ...req, payment: { header: 'PAYMENT-SIGNATURE', value: late.header } }, deps);
+    expect(refused).toMatchObject({ kind: 'payment-rejected', reason: PAYMENT_REASONS.validBefore });
+  });
+
+  it('a call settled but never answered is finished after validBefore, without a second transfer', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const settler = countingSettler();
+    const call = await paidCall(deps, { now, validBefore: now + 30 });
+    const step = stepOf(deps, call, settler);
+    const claimed = await claimPayment(step, authorizedOf(step));
+    if (claimed.kind !== 'claimed') throw new Error('claim lost');
+    expect((await settlePayment(step, claimed.progress)).kind).toBe('settled');
+
+    const finished = await createPaidCallSaga(settler).run({ ...call, now: now + 3600 }, deps);
+    expect(finished.kind).toBe('signed');
+    expect(settler.transfers).toBe(1);
+    expect((await deps.store.readStream(step.stream)).map((e) => e.type)).toEqual([PAYMENT_EVENT_TYPES.authorized, PAYMENT_EVENT_TYPES.settled, PAYMENT_EVENT_TYPES.signed]);
+  });
+});
