@@ -62,6 +62,12 @@ export interface CallContext extends ServiceDeps {
 export interface CommandResult {
   /** The canonical record that is signed and returned. */
   record: JsonObject;
+  /**
+   * Members answered beside the signed record, unsigned: outputs too large for the record (a
+   * PDF, a redacted document), which the record binds by digest. They are not stored; a replay
+   * rebuilds them by running the command again (see `PricedOperation.outputBeside`).
+   */
+  beside?: JsonObject;
 }
 
 /** An answer given instead of running, free of charge (nothing settled). */
@@ -141,6 +147,11 @@ export interface PricedOperation<I = unknown> extends RouteBase {
   precheck?(input: I, settings: Settings): Refusal | undefined;
   /** Absent until built: the route then answers 501 and is never quoted. */
   command?: Command<I>;
+  /**
+   * The command answers outputs beside its record (CommandResult.beside). Its replay then runs
+   * the command again (engines are deterministic) and checks that it signs the stored digest.
+   */
+  outputBeside?: boolean;
 }
 
 export interface FreeRequest {

@@ -21,9 +21,9 @@ export class NotImplementedError extends Error {
 /** Runs an operation's command and seals its record with the operation's family key. */
 export async function runOperation<I>(op: PricedOperation<I>, input: I, ctx: CallContext): Promise<SignedResult> {
   if (!op.command || !op.keyFamily) throw new NotImplementedError(op.id);
-  const { record } = await op.command.execute(input, ctx);
+  const { record, beside } = await op.command.execute(input, ctx);
   const s = seal(ctx.keyring, op.keyFamily, record);
-  return { record, seal: s, body: presentSignedResult(op, record, s, ctx.baseUrl) };
+  return { record, seal: s, body: presentSignedResult(op, record, s, ctx.baseUrl, beside) };
 }
 
 /**
@@ -31,7 +31,7 @@ export async function runOperation<I>(op: PricedOperation<I>, input: I, ctx: Cal
  * under their signed member; always with the digest, the signature, the key id, and where to
  * re-check it for free. Deterministic, so a replayed payment yields the same bytes.
  */
-export function presentSignedResult(op: PricedOperation, record: JsonObject, s: Seal, baseUrl: string): JsonObject {
+export function presentSignedResult(op: PricedOperation, record: JsonObject, s: Seal, baseUrl: string, beside: JsonObject = {}): JsonObject {
   const keyFamily = op.keyFamily as KeyFamily;
   const envelope: JsonObject = {
     sha256: s.sha256,
@@ -40,7 +40,7 @@ export function presentSignedResult(op: PricedOperation, record: JsonObject, s: 
     publicKeyUrl: `${baseUrl}${KEY_FAMILIES[keyFamily]}`,
     ...(op.verifyPath ? { verifyUrl: `${baseUrl}${fillPathTemplate(op.verifyPath, record)}` } : {}),
   };
-  return op.signedMember ? { [op.signedMember]: record, ...envelope } : { ...record, ...envelope };
+  return op.signedMember ? { [op.signedMember]: record, ...envelope, ...beside } : { ...record, ...envelope, ...beside };
 }
 
 /** A read-back route names its record in the path (`{attestation_id}`): fill it from the record. */

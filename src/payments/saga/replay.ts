@@ -1,10 +1,19 @@
-import { presentSignedResult } from '../../kernel/run-operation.ts';
+import { presentSignedResult, runOperation } from '../../kernel/run-operation.ts';
 import type { PaidCallOutcome, SagaStep } from './context.ts';
 import type { PaymentProgress } from './payment-stream.ts';
 
-/** Step 4, for a payment whose result is stored: the same answer, byte for byte, charged once. */
-export function replayResult(step: SagaStep, progress: PaymentProgress): PaidCallOutcome {
+/**
+ * Step 4, for a payment whose result is stored: the same answer, byte for byte, charged once.
+ * Outputs answered beside the record are not stored: the command runs again with the first
+ * attempt's clock, and its record must be the stored one.
+ */
+export async function replayResult(step: SagaStep, progress: PaymentProgress): Promise<PaidCallOutcome> {
   const stored = progress.signed!.data;
-  const body = presentSignedResult(step.call.op, stored.record, stored, step.deps.baseUrl);
-  return { kind: 'signed', body, settlement: progress.settled!.data };
+  const settlement = progress.settled!.data;
+  const { op } = step.call;
+  if (!op.outputBeside) return { kind: 'signed', body: presentSignedResult(op, stored.record, stored, step.deps.baseUrl), settlement };
+  const authorized = progress.authorized!.data;
+  const rebuilt = await runOperation(op, step.call.input, { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream });
+  if (rebuilt.seal.sha256 !== stored.sha256) return { kind: 'failed-after-charge', error: new Error(`${op.id} did not rebuild its stored record ${stored.sha256}`), transaction: settlement.transaction };
+  return { kind: 'signed', body: rebuilt.body, settlement };
 }

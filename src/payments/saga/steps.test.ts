@@ -131,7 +131,7 @@ describe('the paid-call saga, one step at a time', () => {
     expect(signed.kind).toBe('signed');
     const progress = await readPaymentStream(deps.store, step.stream);
     expect(signed.kind === 'signed' && signed.body.sha256).toBe(progress.signed?.data.sha256);
-    expect(JSON.stringify(replayResult(step, progress))).toBe(JSON.stringify(signed));
+    expect(JSON.stringify(await replayResult(step, progress))).toBe(JSON.stringify(signed));
   });
 
   it('execute and sign: a store that fails after settlement answers that the payment was taken, and a retry completes', async () => {
@@ -187,5 +187,33 @@ describe('a payment that already paid is found before its time window is checked
     expect(finished.kind).toBe('signed');
     expect(settler.transfers).toBe(1);
     expect((await deps.store.readStream(step.stream)).map((e) => e.type)).toEqual([PAYMENT_EVENT_TYPES.authorized, PAYMENT_EVENT_TYPES.settled, PAYMENT_EVENT_TYPES.signed]);
+  });
+});
+
+describe('outputs answered beside the record', () => {
+  it('are rebuilt on replay by running the command again, and must sign the stored digest', async () => {
+    const { store, keyring, settings, baseUrl, stats } = testCallContext({ store: createMemoryEventStore() });
+    const deps: ServiceDeps = { store, keyring, settings, baseUrl, stats };
+    let runs = 0;
+    const withOutput = {
+      ...op,
+      outputBeside: true,
+      command: {
+        async execute(_input: unknown, ctx: { now: number }) {
+          runs++;
+          const output = Buffer.from('a large output').toString('base64');
+          return { record: { kind: 'test-output', output_sha256: canonicalSha256(output), servedAt: ctx.now }, beside: { output } };
+        },
+      },
+    };
+    const gateway = createGateway(createLocalSettler());
+    const quote = paymentRequired(op, settings, baseUrl);
+    const p = await signPayment(quote);
+    const req = { op: withOutput, input: op.input.parse(input), requestHash, payment: { header: 'PAYMENT-SIGNATURE' as const, value: p.header } };
+    const first = await gateway.handle(req, deps);
+    const again = await gateway.handle(req, deps);
+    expect(first).toMatchObject({ kind: 'paid', body: { output: Buffer.from('a large output').toString('base64') } });
+    expect(JSON.stringify(again)).toBe(JSON.stringify(first));
+    expect(runs).toBe(2);
   });
 });
