@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { CommandResult } from '../../kernel/operation.ts';
 import { utilityRecord } from '../../kernel/route-kit/records.ts';
+import { sha256Hex } from '../../signing/hash.ts';
 import type { JsonObject } from '../../signing/rfc8785.ts';
 
 /** How the output travels beside the record: text as it is, binary as standard base64. */
@@ -27,7 +27,6 @@ export interface UtilityReceiptParts {
 
 export const UTILITY_RECEIPT_KIND = 'utility-receipt';
 
-const sha256Of = (content: string | Uint8Array): string => createHash('sha256').update(content).digest('hex');
 const byteLength = (content: string | Uint8Array): number => (typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength);
 
 /**
@@ -46,8 +45,8 @@ export function utilityReceipt(parts: UtilityReceiptParts): CommandResult {
     utility_result: {
       ...parts.findings,
       ruleset: parts.ruleset,
-      input_sha256: sha256Of(parts.input),
-      output_sha256: sha256Of(content),
+      input_sha256: sha256Hex(parts.input),
+      output_sha256: sha256Hex(content),
       output_media_type: mediaType,
       output_bytes: byteLength(content),
       output_encoding: encoding,
