@@ -1,4 +1,5 @@
-import { ConfigError, loadSettings } from './config.ts';
+import { resolve } from 'node:path';
+import { ConfigError, loadSettings, type Settings } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startService } from './service.ts';
 import { openEventStore } from './events/open-store.ts';
@@ -19,6 +20,8 @@ async function main(): Promise<void> {
   const store = await openEventStore(settings, log);
   const service = await startService(settings, store, log);
   log.info({ url: service.deps.baseUrl, settlement: settings.SETTLEMENT, eventStore: settings.EVENTSTORE_URL ? 'eventstoredb' : 'file' }, 'listening');
+  // One line for the person at the terminal; stdout stays JSON lines for log collectors.
+  process.stderr.write(`${startupLine(service.deps.baseUrl, settings)}\n`);
   const stop = async (signal: string) => {
     log.info({ signal }, 'stopping');
     await service.close();
@@ -27,6 +30,12 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+function startupLine(baseUrl: string, settings: Settings): string {
+  const settlement = settings.SETTLEMENT === 'local' ? 'local settlement (verified, no money moves)' : `${settings.SETTLEMENT} settlement`;
+  const events = settings.EVENTSTORE_URL ? 'events in EventStoreDB' : `data in ${resolve(settings.DATA_DIR)}`;
+  return `Listening on ${baseUrl} with ${settlement}, ${events}. Contract: ${baseUrl}/openapi.json; docs: README.md and docs/.`;
 }
 
 main().catch((err: unknown) => {
