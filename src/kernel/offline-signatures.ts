@@ -1,7 +1,6 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { hashMessage } from 'viem';
 
 /**
  * Offline signature checks shared by the engines: Ed25519 (raw key, did:key) and EIP-191
@@ -9,6 +8,12 @@ import { hashMessage } from 'viem';
  */
 
 export type SignatureScheme = 'ed25519' | 'eip191';
+
+/** EIP-191 version 0x45 (personal_sign): keccak256("\x19Ethereum Signed Message:\n" + byte length + message). */
+export function eip191Digest(message: string): Uint8Array {
+  const body = Buffer.from(message, 'utf8');
+  return keccak_256(Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`, 'utf8'), body]));
+}
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 
@@ -99,7 +104,7 @@ export function recoverEip191Address(message: string, signatureText: string): { 
   recovered[0] = recovery;
   recovered.set(signature.subarray(0, 64), 1);
   try {
-    const digest = Buffer.from(hashMessage(message).slice(2), 'hex');
+    const digest = eip191Digest(message);
     const compressed = secp256k1.recoverPublicKey(recovered, digest, { prehash: false });
     const uncompressed = secp256k1.Point.fromBytes(compressed).toBytes(false);
     const address = Buffer.from(keccak_256(uncompressed.subarray(1)).subarray(12)).toString('hex');

@@ -2,9 +2,7 @@ import type { Settings } from '../config.ts';
 import type { PaymentGateway } from './gateway.ts';
 import { createGateway } from './gateway.ts';
 import type { Settler } from './settlers/settler.ts';
-import { createFacilitatorSettler } from './settlers/facilitator.ts';
 import { createLocalSettler } from './settlers/local.ts';
-import { createOnchainSettler } from './settlers/onchain.ts';
 
 /** The settler SETTLEMENT names: local (the default, demo), facilitator, or onchain. */
 export async function createSettler(settings: Settings): Promise<Settler> {
@@ -12,9 +10,10 @@ export async function createSettler(settings: Settings): Promise<Settler> {
     case 'local':
       return createLocalSettler();
     case 'facilitator':
-      return createFacilitatorSettler(settings);
+      // viem and the chain clients load only for the modes that use them: start-up stays short.
+      return (await import('./settlers/facilitator.ts')).createFacilitatorSettler(settings);
     case 'onchain':
-      return createOnchainSettler(settings);
+      return (await import('./settlers/onchain.ts')).createOnchainSettler(settings);
   }
 }
 

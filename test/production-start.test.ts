@@ -1,0 +1,37 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('..', import.meta.url).pathname;
+
+describe('npm start runs the compiled service', () => {
+  it('builds src/ into dist/ when stale, starts from dist/ without compiling, and answers /health', async () => {
+    const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
+    expect(build.status, build.stderr).toBe(0);
+    // Up to date now: a second run compiles nothing.
+    const again = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
+    expect(again.stderr).not.toContain('compiling');
+
+    const dataDir = mkdtempSync(join(tmpdir(), 'attest-start-'));
+    const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' } });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          const match = /Listening on (\S+) /.exec(seen);
+          if (match) resolve(match[1]!.replace('localhost', '127.0.0.1'));
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}: ${seen}`)));
+      });
+      const health = await fetch(`${url}/health`);
+      expect(health.status).toBe(200);
+      expect(((await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string }).openapi).toBe('3.1.0');
+    } finally {
+      child.kill('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
