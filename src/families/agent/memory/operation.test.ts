@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../src/signing/rfc8785.ts';
-import { useTestService } from '../support/service.ts';
-import { postJson, runAgainst, tampers, verifyBody } from '../support/http.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { useTestService } from '../../../../test/support/service.ts';
+import { postJson, runAgainst, tampers, verifyBody } from '../../../../test/support/http.ts';
 
 const service = useTestService({ MEMORY_VALUE_CAP_BYTES: '1024' });
 

@@ -7,9 +7,9 @@ import {
   stateHashOf,
   verifyMemoryChain,
   type MemoryVersion,
-} from '../../../src/engines/agent/memory-chain.ts';
-import type { JsonValue } from '../../../src/signing/rfc8785.ts';
-import { canonicalSha256 } from '../../../src/signing/hash.ts';
+} from './chain.ts';
+import type { JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
 
 const write = (value: JsonValue, writtenAt = 1_767_225_600) => ({ agent_id: 'agent-1', key: 'prefs', value, writtenAt });
 

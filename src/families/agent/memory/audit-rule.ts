@@ -1,9 +1,9 @@
-import type { ChainRule } from '../../kernel/audit-rule.ts';
-import type { AuditFailure } from '../../kernel/audit-failure.ts';
-import { verifyMemoryChain, type MemoryVersion } from '../../engines/agent/memory-chain.ts';
-import { MEMORY_EVENT_TYPES, MEMORY_STREAM_PREFIX, parseMemoryEvent, type MemoryEvent } from '../../events/domain/agent.ts';
-import type { RecordedEvent } from '../../events/port.ts';
-import { memoryStreamName } from './memory.ts';
+import type { ChainRule } from '../../../kernel/audit-rule.ts';
+import type { AuditFailure } from '../../../kernel/audit-failure.ts';
+import { verifyMemoryChain, type MemoryVersion } from './chain.ts';
+import { MEMORY_EVENT_TYPES, MEMORY_STREAM_PREFIX, parseMemoryEvent, type MemoryEvent } from './events.ts';
+import type { RecordedEvent } from '../../../events/port.ts';
+import { memoryStreamName } from './commands.ts';
 
 const KIND = 'chain:memory';
 

@@ -1,6 +1,6 @@
-import type { JsonValue } from '../../signing/rfc8785.ts';
-import { canonicalBytes } from '../../signing/rfc8785.ts';
-import { canonicalSha256 } from '../../signing/hash.ts';
+import type { JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalBytes } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
 
 /**
  * The memory chain: each version of one (agent_id, key) store names the stateHash of the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RecordedEvent } from '../port.ts';
+import type { RecordedEvent } from '../../../events/port.ts';
 
 /**
  * Events of the Agent Infrastructure aggregates. Only memory keeps state: one stream per

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OWASP_MCP_TOP10 } from '../../../src/kernel/standards/owasp-mcp-top10.ts';
-import { analyseToolPermissions, classifyPermission, TOOL_PERMISSION_SCORING_VERSION, type ManifestTool, type ToolPermissionInput } from '../../../src/engines/agent/tool-permission.ts';
+import { OWASP_MCP_TOP10 } from '../../../kernel/standards/owasp-mcp-top10.ts';
+import { analyseToolPermissions, classifyPermission, TOOL_PERMISSION_SCORING_VERSION, type ManifestTool, type ToolPermissionInput } from './engine.ts';
 
 const NOW = 1_767_225_600;
 const PROOF = { method: 'dns-txt', subject: 'mcp.example', evidence: 'mcp-owner=0xabc' };

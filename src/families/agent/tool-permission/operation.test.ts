@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/index.ts';
-import { useTestService } from '../support/service.ts';
-import { postJson, runAgainst } from '../support/http.ts';
+import { findOperation } from '../../../catalog/index.ts';
+import { useTestService } from '../../../../test/support/service.ts';
+import { postJson, runAgainst } from '../../../../test/support/http.ts';
 
 const service = useTestService();
 

@@ -1,14 +1,14 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/index.ts';
-import { checkMemoryChain } from '../../src/commands/agent/memory-chain-audit.ts';
-import { memoryStreamName } from '../../src/commands/agent/memory.ts';
-import { MEMORY_EVENT_TYPES } from '../../src/events/domain/agent.ts';
-import { canonicalBytes, type JsonObject, type JsonValue } from '../../src/signing/rfc8785.ts';
-import { sha256Hex } from '../../src/signing/hash.ts';
-import { createPayingFetch } from '../support/paying-client.ts';
-import { postTo, useTestService } from '../support/service.ts';
-import { tampers, verifyBody } from '../support/http.ts';
+import { findOperation } from '../../catalog/index.ts';
+import { checkMemoryChain } from './memory/audit-rule.ts';
+import { memoryStreamName } from './memory/commands.ts';
+import { MEMORY_EVENT_TYPES } from './memory/events.ts';
+import { canonicalBytes, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
+import { sha256Hex } from '../../signing/hash.ts';
+import { createPayingFetch } from '../../../test/support/paying-client.ts';
+import { postTo, useTestService } from '../../../test/support/service.ts';
+import { tampers, verifyBody } from '../../../test/support/http.ts';
 
 /** The five agent operations paid over real HTTP with the official x402 client (local settlement). */
 

@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
-import { canonicalSha256, sha256Hex } from '../../signing/hash.ts';
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalSha256, sha256Hex } from '../../../signing/hash.ts';
 import {
   PATTERN_COST_LIMIT,
   codePoints,
@@ -12,7 +12,7 @@ import {
   unsupportedSchemaKeywords,
   wordCount,
   words,
-} from './judge-metrics.ts';
+} from './metrics.ts';
 
 /**
  * Judge grade, rubric rule `judge-rubric/1`: one response pair against weighted deterministic

@@ -1,7 +1,7 @@
-import { nextVersion, type MemoryVersion } from '../../engines/agent/memory-chain.ts';
-import { MEMORY_EVENT_TYPES, type MemoryEvent } from '../../events/domain/agent.ts';
-import type { JsonValue } from '../../signing/rfc8785.ts';
-import { DomainRefusal, type Decider } from '../../kernel/decider.ts';
+import { nextVersion, type MemoryVersion } from './chain.ts';
+import { MEMORY_EVENT_TYPES, type MemoryEvent } from './events.ts';
+import type { JsonValue } from '../../../signing/rfc8785.ts';
+import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
 
 /** One memory store: who owns it, its versions in order, and which payment wrote each. */
 export interface MemoryState {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/index.ts';
-import type { JsonValue } from '../../src/signing/rfc8785.ts';
-import { useTestService } from '../support/service.ts';
-import { postJson, runAgainst, tampers, verifyBody } from '../support/http.ts';
+import { findOperation } from '../../../catalog/index.ts';
+import type { JsonValue } from '../../../signing/rfc8785.ts';
+import { useTestService } from '../../../../test/support/service.ts';
+import { postJson, runAgainst, tampers, verifyBody } from '../../../../test/support/http.ts';
 
 const service = useTestService();
 

@@ -1,10 +1,10 @@
-import type { CallContext, Command, Refusal } from '../../kernel/operation.ts';
-import type { MemoryVersion } from '../../engines/agent/memory-chain.ts';
-import { MEMORY_STREAM_PREFIX, parseMemoryEvent } from '../../events/domain/agent.ts';
-import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
-import { canonicalSha256 } from '../../signing/hash.ts';
-import { fold, handleCommand } from '../../kernel/decider.ts';
-import { foreignPayerRefusal, mayUseStore, memoryDecider, versionWrittenBy, type MemoryState } from './memory-decider.ts';
+import type { CallContext, Command, Refusal } from '../../../kernel/operation.ts';
+import type { MemoryVersion } from './chain.ts';
+import { MEMORY_STREAM_PREFIX, parseMemoryEvent } from './events.ts';
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import { fold, handleCommand } from '../../../kernel/decider.ts';
+import { foreignPayerRefusal, mayUseStore, memoryDecider, versionWrittenBy, type MemoryState } from './decider.ts';
 
 export interface MemoryPutInput {
   agent_id: string;

@@ -1,5 +1,5 @@
-import type { JsonValue } from '../../signing/rfc8785.ts';
-import { canonicalText } from '../../signing/rfc8785.ts';
+import type { JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalText } from '../../../signing/rfc8785.ts';
 
 /**
  * The deterministic measures behind the judge's criteria: text similarity, a safe-regex check,

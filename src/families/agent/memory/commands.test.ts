@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { checkMemoryChain } from '../../src/commands/agent/memory-chain-audit.ts';
-import { memoryStreamName } from '../../src/commands/agent/memory.ts';
-import { DomainRefusal } from '../../src/kernel/decider.ts';
-import { findOperation } from '../../src/catalog/index.ts';
-import { runOperation } from '../../src/kernel/run-operation.ts';
-import { GENESIS_STATE_HASH, verifyMemoryChain, type MemoryVersion } from '../../src/engines/agent/memory-chain.ts';
-import { MEMORY_EVENT_TYPES } from '../../src/events/domain/agent.ts';
-import { createMemoryEventStore } from '../../src/events/memory-store.ts';
-import { check } from '../../src/signing/seal.ts';
-import { PAYER_A, PAYER_B, testCallContext } from '../support/call-context.ts';
+import { checkMemoryChain } from './audit-rule.ts';
+import { memoryStreamName } from './commands.ts';
+import { DomainRefusal } from '../../../kernel/decider.ts';
+import { findOperation } from '../../../catalog/index.ts';
+import { runOperation } from '../../../kernel/run-operation.ts';
+import { GENESIS_STATE_HASH, verifyMemoryChain, type MemoryVersion } from './chain.ts';
+import { MEMORY_EVENT_TYPES } from './events.ts';
+import { createMemoryEventStore } from '../../../events/memory-store.ts';
+import { check } from '../../../signing/seal.ts';
+import { PAYER_A, PAYER_B, testCallContext } from '../../../../test/support/call-context.ts';
 
 const put = findOperation('memory.put')!;
 const get = findOperation('memory.get')!;

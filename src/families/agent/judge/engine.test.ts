@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gradeResponsePair, JUDGE_RUBRIC_VERSION, type JudgeCriterion, type JudgeInput } from '../../../src/engines/agent/judge.ts';
-import { editDistance, ngramF1, patternShape, schemaViolation, unsupportedSchemaKeywords } from '../../../src/engines/agent/judge-metrics.ts';
+import { gradeResponsePair, JUDGE_RUBRIC_VERSION, type JudgeCriterion, type JudgeInput } from './engine.ts';
+import { editDistance, ngramF1, patternShape, schemaViolation, unsupportedSchemaKeywords } from './metrics.ts';
 
 const NOW = 1_767_225_600;
 type Row = { id: string; a: { score: number; passed: boolean; detail: string }; b: { score: number; passed: boolean; detail: string } };

@@ -1,6 +1,6 @@
-import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
-import { canonicalSha256, sha256Hex } from '../../signing/hash.ts';
-import { OWASP_MCP_TOP10, OWASP_MCP_TOP10_VERSION, type OwaspMcpId } from '../../kernel/standards/owasp-mcp-top10.ts';
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalSha256, sha256Hex } from '../../../signing/hash.ts';
+import { OWASP_MCP_TOP10, OWASP_MCP_TOP10_VERSION, type OwaspMcpId } from '../../../kernel/standards/owasp-mcp-top10.ts';
 
 /**
  * Permission-sprawl threat model of one MCP tool manifest (a tools/list result), rule

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { hex64, jsonObject, signedResponse, token } from '../../../kernel/route-kit/schemas.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { gradeResponsePair, JUDGE_OUTCOMES, JUDGE_RUBRIC_VERSION } from './engine.ts';
+import { SUPPORTED_SCHEMA_KEYWORDS } from './metrics.ts';
+
+const criterionBase = { id: token, weight: z.number().gt(0).max(1000) };
+const text = (max: number) => z.string().max(max);
+const ratio = z.number().min(0).max(1);
+
+const judgeCriterion = z.discriminatedUnion('type', [
+  z.object({ ...criterionBase, type: z.enum(['contains', 'not_contains']), text: text(1000).min(1), case_sensitive: z.boolean().optional() }).strict(),
+  z
+    .object({ ...criterionBase, type: z.literal('regex'), pattern: text(256).min(1), flags: z.string().regex(/^(?!.*(.).*\1)[imsu]{0,4}$/, 'must be distinct flags among i, m, s, u').optional() })
+    .strict()
+    .superRefine((c, ctx) => {
+      try {
+        new RegExp(c.pattern, c.flags ?? '');
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: `does not compile: ${(err as Error).message}` });
+      }
+    }),
+  z.object({ ...criterionBase, type: z.literal('json_schema'), schema: jsonObject }).strict(),
+  z
+    .object({ ...criterionBase, type: z.literal('length'), unit: z.enum(['chars', 'words']), min: z.number().int().min(0).optional(), max: z.number().int().min(0).optional() })
+    .strict()
+    .refine((c) => c.min !== undefined || c.max !== undefined, { message: 'needs min or max', path: ['min'] })
+    .refine((c) => c.min === undefined || c.max === undefined || c.min <= c.max, { message: 'must not exceed max', path: ['min'] }),
+  z.object({ ...criterionBase, type: z.literal('edit_distance'), min_similarity: ratio.optional() }).strict(),
+  z.object({ ...criterionBase, type: z.literal('ngram_overlap'), n: z.number().int().min(1).max(5).optional(), min_score: ratio.optional() }).strict(),
+]);
+
+const judgeInput = z
+  .object({
+    prompt: text(20_000).optional().describe('Carried only as a digest'),
+    response_a: text(20_000),
+    response_b: text(20_000),
+    reference: text(20_000).optional().describe('Needed by edit_distance and ngram_overlap'),
+    rubric: z
+      .array(judgeCriterion)
+      .min(1, 'must contain at least one criterion')
+      .max(32)
+      .refine((r) => new Set(r.map((c) => c.id)).size === r.length, 'criterion ids must be unique'),
+  })
+  .strict();
+
+const judgeSide = z.object({ score: ratio, passed: z.boolean(), detail: z.string() });
+const judgeRecordSchema = z.object({
+  kind: z.literal('judge-grade'),
+  rubricVersion: z.literal(JUDGE_RUBRIC_VERSION),
+  outcome: z.enum(JUDGE_OUTCOMES),
+  winner: z.enum(['a', 'b', 'tie']).nullable(),
+  grade: z.object({ a: ratio, b: ratio }).nullable(),
+  criteria: z.array(z.object({ id: z.string(), type: z.string(), weight: z.number(), a: judgeSide, b: judgeSide })),
+  unassessable: z.array(z.object({ id: z.string(), type: z.string(), reason: z.string() })),
+  subject: z.object({ responseASha256: hex64, responseBSha256: hex64, referenceSha256: hex64.nullable(), promptSha256: hex64.nullable(), rubricSha256: hex64 }),
+  gradedAt: z.number().int(),
+});
+
+const judgeGrade = pricedOperation({
+    id: 'mcp.eval.judge',
+    method: 'POST',
+    path: '/v1/mcp/eval/judge',
+    family: 'agent',
+    priceUsd: '0.15',
+    summary: 'Grades one response pair against a rubric; deterministic; no external inference.',
+    description: `Grades response_a and response_b against weighted criteria (rule ${JUDGE_RUBRIC_VERSION}): contains, not_contains, regex, json_schema (subset: ${SUPPORTED_SCHEMA_KEYWORDS.join(', ')}), length (chars or words), edit_distance and ngram_overlap against the reference. Each response's grade is the weight-averaged score over the assessable criteria; the higher grade wins, equal grades tie. Criteria that cannot be assessed are listed with the reason; when none can be, the outcome is INSUFFICIENT-DATA and no grade is given.`,
+    inputFrom: 'json',
+    input: judgeInput,
+    example: {
+      prompt: 'What is the capital of France? Answer in JSON.',
+      response_a: '{"capital":"Paris"}',
+      response_b: 'The capital is Paris.',
+      reference: '{"capital":"Paris"}',
+      rubric: [
+        { id: 'valid-json', weight: 2, type: 'json_schema', schema: { type: 'object', required: ['capital'], properties: { capital: { type: 'string' } } } },
+        { id: 'names-paris', weight: 1, type: 'contains', text: 'paris' },
+        { id: 'close-to-reference', weight: 1, type: 'edit_distance', min_similarity: 0.8 },
+      ],
+    },
+    output: signedResponse(judgeRecordSchema, 'verdictCore'),
+    keyFamily: 'judge',
+    signedMember: 'verdictCore',
+    verifyPath: '/v1/mcp/eval/judge/verify',
+    command: fromEngine(gradeResponsePair),
+  });
+
+const judgeVerify = verifyRoute({ id: 'mcp.eval.judge.verify', method: 'GET', path: '/v1/mcp/eval/judge/verify', family: 'agent', keyFamily: 'judge', summary: 'Re-checks a judge grade (body = the verdictCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+
+export const judge: Route[] = [judgeGrade, judgeVerify];

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { jsonValue, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { checkValueBudget } from './chain.ts';
+import { memoryGet as memoryGetCommand, memoryPut as memoryPutCommand } from './commands.ts';
+import { memoryVersionSchema } from './events.ts';
+
+/**
+ * Memory put and get: two priced operations over one aggregate (a payer's hash-chained store per
+ * agent id and key), so they share this folder, its decider, events and audit rule.
+ */
+/** Caller-chosen names of a memory store; hashed into the stream name, so any printable text is safe. */
+const storeName = z.string().regex(/^[\x21-\x7e]{1,256}$/, 'must be 1-256 printable ASCII characters without spaces');
+
+/** Any JSON value, null included; only an absent member is "required" (z.json alone says "Invalid input"). */
+const requiredJson = z.unknown().refine((v): boolean => v !== undefined, { message: 'is required', abort: true }).pipe(jsonValue);
+
+const memoryNotFoundSchema = z
+  .object({
+    agent_id: z.string(),
+    key: z.string(),
+    outcome: z.literal('NOT-FOUND'),
+    requestedVersion: z.number().int().nullable().describe('The version asked for; null when the latest was asked for'),
+    latestVersion: z.number().int().nullable().describe('The newest version of the store; null when the store does not exist'),
+    checkedAt: z.number().int(),
+  })
+  .strict();
+
+const memoryPutInput = z.object({ agent_id: storeName, key: storeName, value: requiredJson }).strict();
+
+const sealedMemoryResponse = (sealed: z.ZodType) => z.object({ sealed, ...signatureEnvelope });
+
+const memoryGet = pricedOperation({
+    id: 'memory.get',
+    method: 'POST',
+    path: '/v1/memory/get',
+    family: 'agent',
+    priceUsd: '0.05',
+    summary: "Latest signed state record for an agent's memory key.",
+    description:
+      'Returns the latest version of the (agent_id, key) store, or the given version, as the very record its put signed (so put and get of one version verify alike). A missing store or version gives a signed record with outcome NOT-FOUND. Only the payer that created the store may read it: another payer is refused with 403 before settlement and charged nothing.',
+    inputFrom: 'json',
+    input: z.object({ agent_id: storeName, key: storeName, version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional() }).strict(),
+    example: { agent_id: 'did:web:agent.example', key: 'preferences' },
+    output: sealedMemoryResponse(z.union([memoryVersionSchema, memoryNotFoundSchema])),
+    keyFamily: 'memory',
+    signedMember: 'sealed',
+    verifyPath: '/v1/memory/verify',
+    command: memoryGetCommand,
+  });
+
+const memoryPut = pricedOperation({
+    id: 'memory.put',
+    method: 'POST',
+    path: '/v1/memory/put',
+    family: 'agent',
+    priceUsd: '0.10',
+    summary: "Appends one budget-capped state version to the agent's hash-chained store.",
+    description:
+      'Appends version n+1 {agent_id, key, version, value, valueSha256, prevStateHash, stateHash, writtenAt} to the (agent_id, key) store. stateHash = SHA-256 of the RFC 8785 form of the version without stateHash; version 1 links to 64 zeros. A value whose canonical size exceeds MEMORY_VALUE_CAP_BYTES (see /config) is answered 422 BUDGET-EXCEEDED before any quote, and nothing is stored. The store belongs to the payer that created it: another payer is refused with 403 before settlement and charged nothing.',
+    inputFrom: 'json',
+    input: memoryPutInput,
+    example: { agent_id: 'did:web:agent.example', key: 'preferences', value: { language: 'en', units: 'metric' } },
+    output: sealedMemoryResponse(memoryVersionSchema),
+    keyFamily: 'memory',
+    signedMember: 'sealed',
+    verifyPath: '/v1/memory/verify',
+    precheck(input, settings) {
+      const budget = checkValueBudget(input.value, settings.MEMORY_VALUE_CAP_BYTES);
+      if (budget.withinCap) return undefined;
+      const reason = `canonical size ${budget.sizeBytes} bytes exceeds the cap of ${budget.capBytes} bytes (MEMORY_VALUE_CAP_BYTES); nothing was stored`;
+      return { status: 422, error: 'budget_exceeded', message: `value ${reason}`, outcome: 'BUDGET-EXCEEDED', issues: [{ path: 'value', message: reason }] };
+    },
+    command: memoryPutCommand,
+  });
+
+const memoryVerify = verifyRoute({ id: 'memory.verify', method: 'GET', path: '/v1/memory/verify', family: 'agent', keyFamily: 'memory', summary: 'Re-checks a memory put or get result (body = the sealed record as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+
+export const memory: Route[] = [memoryGet, memoryPut, memoryVerify];
