@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bindEvidenceReceipt, evidenceQueryInputSchema, merkleRoot, normaliseEntryIds } from '../../../src/engines/forensics/evidence-receipt.ts';
-import type { JsonObject } from '../../../src/signing/rfc8785.ts';
-import { canonicalBytes, canonicalText } from '../../../src/signing/rfc8785.ts';
-import { canonicalSha256 } from '../../../src/signing/hash.ts';
+import { bindEvidenceReceipt, merkleRoot, normaliseEntryIds } from './engine.ts';
+import { evidenceQueryInputSchema } from './input.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { canonicalBytes, canonicalText } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
 
 const id = (n: number) => n.toString(16).padStart(64, '0');
 const store = new Map<string, JsonObject>([1, 2, 3, 4, 5].map((n) => [id(n), { kind: 'evidence.entry', entryId: id(n), sealedAt: n }]));

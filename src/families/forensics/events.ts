@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RecordedEvent } from '../port.ts';
+import type { RecordedEvent } from '../../events/port.ts';
 
 /**
  * Forensics events. Each sealed evidence entry lives in its own stream `evidence-<entryId>`,

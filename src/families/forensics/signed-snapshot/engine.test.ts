@@ -1,16 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  FRESHNESS_TIERS,
-  buildSignedSnapshot,
-  citationRejection,
-  freshnessOf,
-  publishedSnapshotRules,
-  rowRejection,
-  signedSnapshotInputSchema,
-  type SignedSnapshotInput,
-} from '../../../src/engines/forensics/signed-snapshot.ts';
-import { canonicalSha256 } from '../../../src/signing/hash.ts';
+import { FRESHNESS_TIERS, buildSignedSnapshot, citationRejection, freshnessOf, publishedSnapshotRules, rowRejection } from './engine.ts';
+import { signedSnapshotInputSchema, type SignedSnapshotInput } from './input.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
 
 const NOW = 1_767_225_600;
 const good: SignedSnapshotInput = {

@@ -1,15 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  EVIDENCE_ENTRY_RULES,
-  deriveActionHash,
-  entryIdOf,
-  evidenceEntryContent,
-  evidenceIngestInputSchema,
-  sealEvidenceEntry,
-  type EvidenceIngestInput,
-} from '../../../src/engines/forensics/evidence-entry.ts';
-import { canonicalSha256 } from '../../../src/signing/hash.ts';
+import { EVIDENCE_ENTRY_RULES, deriveActionHash, entryIdOf, evidenceEntryContent, sealEvidenceEntry } from './engine.ts';
+import { evidenceIngestInputSchema, type EvidenceIngestInput } from './input.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
 
 const base: EvidenceIngestInput = { action: 'model.deployed', actor: 'did:example:ops', subject: 'example-7b', occurredAt: 1_767_000_000, payload: { env: 'prod' } };
 

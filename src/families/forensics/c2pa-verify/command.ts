@@ -1,14 +1,15 @@
-import type { Command } from '../../kernel/operation.ts';
-import { verifyC2paBinding, type C2paVerifyInput } from '../../engines/forensics/c2pa-binding.ts';
-import { FORENSICS_EVENT_TYPES, c2paStream } from '../../events/domain/forensics.ts';
-import type { JsonObject } from '../../signing/rfc8785.ts';
-import { recordOnce } from './seal-once.ts';
+import type { Command } from '../../../kernel/operation.ts';
+import { verifyC2paBinding } from './engine.ts';
+import { type C2paVerifyInput } from './input.ts';
+import { FORENSICS_EVENT_TYPES, c2paStream } from '../events.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { recordOnce } from '../first-record-wins/record-once.ts';
 
 /**
  * Persists the attestation under `c2pa-<attestation_id>` before it is signed, so the free
  * read-back finds it as soon as the paid call answers, with the same digest and signature.
  */
-export const c2paVerify: Command<C2paVerifyInput> = {
+export const c2paVerifyCommand: Command<C2paVerifyInput> = {
   async execute(input, ctx) {
     const evidenceCore = verifyC2paBinding(input, ctx.now);
     const attestationId = evidenceCore.attestation_id as string;

@@ -1,10 +1,10 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/index.ts';
-import { canonicalBytes, canonicalText, type JsonObject } from '../../src/signing/rfc8785.ts';
-import { canonicalSha256 } from '../../src/signing/hash.ts';
-import { createPayingFetch } from '../support/paying-client.ts';
-import { postTo, useTestService } from '../support/service.ts';
+import { findOperation } from '../../catalog/index.ts';
+import { canonicalBytes, canonicalText, type JsonObject } from '../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../signing/hash.ts';
+import { createPayingFetch } from '../../../test/support/paying-client.ts';
+import { postTo, useTestService } from '../../../test/support/service.ts';
 
 /**
  * The four Forensics and Evidence operations, paid over HTTP with the official x402 client

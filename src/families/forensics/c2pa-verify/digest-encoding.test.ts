@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { bytesFromNumberArray, decodeBase64, decodeDigest, normaliseAlgorithmName } from '../../../src/engines/forensics/digest-encoding.ts';
+import { bytesFromNumberArray, decodeBase64, decodeDigest, normaliseAlgorithmName } from './digest-encoding.ts';
 
 const digest = (alg: string) => createHash(alg).update('content').digest();
 

@@ -1,8 +1,9 @@
-import type { Command } from '../../kernel/operation.ts';
-import { bindEvidenceReceipt, normaliseEntryIds, type EvidenceQueryInput } from '../../engines/forensics/evidence-receipt.ts';
-import { FORENSICS_EVENT_TYPES, evidenceSealedSchema, evidenceStream } from '../../events/domain/forensics.ts';
-import type { EventStore } from '../../events/port.ts';
-import type { JsonObject } from '../../signing/rfc8785.ts';
+import type { Command } from '../../../kernel/operation.ts';
+import { bindEvidenceReceipt, normaliseEntryIds } from './engine.ts';
+import { type EvidenceQueryInput } from './input.ts';
+import { FORENSICS_EVENT_TYPES, evidenceSealedSchema, evidenceStream } from '../events.ts';
+import type { EventStore } from '../../../events/port.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
 
 /** The sealed record of one entry, read from its own stream (never a projection that may lag). */
 export async function readSealedEntry(store: EventStore, entryId: string): Promise<JsonObject | undefined> {
@@ -12,7 +13,7 @@ export async function readSealedEntry(store: EventStore, entryId: string): Promi
 }
 
 /** Read-only: the receipt is signed in the payment stream and needs no stream of its own. */
-export const evidenceQuery: Command<EvidenceQueryInput> = {
+export const evidenceQueryCommand: Command<EvidenceQueryInput> = {
   async execute(input, ctx) {
     const ids = normaliseEntryIds(input.entryIds);
     const found = new Map<string, JsonObject>();

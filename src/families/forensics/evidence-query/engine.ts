@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
-import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
-import { canonicalSha256 } from '../../signing/hash.ts';
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import type { EvidenceQueryInput } from './input.ts';
 
 /**
  * Evidence query: binds a set of sealed entries into one receipt. The receipt is a function of
@@ -80,14 +80,3 @@ export function bindEvidenceReceipt(requested: readonly string[], lookup: (entry
   };
 }
 
-export const evidenceQueryInputSchema = z
-  .object({
-    entryIds: z
-      .array(z.string().regex(/^[0-9a-f]{64}$/, 'must be an entryId: 64 lowercase hex characters'))
-      .min(1, 'must name at least one entry')
-      .max(256, 'must name at most 256 entries')
-      .describe('entryIds returned by evidence ingest; any order, duplicates allowed'),
-  })
-  .strict();
-
-export type EvidenceQueryInput = z.infer<typeof evidenceQueryInputSchema>;

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { c2paAttestationId, c2paVerifyInputSchema, verifyC2paBinding, type C2paVerifyInput } from '../../../src/engines/forensics/c2pa-binding.ts';
-import type { JsonObject } from '../../../src/signing/rfc8785.ts';
-import { canonicalSha256 } from '../../../src/signing/hash.ts';
+import { c2paAttestationId, verifyC2paBinding } from './engine.ts';
+import { c2paVerifyInputSchema, type C2paVerifyInput } from './input.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
 
 const NOW = 1_767_225_600;
 const content = createHash('sha256').update('asset bytes without the manifest').digest();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_JSON_DEPTH, isJsonWithin, jsonData, jsonDepthWithin, jsonProblem } from '../../../src/kernel/json.ts';
-import type { JsonValue } from '../../../src/signing/rfc8785.ts';
+import { MAX_JSON_DEPTH, isJsonWithin, jsonData, jsonDepthWithin, jsonProblem } from './json.ts';
+import type { JsonValue } from '../signing/rfc8785.ts';
 
 const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
 

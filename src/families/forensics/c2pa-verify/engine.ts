@@ -1,7 +1,6 @@
-import { z } from 'zod';
-import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
-import { canonicalSha256 } from '../../signing/hash.ts';
-import { jsonObjectData } from '../../kernel/json.ts';
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import { jsonObjectData } from '../../../kernel/json.ts';
 import {
   SUPPORTED_DIGEST_ALGORITHMS,
   bytesFromNumberArray,
@@ -11,6 +10,7 @@ import {
   normaliseAlgorithmName,
   type DigestAlgorithm,
 } from './digest-encoding.ts';
+import type { C2paVerifyInput } from './input.ts';
 
 /**
  * C2PA provenance check against a caller-supplied content hash, offline: the manifest's hard
@@ -23,34 +23,6 @@ export const C2PA_BINDING_RULES = 'c2pa-binding/v1';
 
 const HARD_BINDING_LABEL = /^c2pa\.hash\.(?:data|bmff(?:\.v[23])?)(?:__\d+)?$/;
 
-const jsonRecord = jsonObjectData;
-
-export const c2paVerifyInputSchema = z
-  .object({
-    manifest_store: jsonRecord.optional().describe('The manifest store as c2patool prints it (summary or --detailed report)'),
-    hard_binding: jsonRecord
-      .optional()
-      .describe('The hard-binding assertion: {label?, data: {alg, hash, exclusions}} or its data {alg, hash, exclusions} alone; needed when the report omits it'),
-    content_hash: z
-      .object({
-        alg: z.enum(['sha256', 'sha384', 'sha512']),
-        value: z.string().describe('The digest as hex (exactly twice the digest length) or base64'),
-      })
-      .strict()
-      .superRefine((hash, ctx) => {
-        if (!decodeDigest(hash.value, hash.alg)) {
-          ctx.addIssue({ code: 'custom', path: ['value'], message: `must be a ${hash.alg} digest: ${SUPPORTED_DIGEST_ALGORITHMS[hash.alg] * 2} hex characters or base64 of ${SUPPORTED_DIGEST_ALGORITHMS[hash.alg]} bytes` });
-        }
-      }),
-  })
-  .strict()
-  .superRefine((input, ctx) => {
-    if (!input.manifest_store && !input.hard_binding) {
-      ctx.addIssue({ code: 'custom', path: ['manifest_store'], message: 'manifest_store or hard_binding is required' });
-    }
-  });
-
-export type C2paVerifyInput = z.infer<typeof c2paVerifyInputSchema>;
 
 export type C2paOutcome =
   | 'BINDING-MATCH'

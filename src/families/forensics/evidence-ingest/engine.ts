@@ -1,7 +1,7 @@
-import { z } from 'zod';
-import type { JsonObject } from '../../signing/rfc8785.ts';
-import { canonicalSha256 } from '../../signing/hash.ts';
-import { jsonObjectData } from '../../kernel/json.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import { jsonObjectData } from '../../../kernel/json.ts';
+import type { EvidenceIngestInput } from './input.ts';
 
 /**
  * Evidence ingest: one evidence entry, sealed. The entry id is the SHA-256 of the entry's own
@@ -9,24 +9,6 @@ import { jsonObjectData } from '../../kernel/json.ts';
  */
 export const EVIDENCE_ENTRY_RULES = 'evidence-entry/v1';
 
-const text = z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters');
-
-export const evidenceIngestInputSchema = z
-  .object({
-    action: text.describe('What happened, e.g. "model.deployed" or "invoice.approved"'),
-    actor: text.optional().describe('Who did it (a DID, an address, a name)'),
-    subject: text.optional().describe('What it was done to'),
-    occurredAt: z.number().int().min(0).optional().describe('Unix seconds, as the caller states it (carried, not checked)'),
-    payload: jsonObjectData.optional().describe('The evidence itself, any JSON object, carried verbatim'),
-    action_hash: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')
-      .optional()
-      .describe('SHA-256 of the action as the caller computed it; derived when omitted'),
-  })
-  .strict();
-
-export type EvidenceIngestInput = z.infer<typeof evidenceIngestInputSchema>;
 
 export type ActionHashSource = 'derived' | 'supplied-matches-derivation' | 'supplied';
 

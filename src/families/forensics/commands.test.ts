@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/index.ts';
-import type { PricedOperation } from '../../src/kernel/operation.ts';
-import { runOperation } from '../../src/kernel/run-operation.ts';
-import { c2paStream, evidenceStream } from '../../src/events/domain/forensics.ts';
-import { createMemoryEventStore } from '../../src/events/memory-store.ts';
-import type { JsonObject } from '../../src/signing/rfc8785.ts';
-import { PAYER_B, testCallContext } from '../support/call-context.ts';
+import { findOperation } from '../../catalog/index.ts';
+import type { PricedOperation } from '../../kernel/operation.ts';
+import { runOperation } from '../../kernel/run-operation.ts';
+import { c2paStream, evidenceStream } from './events.ts';
+import { createMemoryEventStore } from '../../events/memory-store.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
+import { PAYER_B, testCallContext } from '../../../test/support/call-context.ts';
 
 const op = (id: string) => findOperation(id) as PricedOperation<unknown>;
 const ingest = op('evidence.ingest');
