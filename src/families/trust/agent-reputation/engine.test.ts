@@ -1,0 +1,120 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { composeReputation, RECENCY_HALF_LIFE_SECONDS, REPUTATION_RULE_VERSION } from './engine.ts';
+import { wilsonLowerBound } from '../shared/stats.ts';
+import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
+import { edSigner, evmSigner, signedOutcome } from '../../../../test/support/keys.ts';
+
+const agent = 'did:web:agents.example.org:eu-1';
+const counterparty = edSigner(40);
+const wallet = evmSigner(0x41);
+const T = 1_767_225_600;
+
+const outcome = (o: string, at: number, extra: Record<string, unknown> = {}) => ({ agent, outcome: o, at, ...extra });
+const sign = (event: Record<string, unknown>) => signedOutcome(event, counterparty) as Promise<JsonValue>;
+
+describe('agent reputation engine', () => {
+  it('scores valid Ed25519 and EIP-191 signed events: counts, rates, Wilson bound, counterparties', async () => {
+    const events = [
+      await sign(outcome('success', T, { counterparty: 'shop-a', amount: 12.5 })),
+      await sign(outcome('success', T - 10, { counterparty: 'shop-b' })),
+      await sign(outcome('failure', T - 20, { counterparty: 'shop-a' })),
+      (await signedOutcome(outcome('dispute', T - 30, { counterparty: 'shop-c' }), wallet)) as JsonValue,
+    ];
+    const c = composeReputation({ agent, events }, 5);
+    expect(c).toMatchObject({
+      agent,
+      rule: REPUTATION_RULE_VERSION,
+      outcome: 'SCORED',
+      events_supplied: 4,
+      rejected_events: [],
+      counts: { valid: 4, rejected: 0, success: 2, failure: 1, dispute: 1 },
+      success_rate: 0.5,
+      dispute_rate: 0.25,
+      distinct_counterparties: 3,
+      distinct_signers: 2,
+      newest_event_at: T,
+      oldest_event_at: T - 30,
+      composedAt: 5,
+    });
+    expect(c.wilson_lower_bound).toBeCloseTo(wilsonLowerBound(2, 4), 6);
+    expect(c.reputation_score).toBeGreaterThan(0);
+    expect(c.reputation_score).toBeLessThan(1);
+    expect(c.verdict).toMatch(/reputation: score 0\.\d\d from 4 signed outcomes, 2 successful/);
+  });
+
+  it('lists unparseable, unsigned, badly signed, self-attested and off-subject events with the reason, and leaves them out', async () => {
+    const good = (await sign(outcome('success', T))) as JsonObject;
+    const self = edSigner(42);
+    const events: JsonValue[] = [
+      good,
+      'not an event',
+      { event: outcome('success', T) },
+      { ...good, signature: '' },
+      { ...good, event: { ...(good.event as JsonObject), outcome: 'failure' } },
+      await sign(outcome('excellent', T)),
+      await sign({ ...outcome('success', T), agent: 'someone-else' }),
+      { ...(await signedOutcome(outcome('success', T), self)), signer: agent } as JsonValue,
+      { ...good, signer: 'did:web:example.org' },
+    ];
+    const c = composeReputation({ agent, events }, 0);
+    expect(c.counts).toMatchObject({ valid: 1, rejected: 8 });
+    const reasons = (c.rejected_events as JsonObject[]).map((r) => [r.index, r.reason]);
+    expect(reasons).toEqual([
+      [1, expect.stringMatching(/^unparseable/)],
+      [2, expect.stringMatching(/^unsigned/)],
+      [3, expect.stringMatching(/^unsigned/)],
+      [4, expect.stringMatching(/^bad signature/)],
+      [5, expect.stringMatching(/^unparseable event: outcome/)],
+      [6, expect.stringContaining('is about agent someone-else')],
+      [7, expect.stringMatching(/^self-attested/)],
+      [8, expect.stringMatching(/^bad signature: signer is neither/)],
+    ]);
+    for (const [, reason] of reasons) expect(String(reason).length).toBeLessThanOrEqual(160);
+  });
+
+  it('INSUFFICIENT-DATA and no score when no valid event is left', async () => {
+    for (const events of [[], ['x', { event: outcome('success', T), signature: 'ab', signer: counterparty.hex }]] as JsonValue[][]) {
+      const c = composeReputation({ agent, events }, 3);
+      expect(c.outcome).toBe('INSUFFICIENT-DATA');
+      expect(c).not.toHaveProperty('reputation_score');
+      expect(c.verdict).toContain('insufficient data');
+      expect((c.rejected_events as unknown[]).length).toBe(events.length);
+    }
+  });
+
+  it('weights recency from the newest event, never the wall clock: shifting every event in time changes nothing', async () => {
+    const at = [T, T - RECENCY_HALF_LIFE_SECONDS, T - 3 * RECENCY_HALF_LIFE_SECONDS];
+    const kinds = ['success', 'failure', 'failure'];
+    const make = (shift: number) => Promise.all(at.map((a, i) => sign(outcome(kinds[i]!, a + shift))));
+    const base = composeReputation({ agent, events: await make(0) }, 1);
+    const shifted = composeReputation({ agent, events: await make(86_400 * 365) }, 1);
+    expect(shifted.reputation_score).toBe(base.reputation_score);
+    // success weight 1, failures 0.5 and 0.125: recent success counts most.
+    expect(base.recency_weighted_success_rate).toBeCloseTo(1 / 1.625, 6);
+  });
+
+  it('keeps reputation_score in [0, 1] and is deterministic apart from composedAt', async () => {
+    const signedPool = await Promise.all(
+      ['success', 'failure', 'dispute'].flatMap((o) => [0, 1000, 5_000_000].map((d) => sign(outcome(o, T - d, { counterparty: `cp-${d}` })))),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...signedPool), fc.jsonValue()), { maxLength: 20 }), fc.nat(), fc.nat(), (events, t1, t2) => {
+        const a = composeReputation({ agent, events: events as JsonValue[] }, t1);
+        const b = composeReputation({ agent, events: events as JsonValue[] }, t2);
+        expect(canonicalText({ ...a, composedAt: 0 })).toBe(canonicalText({ ...b, composedAt: 0 }));
+        if (a.outcome === 'SCORED') {
+          expect(a.reputation_score).toBeGreaterThanOrEqual(0);
+          expect(a.reputation_score).toBeLessThanOrEqual(1);
+          for (const k of ['success_rate', 'wilson_lower_bound', 'dispute_rate', 'recency_weighted_success_rate']) {
+            expect(a[k]).toBeGreaterThanOrEqual(0);
+            expect(a[k]).toBeLessThanOrEqual(1);
+          }
+        } else {
+          expect(a).not.toHaveProperty('reputation_score');
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
+import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
+import { round, wilsonLowerBound } from '../shared/stats.ts';
+
+export const REPUTATION_RULE_VERSION = 'agent-reputation/1';
+/** Recency half-life: an outcome 30 days older than the newest one counts half. */
+export const RECENCY_HALF_LIFE_SECONDS = 30 * 24 * 3600;
+const WEIGHTS = { wilson: 0.5, recency: 0.3, noDispute: 0.2 } as const;
+/** Reasons are cut here so that a composite still fits its free GET verify route's URL. */
+const MAX_REASON_CHARS = 160;
+
+const outcomeEvent = z
+  .object({
+    agent: z.string().min(1),
+    outcome: z.enum(['success', 'failure', 'dispute']),
+    at: z.number().int().nonnegative(),
+    counterparty: z.string().min(1).optional(),
+    amount: z.number().nonnegative().optional(),
+  })
+  .strict();
+type OutcomeEvent = z.infer<typeof outcomeEvent>;
+
+const signedEvent = z.object({ event: z.json(), signature: z.string(), signer: z.string() }).strict();
+
+export interface ReputationInput {
+  agent: string;
+  /** Raw as supplied: each is parsed here so that a bad one is reported, not refused. */
+  events: JsonValue[];
+}
+
+interface ValidEvent extends OutcomeEvent {
+  signer: string;
+}
+
+type Screened = { ok: true; event: ValidEvent } | { ok: false; reason: string };
+
+/** One supplied event -> a valid outcome, or the reason it is left out. */
+export function screenEvent(raw: JsonValue, agent: string): Screened {
+  const envelope = signedEvent.safeParse(raw);
+  if (!envelope.success) {
+    const unsigned = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && (raw.signature === undefined || raw.signature === '');
+    return { ok: false, reason: unsigned ? 'unsigned: no signature' : `unparseable: expected {event, signature, signer} (${issueText(envelope.error)})` };
+  }
+  const { event, signature, signer } = envelope.data;
+  if (signature === '') return { ok: false, reason: 'unsigned: empty signature' };
+  const parsed = outcomeEvent.safeParse(event);
+  if (!parsed.success) return { ok: false, reason: `unparseable event: ${issueText(parsed.error)}` };
+  if (parsed.data.agent !== agent) return { ok: false, reason: `event is about agent ${parsed.data.agent}, not ${agent}` };
+  if (signer.toLowerCase() === agent.toLowerCase()) return { ok: false, reason: 'self-attested: signed by the agent itself' };
+  // The signature covers the RFC 8785 text of the event exactly as supplied.
+  const check = verifyBySigner(signer, canonicalText(event), signature);
+  if (!check.ok) return { ok: false, reason: `bad signature: ${check.reason}` };
+  return { ok: true, event: { ...parsed.data, signer } };
+}
+
+function issueText(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'} ${i.message}`).join('; ');
+}
+
+function verdictText(score: number, valid: number, successes: number): string {
+  const band = score >= 0.8 ? 'strong' : score >= 0.6 ? 'good' : score >= 0.4 ? 'mixed' : 'weak';
+  return `${band} reputation: score ${score.toFixed(2)} from ${valid} signed outcome${valid === 1 ? '' : 's'}, ${successes} successful`;
+}
+
+/**
+ * The composite. Recency is measured from the newest supplied event, never the wall clock, so
+ * the same events give the same composite whenever they are scored.
+ */
+export function composeReputation(input: ReputationInput, now: number): JsonObject {
+  const valid: ValidEvent[] = [];
+  const rejected: JsonObject[] = [];
+  input.events.forEach((raw, index) => {
+    const screened = screenEvent(raw, input.agent);
+    if (screened.ok) valid.push(screened.event);
+    else rejected.push({ index, reason: screened.reason.length > MAX_REASON_CHARS ? `${screened.reason.slice(0, MAX_REASON_CHARS - 3)}...` : screened.reason });
+  });
+  const base = { agent: input.agent, rule: REPUTATION_RULE_VERSION, events_supplied: input.events.length, rejected_events: rejected };
+  if (valid.length === 0) {
+    return { ...base, outcome: 'INSUFFICIENT-DATA', verdict: 'insufficient data: no valid signed outcome event, no score', composedAt: now };
+  }
+  const count = (o: OutcomeEvent['outcome']) => valid.filter((e) => e.outcome === o).length;
+  const successes = count('success');
+  const disputes = count('dispute');
+  const newest = Math.max(...valid.map((e) => e.at));
+  const oldest = Math.min(...valid.map((e) => e.at));
+  let weightSum = 0;
+  let weightedSuccess = 0;
+  for (const e of valid) {
+    const weight = 0.5 ** ((newest - e.at) / RECENCY_HALF_LIFE_SECONDS);
+    weightSum += weight;
+    if (e.outcome === 'success') weightedSuccess += weight;
+  }
+  const wilson = wilsonLowerBound(successes, valid.length);
+  const recencyWeighted = weightedSuccess / weightSum;
+  const disputeRate = disputes / valid.length;
+  const score = round(Math.min(1, Math.max(0, WEIGHTS.wilson * wilson + WEIGHTS.recency * recencyWeighted + WEIGHTS.noDispute * (1 - disputeRate))));
+  const counterparties = new Set(valid.flatMap((e) => (e.counterparty ? [e.counterparty] : [])));
+  return {
+    ...base,
+    outcome: 'SCORED',
+    counts: { valid: valid.length, rejected: rejected.length, success: successes, failure: count('failure'), dispute: disputes },
+    success_rate: round(successes / valid.length),
+    wilson_lower_bound: round(wilson),
+    dispute_rate: round(disputeRate),
+    recency_weighted_success_rate: round(recencyWeighted),
+    recency_half_life_seconds: RECENCY_HALF_LIFE_SECONDS,
+    newest_event_at: newest,
+    oldest_event_at: oldest,
+    distinct_counterparties: counterparties.size,
+    distinct_signers: new Set(valid.map((e) => e.signer.toLowerCase())).size,
+    weights: { ...WEIGHTS },
+    reputation_score: score,
+    verdict: verdictText(score, valid.length, successes),
+    composedAt: now,
+  };
+}

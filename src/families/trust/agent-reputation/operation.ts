@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { REPUTATION_RULE_VERSION, composeReputation } from './engine.ts';
+import { signatureEnvelope, jsonValue } from '../../../kernel/route-kit/schemas.ts';
+import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
+import { param, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { at, shortText } from '../shared/schemas.ts';
+
+export const reputationInput = z
+  .object({
+    agent: shortText(512).min(1).describe('The agent the composite is about'),
+    events: z
+      .array(jsonValue)
+      .max(50)
+      .describe('At most 50 signed outcome events {event: {agent, outcome, at, counterparty?, amount?}, signature, signer}; a bad one is reported, not refused'),
+  })
+  .strict();
+
+export const reputationRecordSchema = z.object({
+  agent: z.string(),
+  rule: z.string(),
+  events_supplied: z.number().int(),
+  rejected_events: z.array(z.object({ index: z.number().int(), reason: z.string() })),
+  outcome: z.enum(['SCORED', 'INSUFFICIENT-DATA']),
+  counts: z.object({ valid: z.number(), rejected: z.number(), success: z.number(), failure: z.number(), dispute: z.number() }).optional(),
+  success_rate: z.number().optional(),
+  wilson_lower_bound: z.number().optional(),
+  dispute_rate: z.number().optional(),
+  recency_weighted_success_rate: z.number().optional(),
+  recency_half_life_seconds: z.number().optional(),
+  newest_event_at: z.number().optional(),
+  oldest_event_at: z.number().optional(),
+  distinct_counterparties: z.number().optional(),
+  distinct_signers: z.number().optional(),
+  weights: z.record(z.string(), z.number()).optional(),
+  reputation_score: z.number().min(0).max(1).optional().describe('Absent when INSUFFICIENT-DATA'),
+  verdict: z.string(),
+  composedAt: at('composition time'),
+});
+
+// ---- agent-reputation.trusted-route
+
+const agentReputationOperation = pricedOperation({
+    id: 'agent-reputation.composite',
+    method: 'POST',
+    path: '/v1/agent-reputation',
+    family: 'trust',
+    priceUsd: '0.25',
+    summary: 'Composite from supplied signed outcome events; reputation_score in [0,1].',
+    description: `Every event's signature (Ed25519 or EIP-191, over the RFC 8785 text of event) is checked; unparseable, unsigned, self-attested or badly signed events are listed with the reason and left out. Rule ${REPUTATION_RULE_VERSION}: counts, success rate, Wilson lower bound, dispute rate, recency weighting from the newest event, distinct counterparties, reputation_score in [0,1] and a verdict. No valid event: INSUFFICIENT-DATA and no score.`,
+    inputFrom: 'json',
+    input: reputationInput,
+    example: {
+      agent: 'did:web:agents.example.org:eu-1',
+      events: [{ event: { agent: 'did:web:agents.example.org:eu-1', outcome: 'success', at: 1767225600, counterparty: 'shop.example' }, signature: '00'.repeat(64), signer: '11'.repeat(32) }],
+    },
+    output: reputationRecordSchema.extend(signatureEnvelope),
+    keyFamily: 'agent-reputation',
+    signedMember: null,
+    verifyPath: '/v1/agent-reputation/verify',
+    command: fromEngine(composeReputation),
+  });
+
+const agentReputationVerify = verifyRoute({
+    id: 'agent-reputation.verify',
+    method: 'GET',
+    path: '/v1/agent-reputation/verify',
+    family: 'trust',
+    keyFamily: 'agent-reputation',
+    summary: 'Re-checks an agent reputation composite (evidence = the full composite body as JSON).',
+    params: { evidence: param.json() },
+    rebuild: (p) => parseJsonParam('evidence', p.evidence),
+  });
+
+export const agentReputation: Route[] = [agentReputationOperation, agentReputationVerify];

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { deciderSpec } from '../../../../test/support/decider-spec.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import { catalogEntryDecider } from './decider.ts';
+import { CATALOG_ENTRY_REGISTERED, type CatalogEntryRegistered } from './events.ts';
+
+const entryId = '0123456789abcdef0123456789abcdef';
+const evidenceCore = { kind: 'verify-catalog.entry', entryId, registeredAt: 1_767_225_600 };
+const registered = (paymentId: string): CatalogEntryRegistered => ({
+  type: CATALOG_ENTRY_REGISTERED,
+  data: { entryId, paymentId, evidenceCore, sha256: canonicalSha256(evidenceCore) },
+});
+
+const spec = deciderSpec(catalogEntryDecider);
+
+describe('the verify-catalog entry decider', () => {
+  it('given no registration, when a paid call registers, then one CatalogEntryRegistered with the record digest', () => {
+    spec.given([]).when({ paymentId: 'payment-1', evidenceCore }).then([registered('payment-1')]);
+  });
+
+  it('given this call already registered (a resumed saga), when it registers again, then nothing new', () => {
+    spec.given([registered('payment-1')]).when({ paymentId: 'payment-1', evidenceCore }).thenNothing();
+  });
+
+  it('given another call registered the entry, when a new paid call registers, then it is recorded too, and the state keeps both', () => {
+    spec.given([registered('payment-1')]).when({ paymentId: 'payment-2', evidenceCore }).then([registered('payment-2')]);
+    expect([...spec.given([registered('payment-1'), registered('payment-2')]).state.keys()]).toEqual(['payment-1', 'payment-2']);
+  });
+});

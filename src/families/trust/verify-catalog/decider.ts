@@ -1,0 +1,35 @@
+import type { Decider } from '../../../kernel/decider.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { CATALOG_ENTRY_REGISTERED, type CatalogEntryRegistered } from './events.ts';
+
+export interface Register {
+  paymentId: string;
+  evidenceCore: JsonObject;
+}
+
+/** State of one entry: its registrations, by the paid call that made each. */
+export type EntryState = ReadonlyMap<string, JsonObject>;
+
+/**
+ * One registration per paid call: a call that finds its own registration already written (a
+ * resumed saga) decides nothing, and the command returns the stored evidenceCore instead of a
+ * freshly stamped one, so the signed record and the log always agree.
+ */
+export const catalogEntryDecider: Decider<Register, CatalogEntryRegistered, EntryState> = {
+  initialState: new Map(),
+  decide(command, state) {
+    if (state.has(command.paymentId)) return [];
+    const entryId = command.evidenceCore.entryId as string;
+    return [
+      {
+        type: CATALOG_ENTRY_REGISTERED,
+        data: { entryId, paymentId: command.paymentId, evidenceCore: command.evidenceCore, sha256: canonicalSha256(command.evidenceCore) },
+      },
+    ];
+  },
+  evolve(state, event) {
+    return new Map(state).set(event.data.paymentId, event.data.evidenceCore);
+  },
+};
+
