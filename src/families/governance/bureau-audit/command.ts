@@ -1,9 +1,9 @@
-import type { Command } from '../../kernel/operation.ts';
-import { auditTranscript, type AuditTranscript } from '../../engines/governance/audit.ts';
-import { auditStreamName, bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES } from '../../events/domain/governance.ts';
-import { eventId } from '../../events/event-ids.ts';
-import { sha256Hex } from '../../signing/hash.ts';
-import { seal } from '../../signing/seal.ts';
+import type { Command } from '../../../kernel/operation.ts';
+import { auditTranscript, type AuditTranscript } from './engine.ts';
+import { auditStreamName, bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES } from '../events.ts';
+import { eventId } from '../../../events/event-ids.ts';
+import { sha256Hex } from '../../../signing/hash.ts';
+import { seal } from '../../../signing/seal.ts';
 
 /** One audit per payment: the id is derived from the payment, so a resumed call finds it. */
 export const auditIdFor = (paymentId: string): string => sha256Hex(`bureau-audit\u0000${paymentId}`).slice(0, 32);
@@ -13,7 +13,7 @@ export const auditIdFor = (paymentId: string): string => sha256Hex(`bureau-audit
  * corpus (and its Merkle anchor) is folded from. The seal here is the one the caller receives:
  * Ed25519 is deterministic, so sealing the same record again gives the same bytes.
  */
-export const bureauAudit: Command<AuditTranscript> = {
+export const bureauAuditCommand: Command<AuditTranscript> = {
   async execute(input, ctx) {
     const auditId = auditIdFor(ctx.paymentId);
     const stream = auditStreamName(auditId);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { leafHash, merkleTree, nodeHash, rootFromInclusionProof, splitPoint } from '../../../src/signing/rfc6962-merkle.ts';
+import { leafHash, merkleTree, nodeHash, rootFromInclusionProof, splitPoint } from './rfc6962-merkle.ts';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
 

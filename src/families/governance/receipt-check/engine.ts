@@ -1,6 +1,6 @@
-import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
-import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from './verdicts.ts';
-import { RECEIPT_CHECKS, RECEIPT_CHECK_STANDARD_VERSION } from './conformance-standard.ts';
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from '../conformance-standard/verdicts.ts';
+import { RECEIPT_CHECKS, RECEIPT_CHECK_STANDARD_VERSION } from '../conformance-standard/standard.ts';
 import { jwsVerifies, parseCompactJws, recoverAddress, typedDataDigest } from './offer-receipt-signatures.ts';
 
 export interface ReceiptCheckInput {

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   agentOfLease,
-  decideGovernor,
   evolveGovernor,
+  governorDecider,
   governorStateView,
   initialGovernorState,
   leaseIdFor,
@@ -11,8 +11,10 @@ import {
   type GovernorCommand,
   type GovernorEvent,
   type GovernorState,
-} from '../../../src/engines/governance/spend-governor.ts';
-import { formatAmount, parseAmount } from '../../../src/kernel/decimal-amount.ts';
+} from './decider.ts';
+import { formatAmount, parseAmount } from '../../../kernel/decimal-amount.ts';
+import { DomainRefusal } from '../../../kernel/decider.ts';
+import { deciderSpec } from '../../../../test/support/decider-spec.ts';
 
 const OWNER = '0x1111111111111111111111111111111111111111';
 const OTHER = '0x2222222222222222222222222222222222222222';
@@ -46,14 +48,15 @@ const recordOf = (e: GovernorEvent) => ('record' in e.data ? e.data.record : und
 
 /** given events -> state */
 const given = (events: GovernorEvent[]): GovernorState => events.reduce(evolveGovernor, initialGovernorState);
-function when(state: GovernorState, command: GovernorCommand): GovernorEvent[] {
-  const decision = decideGovernor(command, state);
-  if ('refusal' in decision) throw new Error(`refused: ${decision.refusal.error}`);
-  return decision.events;
-}
-const refusalOf = (state: GovernorState, command: GovernorCommand) => {
-  const decision = decideGovernor(command, state);
-  return 'refusal' in decision ? decision.refusal : undefined;
+const when = (state: GovernorState, command: GovernorCommand): GovernorEvent[] => governorDecider.decide(command, state);
+const refusalOf = (state: GovernorState, command: GovernorCommand): DomainRefusal | undefined => {
+  try {
+    governorDecider.decide(command, state);
+    return undefined;
+  } catch (err) {
+    if (err instanceof DomainRefusal) return err;
+    throw err;
+  }
 };
 
 function opened(cap = '10'): GovernorEvent[] {
@@ -189,13 +192,38 @@ describe('spend governor: invariant', () => {
                   return settle(lease.lease_id, '0', { actualMicros: BigInt(Math.floor(Number(lease.amountMicros) * o.fraction)), now, paymentId: `q${i}` });
                 })();
           if (!cmd) continue;
-          const decision = decideGovernor(cmd, state);
-          if ('events' in decision) state = decision.events.reduce(evolveGovernor, state);
+          const refused = refusalOf(state, cmd);
+          if (!refused) state = when(state, cmd).reduce(evolveGovernor, state);
           const view = governorStateView(state, now)!;
           expect(parseAmount(view.reserved as string)! + parseAmount(view.spent as string)!).toBeLessThanOrEqual(BigInt(cap));
         }
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('the spend governor, given/when/then', () => {
+  const spec = deciderSpec(governorDecider);
+  const opening = reserve('1', { budget: budget('10'), paymentId: 'open-1' });
+  const openedEvents = spec.given([]).when(opening).thenMatches([{ type: 'BudgetOpened' }, { type: 'LeaseReserved' }]);
+
+  it('given a budget, when another payer reserves, then it is refused as forbidden', () => {
+    spec.given(openedEvents).when(reserve('1', { payer: OTHER })).thenRefuses({ status: 403, error: 'forbidden' });
+  });
+
+  it('given a budget with 9 available, when 10 are reserved, then a signed BUDGET-EXCEEDED refusal is recorded', () => {
+    spec.given(openedEvents).when(reserve('10')).thenMatches([{ type: 'ReserveRefused', data: { record: { outcome: 'BUDGET-EXCEEDED', available: '9' } } }]);
+  });
+
+  it('given a lease, when it is settled below its amount, then LeaseSettled releases the rest; the same settlement again decides nothing', () => {
+    const leaseId = leaseIdFor('agent-1', 'open-1');
+    const settleIt = settle(leaseId, '0.4', { paymentId: 'settle-1' });
+    const settled = spec.given(openedEvents).when(settleIt).thenMatches([{ type: 'LeaseSettled', data: { record: { released_amount: '0.6' } } }]);
+    spec.given([...openedEvents, ...settled]).when(settleIt).thenNothing();
+  });
+
+  it('given no budget, when a lease is settled, then it is refused NOT-FOUND', () => {
+    spec.given([]).when(settle(leaseIdFor('agent-1', 'nope'), '1')).thenRefuses({ status: 422, outcome: 'NOT-FOUND' });
   });
 });

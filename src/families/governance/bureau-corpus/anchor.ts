@@ -1,9 +1,9 @@
-import { merkleTree, MERKLE_RULES_VERSION, type InclusionProof } from '../signing/rfc6962-merkle.ts';
-import type { EventStore } from '../events/port.ts';
-import { canonicalBytes, type JsonObject } from '../signing/rfc8785.ts';
-import type { Keyring } from '../signing/keyring.ts';
-import { seal } from '../signing/seal.ts';
-import { readCorpus, type CorpusEntry, type CorpusState } from './bureau-corpus.ts';
+import { merkleTree, MERKLE_RULES_VERSION, type InclusionProof } from '../../../signing/rfc6962-merkle.ts';
+import type { EventStore } from '../../../events/port.ts';
+import { canonicalBytes, type JsonObject } from '../../../signing/rfc8785.ts';
+import type { Keyring } from '../../../signing/keyring.ts';
+import { seal } from '../../../signing/seal.ts';
+import { readCorpus, type CorpusEntry, type CorpusState } from './corpus.ts';
 
 type Tree = ReturnType<typeof merkleTree>;
 const trees = new WeakMap<CorpusState, Tree>();

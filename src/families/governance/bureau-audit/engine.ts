@@ -1,8 +1,8 @@
-import { canonicalSha256 } from '../../signing/hash.ts';
-import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
-import { AUDIT_CHECKS, CONFORMANCE_STANDARD_VERSION } from './conformance-standard.ts';
-import { checkSignedRecord, signedRecordOf } from '../../kernel/signed-record.ts';
-import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from './verdicts.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { AUDIT_CHECKS, CONFORMANCE_STANDARD_VERSION } from '../conformance-standard/standard.ts';
+import { checkSignedRecord, signedRecordOf } from '../../../kernel/signed-record.ts';
+import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from '../conformance-standard/verdicts.ts';
 
 export interface HttpCapture {
   status: number;

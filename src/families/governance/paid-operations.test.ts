@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, JsonValue } from '../../src/signing/rfc8785.ts';
-import { createPayingFetch } from '../support/paying-client.ts';
-import { postTo, useTestService } from '../support/service.ts';
+import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
+import { createPayingFetch } from '../../../test/support/paying-client.ts';
+import { postTo, useTestService } from '../../../test/support/service.ts';
 
 /**
  * The governance family over real HTTP, paid with the official x402 client (local settlement):

@@ -1,34 +1,21 @@
-import type { CallContext, Command, Refusal } from '../../kernel/operation.ts';
+import type { CallContext, Command, Refusal } from '../../../kernel/operation.ts';
 import {
   agentOfLease,
-  decideGovernor,
+  governorDecider,
   evolveGovernor,
   initialGovernorState,
   resultRecordOf,
   type GovernorCommand,
   type GovernorEvent,
   type GovernorState,
-} from '../../engines/governance/spend-governor.ts';
-import { parseAmount } from '../../kernel/decimal-amount.ts';
-import { agentStreamName, parseGovernorEvent } from '../../events/domain/governance.ts';
-import type { EventStore, RecordedEvent } from '../../events/port.ts';
-import { DomainRefusal, fold, handleCommand, type Decider } from '../../kernel/decider.ts';
+} from './decider.ts';
+import { parseAmount } from '../../../kernel/decimal-amount.ts';
+import { agentStreamName, parseGovernorEvent } from '../events.ts';
+import type { EventStore, RecordedEvent } from '../../../events/port.ts';
+import { DomainRefusal, fold, handleCommand } from '../../../kernel/decider.ts';
 
 /** Stored event -> the engine's event, through the zod schemas of the event catalogue. */
 export const parseAgentEvent = (event: Pick<RecordedEvent, 'type' | 'data'>): GovernorEvent => parseGovernorEvent(event);
-
-export const governorDecider: Decider<GovernorCommand, GovernorEvent, GovernorState> = {
-  initialState: initialGovernorState,
-  decide(command, state) {
-    const decision = decideGovernor(command, state);
-    if ('refusal' in decision) {
-      const r = decision.refusal;
-      throw new DomainRefusal(r.status, r.error, r.message, r.outcome);
-    }
-    return decision.events;
-  },
-  evolve: evolveGovernor,
-};
 
 export async function readGovernorState(store: EventStore, agentId: string): Promise<GovernorState> {
   const recorded = await store.readStream(agentStreamName(agentId));
@@ -43,9 +30,14 @@ export async function readGovernorState(store: EventStore, agentId: string): Pro
  */
 async function refusalBeforeSettlement(command: GovernorCommand, ctx: CallContext): Promise<Refusal | undefined> {
   const state = await readGovernorState(ctx.store, command.agent_id);
-  const decision = decideGovernor(command, state);
-  if ('refusal' in decision) return { ...decision.refusal };
-  const refused = decision.events.find((e) => e.type === 'ReserveRefused');
+  let events;
+  try {
+    events = governorDecider.decide(command, state);
+  } catch (err) {
+    if (!(err instanceof DomainRefusal)) throw err;
+    return { status: err.status, error: err.error, message: err.message, ...(err.outcome ? { outcome: err.outcome } : {}) };
+  }
+  const refused = events.find((e) => e.type === 'ReserveRefused');
   if (refused) {
     const record = refused.data.record;
     return {

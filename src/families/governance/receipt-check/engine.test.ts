@@ -2,8 +2,8 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { createOfferEIP712, createReceiptEIP712, createReceiptJWS } from '@x402/extensions/offer-receipt';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { checkOfferOrReceipt, type ReceiptCheckInput } from '../../../src/engines/governance/receipt-check.ts';
-import type { JsonObject } from '../../../src/signing/rfc8785.ts';
+import { checkOfferOrReceipt, type ReceiptCheckInput } from './engine.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
 
 const account = privateKeyToAccount(generatePrivateKey());
 const signTypedData = (p: Parameters<typeof account.signTypedData>[0]) => account.signTypedData(p);

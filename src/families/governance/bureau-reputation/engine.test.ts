@@ -1,8 +1,8 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { assessReputation, type Observation } from '../../../src/engines/governance/reputation.ts';
-import { canonicalBytes, type JsonObject } from '../../../src/signing/rfc8785.ts';
-import { sha256Hex } from '../../../src/signing/hash.ts';
+import { assessReputation, type Observation } from './engine.ts';
+import { canonicalBytes, type JsonObject } from '../../../signing/rfc8785.ts';
+import { sha256Hex } from '../../../signing/hash.ts';
 
 const keyPair = () => {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../../signing/rfc8785.ts';
-import { checkSignedRecord } from '../../kernel/signed-record.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { checkSignedRecord } from '../../../kernel/signed-record.ts';
 
 /**
  * An endpoint's reputation from signed bureau observations (audits and receipt checks). Ours

@@ -1,7 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createHash } from 'node:crypto';
-import { ed25519Verifies } from '../../kernel/signed-record.ts';
+import { ed25519Verifies } from '../../../kernel/signed-record.ts';
 
 /**
  * Signature checks of the x402 offer-and-receipt extension (v1.0): EIP-712 typed data over

@@ -1,6 +1,6 @@
-import { bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES } from '../events/domain/governance.ts';
-import type { EventStore } from '../events/port.ts';
-import type { JsonObject } from '../signing/rfc8785.ts';
+import { bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES } from '../events.ts';
+import type { EventStore } from '../../../events/port.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
 
 export interface CorpusEntry {
   /** Position in the corpus (0-based, oldest first): the Merkle leaf index. */

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/index.ts';
-import type { PricedOperation } from '../../src/kernel/operation.ts';
-import { readGovernorState, parseAgentEvent } from '../../src/commands/governance/spend-governor.ts';
-import { runOperation } from '../../src/kernel/run-operation.ts';
-import { parseAmount } from '../../src/kernel/decimal-amount.ts';
-import { evolveGovernor, governorStateView, initialGovernorState } from '../../src/engines/governance/spend-governor.ts';
-import { agentStreamName } from '../../src/events/domain/governance.ts';
-import { createMemoryEventStore } from '../../src/events/memory-store.ts';
-import { check } from '../../src/signing/seal.ts';
-import { PAYER_A, PAYER_B, testCallContext } from '../support/call-context.ts';
+import { findOperation } from '../../../catalog/index.ts';
+import type { PricedOperation } from '../../../kernel/operation.ts';
+import { readGovernorState, parseAgentEvent } from './commands.ts';
+import { runOperation } from '../../../kernel/run-operation.ts';
+import { parseAmount } from '../../../kernel/decimal-amount.ts';
+import { evolveGovernor, governorStateView, initialGovernorState } from './decider.ts';
+import { agentStreamName } from '../events.ts';
+import { createMemoryEventStore } from '../../../events/memory-store.ts';
+import { check } from '../../../signing/seal.ts';
+import { PAYER_A, PAYER_B, testCallContext } from '../../../../test/support/call-context.ts';
 
 const reserveOp = findOperation('governance.reserve') as PricedOperation<Record<string, unknown>>;
 const settleOp = findOperation('governance.settle') as PricedOperation<Record<string, unknown>>;

@@ -1,6 +1,7 @@
-import type { JsonObject } from '../../signing/rfc8785.ts';
-import { sha256Hex } from '../../signing/hash.ts';
-import { formatAmount } from '../../kernel/decimal-amount.ts';
+import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { sha256Hex } from '../../../signing/hash.ts';
+import { formatAmount } from '../../../kernel/decimal-amount.ts';
 
 /**
  * The spend governor: one aggregate per agent, folded from its stream. Pure: every clock
@@ -66,14 +67,6 @@ export interface SettleCommand {
 
 export type GovernorCommand = ReserveCommand | SettleCommand;
 
-export interface GovernorRefusal {
-  status: 403 | 409 | 422;
-  error: string;
-  message: string;
-  outcome?: string;
-}
-
-export type GovernorDecision = { events: GovernorEvent[] } | { refusal: GovernorRefusal };
 
 export const initialGovernorState: GovernorState = { leases: {}, refusals: {} };
 
@@ -162,17 +155,18 @@ export function evolveGovernor(state: GovernorState, event: GovernorEvent): Gove
   }
 }
 
-const refuse = (status: GovernorRefusal['status'], error: string, message: string, outcome?: string): GovernorDecision => ({
-  refusal: { status, error, message, ...(outcome ? { outcome } : {}) },
-});
+/** The one way a decider refuses (kernel/decider.ts): thrown, so no refusal can be mistaken for events. */
+const refuse = (status: DomainRefusal['status'], error: string, message: string, outcome?: string): never => {
+  throw new DomainRefusal(status, error, message, outcome);
+};
 
 function budgetMembers(budget: Budget, usage: Usage): JsonObject {
   return { cap: formatAmount(budget.capMicros), period: budget.periodSeconds, windowStart: usage.windowStart, windowEnd: usage.windowEnd };
 }
 
-function decideReserve(c: ReserveCommand, state: GovernorState): GovernorDecision {
+function decideReserve(c: ReserveCommand, state: GovernorState): GovernorEvent[] {
   // A resumed call finds its own earlier decision and writes nothing more.
-  if (state.refusals[c.paymentId] || Object.values(state.leases).some((l) => l.paymentId === c.paymentId)) return { events: [] };
+  if (state.refusals[c.paymentId] || Object.values(state.leases).some((l) => l.paymentId === c.paymentId)) return [];
   const opening: GovernorEvent[] = [];
   let current = state;
   if (!state.budget) {
@@ -202,7 +196,7 @@ function decideReserve(c: ReserveCommand, state: GovernorState): GovernorDecisio
       spent: formatAmount(usage.spentMicros),
       available: formatAmount(usage.availableMicros),
     };
-    return { events: [...opening, { type: 'ReserveRefused', data: { paymentId: c.paymentId, record } }] };
+    return [...opening, { type: 'ReserveRefused', data: { paymentId: c.paymentId, record } }];
   }
   const lease_id = leaseIdFor(c.agent_id, c.paymentId);
   const expiresAt = c.now + c.ttlSeconds;
@@ -217,21 +211,19 @@ function decideReserve(c: ReserveCommand, state: GovernorState): GovernorDecisio
     spent: formatAmount(usage.spentMicros),
     available: formatAmount(usage.availableMicros - c.amountMicros),
   };
-  return {
-    events: [
-      ...opening,
-      { type: 'LeaseReserved', data: { lease_id, amountMicros: c.amountMicros.toString(), purpose: c.purpose, reservedAt: c.now, expiresAt, paymentId: c.paymentId, record } },
-    ],
-  };
+  return [
+    ...opening,
+    { type: 'LeaseReserved', data: { lease_id, amountMicros: c.amountMicros.toString(), purpose: c.purpose, reservedAt: c.now, expiresAt, paymentId: c.paymentId, record } },
+  ];
 }
 
-function decideSettle(c: SettleCommand, state: GovernorState): GovernorDecision {
+function decideSettle(c: SettleCommand, state: GovernorState): GovernorEvent[] {
   if (!state.budget) return refuse(422, 'lease_not_found', `lease ${c.lease_id} does not exist`, 'NOT-FOUND');
   if (state.budget.owner !== c.payer) return refuse(403, 'forbidden', `agent ${c.agent_id} is governed by another payer`);
   const lease = state.leases[c.lease_id];
   if (!lease) return refuse(422, 'lease_not_found', `lease ${c.lease_id} does not exist`, 'NOT-FOUND');
   if (lease.settlement) {
-    if (lease.settlement.actualMicros === c.actualMicros) return { events: [] };
+    if (lease.settlement.actualMicros === c.actualMicros) return [];
     return refuse(409, 'lease_already_settled', `lease ${c.lease_id} was already settled at ${formatAmount(lease.settlement.actualMicros)}`);
   }
   if (isReleased(lease, c.now)) return refuse(409, 'lease_expired', `lease ${c.lease_id} expired at ${lease.expiresAt} and its reservation was released`);
@@ -250,12 +242,15 @@ function decideSettle(c: SettleCommand, state: GovernorState): GovernorDecision 
     reservedAt: lease.reservedAt,
     settledAt: c.now,
   };
-  return { events: [{ type: 'LeaseSettled', data: { lease_id: c.lease_id, actualMicros: c.actualMicros.toString(), settledAt: c.now, paymentId: c.paymentId, record } }] };
+  return [{ type: 'LeaseSettled', data: { lease_id: c.lease_id, actualMicros: c.actualMicros.toString(), settledAt: c.now, paymentId: c.paymentId, record } }];
 }
 
-export function decideGovernor(command: GovernorCommand, state: GovernorState): GovernorDecision {
-  return command.kind === 'reserve' ? decideReserve(command, state) : decideSettle(command, state);
-}
+/** The spend governor of one agent: a budget, its leases, and the refused reserves. */
+export const governorDecider: Decider<GovernorCommand, GovernorEvent, GovernorState> = {
+  initialState: initialGovernorState,
+  decide: (command, state) => (command.kind === 'reserve' ? decideReserve(command, state) : decideSettle(command, state)),
+  evolve: evolveGovernor,
+};
 
 /** The signed record a command's call answers with, once its events are folded in. */
 export function resultRecordOf(command: GovernorCommand, state: GovernorState): JsonObject | undefined {

@@ -1,9 +1,9 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { auditTranscript, type AuditTranscript } from '../../../src/engines/governance/audit.ts';
-import { AUDIT_CHECKS } from '../../../src/engines/governance/conformance-standard.ts';
-import { canonicalBytes, type JsonObject } from '../../../src/signing/rfc8785.ts';
-import { sha256Hex } from '../../../src/signing/hash.ts';
+import { auditTranscript, type AuditTranscript } from './engine.ts';
+import { AUDIT_CHECKS } from '../conformance-standard/standard.ts';
+import { canonicalBytes, type JsonObject } from '../../../signing/rfc8785.ts';
+import { sha256Hex } from '../../../signing/hash.ts';
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8').toString('base64');
 const requirements = { scheme: 'exact', network: 'eip155:8453', amount: '250000', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', payTo: '0x000000000000000000000000000000000000dEaD', maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' } };

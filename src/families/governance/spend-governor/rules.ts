@@ -1,4 +1,4 @@
-import { AGENT_ID_PATTERN, GOVERNOR_RULES_VERSION } from './spend-governor.ts';
+import { AGENT_ID_PATTERN, GOVERNOR_RULES_VERSION } from './decider.ts';
 
 /** GET /v1/governance/standard: the spend governor's rules, as the engine applies them. */
 export function governorRulesDocument() {

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { check } from '../../../signing/seal.ts';
+import { jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
+import { checkOfferOrReceipt, type ReceiptCheckInput } from './engine.ts';
+import { amount } from '../shared/schemas.ts';
+
+const checkList = z.array(z.object({ id: z.string(), status: z.enum(['pass', 'fail', 'not-provided']), evidence: z.string().optional() }));
+
+const scoreSchema = z.object({ passed: z.number().int(), failed: z.number().int(), notProvided: z.number().int(), assessed: z.number().int(), ratio: z.number().nullable() });
+
+export const receiptCheckRecord = z.object({
+  kind: z.literal('bureau.receipt-check'),
+  standard: z.string(),
+  artefact: z.enum(['offer', 'receipt']),
+  format: z.enum(['jws', 'eip712']).nullable(),
+  resourceUrl: z.string().nullable(),
+  payload: z.record(z.string(), z.json()).nullable(),
+  recoveredSigner: z.string().optional(),
+  checks: checkList,
+  score: scoreSchema,
+  defects: z.array(z.string()),
+  outcome: z.enum(['CONFORMANT', 'NON-CONFORMANT', 'INSUFFICIENT-DATA']),
+  checkedAt: z.number().int(),
+});
+
+const receiptCheckOperation = pricedOperation({
+    id: 'bureau.receipt-check',
+    method: 'POST',
+    path: '/v1/bureau/receipt-check',
+    family: 'governance',
+    priceUsd: '0.05',
+    summary: "Conformance check of an issuer's receipt or offer.",
+    description:
+      'Checks a signed offer or receipt of the x402 offer-and-receipt extension (format jws or eip712) against the receipt-check standard (GET /v1/bureau/standard, receiptCheck): envelope, required payload members, CAIP-2 network, atomic amount, consistency with the supplied requirements/offer/resourceUrl/payer, and the signature when a signer is supplied (eip712: expected address; jws: raw EdDSA or ES256K public key in hex). The signed record is under evidenceCore (governance key).',
+    inputFrom: 'json',
+    input: z
+      .object({
+        artefact: z.enum(['offer', 'receipt']),
+        signed: jsonObject.describe('The signed offer or receipt exactly as issued: {format, payload?, signature, acceptIndex?}'),
+        requirements: jsonObject.optional().describe('The PaymentRequirements the artefact must agree with'),
+        resourceUrl: z.string().min(1).max(2048).optional(),
+        offer: jsonObject.optional().describe('For a receipt: the offer payload it must agree with'),
+        payer: z.string().min(1).max(200).optional(),
+        signer: z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').optional(), publicKey: z.string().regex(/^[0-9a-fA-F]{64}$|^[0-9a-fA-F]{66}$|^[0-9a-fA-F]{130}$/, 'must be a raw public key in hex (32, 33 or 65 bytes)').optional() }).strict().optional(),
+      })
+      .strict(),
+    example: {
+      artefact: 'receipt',
+      signed: { format: 'eip712', payload: { version: 1, network: 'eip155:8453', resourceUrl: 'https://api.example.com/v1/data', payer: '0x1111111111111111111111111111111111111111', issuedAt: 1767225600, transaction: '' }, signature: `0x${'00'.repeat(65)}` },
+      payer: '0x1111111111111111111111111111111111111111',
+    },
+    output: signedResponse(receiptCheckRecord, 'evidenceCore'),
+    keyFamily: 'governance',
+    signedMember: 'evidenceCore',
+    verifyPath: '/v1/bureau/verify',
+    command: fromEngine((input: ReceiptCheckInput, now) => checkOfferOrReceipt(input, { now })),
+  });
+
+export const receiptCheck: Route[] = [receiptCheckOperation];

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { type JsonValue } from '../../../signing/rfc8785.ts';
+import { check } from '../../../signing/seal.ts';
+import { jsonObject } from '../../../kernel/route-kit/schemas.ts';
+import { type ServiceDeps } from '../../../kernel/operation.ts';
+
+/** POST verify input: the record as an object (evidenceCore) or as JSON text (body). */
+export const recheckInput = z
+  .object({ evidenceCore: jsonObject.optional(), body: z.string().optional(), sha256: z.string(), signature: z.string() })
+  .refine((v) => v.evidenceCore !== undefined || v.body !== undefined, { message: 'is required (or body: the record as JSON text)', path: ['evidenceCore'] });
+
+export function recheck(kinds: readonly string[]) {
+  return async (input: z.infer<typeof recheckInput>, deps: ServiceDeps) => {
+    const { keyId } = deps.keyring.publicKey('governance');
+    const answer = { family: 'governance', keyId };
+    let record: JsonValue;
+    try {
+      record = input.evidenceCore ?? (JSON.parse(input.body!) as JsonValue);
+    } catch {
+      return { body: { valid: false, checks: { sha256: false, signature: false }, ...answer, reason: 'body is not valid JSON' } };
+    }
+    const result = check(deps.keyring, 'governance', record, input.sha256, input.signature);
+    const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record.kind : undefined;
+    if (result.valid && !kinds.includes(String(kind))) {
+      return { body: { ...result, valid: false, ...answer, reason: `a ${String(kind)} record is not re-checked here (expected ${kinds.join(', ')})` } };
+    }
+    return { body: { ...result, ...answer } };
+  };
+}
+

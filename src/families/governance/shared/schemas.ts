@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { hex64, jsonValue, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
+import { AMOUNT_PATTERN, parseAmount } from '../../../kernel/decimal-amount.ts';
+import { AGENT_ID_PATTERN, agentOfLease } from '../spend-governor/decider.ts';
+
+/** Input and record schemas of the governance and bureau routes: the catalogue's exact contract. */
+export const amount = z.string().regex(AMOUNT_PATTERN, 'must be a decimal string with at most 6 decimals, e.g. "2.5"');
+export const auditRecord = z.object({
+  kind: z.literal('bureau.audit'),
+  standard: z.string(),
+  auditId: z.string(),
+  endpoint: z.object({ url: z.string(), method: z.string() }),
+  transcriptSha256: hex64,
+  checks: z.array(z.object({ id: z.string(), status: z.enum(['pass', 'fail', 'not-provided']), evidence: z.string().optional() })),
+  score: z.object({ passed: z.number().int(), failed: z.number().int(), notProvided: z.number().int(), assessed: z.number().int(), ratio: z.number().nullable() }),
+  defects: z.array(z.string()),
+  outcome: z.enum(['CONFORMANT', 'NON-CONFORMANT', 'INSUFFICIENT-DATA']),
+  auditedAt: z.number().int(),
+});
+

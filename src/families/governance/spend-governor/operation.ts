@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { governanceReserve, governanceSettle, readGovernorState } from './commands.ts';
+import { governorRulesDocument } from './rules.ts';
+import { governorStateView, AGENT_ID_PATTERN, agentOfLease } from './decider.ts';
+import { type JsonObject } from '../../../signing/rfc8785.ts';
+import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { freeRoute, pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { verifyResultSchema } from '../../../kernel/route-kit/verify-route.ts';
+import { recheck, recheckInput } from '../shared/recheck.ts';
+import { amount } from '../shared/schemas.ts';
+import { parseAmount } from '../../../kernel/decimal-amount.ts';
+
+export const positiveAmount = amount.refine((v) => (parseAmount(v) ?? 1n) > 0n, 'must be greater than 0');
+
+export const agentId = z.string().regex(AGENT_ID_PATTERN, 'must be 1-64 characters: letters, digits and . _ - (starting with a letter or digit)');
+
+export const leaseId = z.string().max(100).refine((v) => agentOfLease(v) !== undefined, 'must be a lease_id returned by /v1/governance/reserve');
+
+const budgetView = z.object({ cap: z.string(), period: z.number().int(), windowStart: z.number().int(), windowEnd: z.number().int() });
+
+export const leaseRecord = z.object({
+  kind: z.literal('governance.lease'),
+  rules: z.string(),
+  outcome: z.enum(['RESERVED', 'BUDGET-EXCEEDED']),
+  agent_id: z.string(),
+  amount: z.string(),
+  purpose: z.string(),
+  lease_id: z.string().optional().describe('RESERVED only'),
+  reservedAt: z.number().int().optional().describe('RESERVED only'),
+  expiresAt: z.number().int().optional().describe('RESERVED only'),
+  requestedAt: z.number().int().optional().describe('BUDGET-EXCEEDED only'),
+  budget: budgetView,
+  reserved: z.string(),
+  spent: z.string(),
+  available: z.string(),
+});
+
+export const settlementRecord = z.object({
+  kind: z.literal('governance.settlement'),
+  rules: z.string(),
+  outcome: z.literal('SETTLED'),
+  agent_id: z.string(),
+  lease_id: z.string(),
+  reserved_amount: z.string(),
+  actual_amount: z.string(),
+  released_amount: z.string(),
+  reservedAt: z.number().int(),
+  settledAt: z.number().int(),
+});
+
+const reserve = pricedOperation({
+    id: 'governance.reserve',
+    method: 'POST',
+    path: '/v1/governance/reserve',
+    family: 'governance',
+    priceUsd: '0.02',
+    summary: 'Atomic reserved lease (spend governor).',
+    description:
+      "Reserves `amount` of an agent's budget for ttl_seconds, atomically against the cap of the current period (rules: GET /v1/governance/standard). The first reserve of an agent opens its budget and makes the payer its owner; other payers are refused 403 before settlement, free. BUDGET-EXCEEDED when it does not fit. The signed lease is under evidenceCore (governance key).",
+    inputFrom: 'json',
+    input: z
+      .object({
+        agent_id: agentId,
+        amount: positiveAmount,
+        purpose: z.string().min(1).max(200),
+        ttl_seconds: z.number().int().min(1).max(2_592_000),
+        budget: z.object({ cap: positiveAmount, period: z.number().int().min(60).max(31_622_400) }).strict().optional(),
+      })
+      .strict(),
+    example: { agent_id: 'research-agent-7', amount: '1.25', purpose: 'search API calls', ttl_seconds: 600, budget: { cap: '20', period: 86_400 } },
+    output: signedResponse(leaseRecord, 'evidenceCore'),
+    keyFamily: 'governance',
+    signedMember: 'evidenceCore',
+    verifyPath: '/v1/governance/verify',
+    command: governanceReserve,
+  });
+
+const settle = pricedOperation({
+    id: 'governance.settle',
+    method: 'POST',
+    path: '/v1/governance/settle',
+    family: 'governance',
+    priceUsd: '0.02',
+    summary: 'Settles a lease; idempotent.',
+    description:
+      'Settles an open lease at actual_amount <= the reserved amount and releases the rest. Settling a settled lease again with the same amount returns the original receipt unchanged and counts once. Owner only (403 before settlement otherwise). Expired leases are released and cannot be settled. The signed receipt is under evidenceCore (governance key).',
+    inputFrom: 'json',
+    input: z.object({ lease_id: leaseId, actual_amount: amount }).strict(),
+    example: { lease_id: 'research-agent-7:0123456789abcdef01234567', actual_amount: '0.9' },
+    output: signedResponse(settlementRecord, 'evidenceCore'),
+    keyFamily: 'governance',
+    signedMember: 'evidenceCore',
+    verifyPath: '/v1/governance/verify',
+    command: governanceSettle,
+  });
+
+const governanceVerify = freeRoute({
+    id: 'governance.verify',
+    method: 'POST',
+    path: '/v1/governance/verify',
+    family: 'governance',
+    summary: 'Re-checks a lease or settle receipt.',
+    description:
+      'Re-checks a lease (reserve) or settlement record: send the evidenceCore as an object (or body: the same as JSON text), sha256 and signature. Re-canonicalises (RFC 8785), recomputes SHA-256 and checks the Ed25519 signature with the governance key. Any change gives valid=false.',
+    inputFrom: 'query-or-json',
+    input: recheckInput,
+    output: verifyResultSchema,
+    handle: recheck(['governance.lease', 'governance.settlement']),
+  });
+
+const governanceState = freeRoute({
+    id: 'governance.state',
+    method: 'GET',
+    path: '/v1/governance/state/:agent_id',
+    family: 'governance',
+    summary: "An agent's budget, reserved, spent and open leases.",
+    description: "The agent's budget and its current period: reserved (open, unexpired leases), spent (settled), available, and the open leases. Read from the agent's own stream, so it reflects every completed reserve and settle. Unknown agent: found=false.",
+    inputFrom: 'path',
+    input: z.object({ agent_id: agentId }),
+    output: z.object({ found: z.boolean(), agent_id: z.string() }).loose(),
+    async handle(input, deps) {
+      const state = await readGovernorState(deps.store, input.agent_id);
+      // The route reads the clock; the fold it feeds stays pure.
+      const view = governorStateView(state, Math.floor(Date.now() / 1000));
+      const body: JsonObject = view ? { found: true, ...view } : { found: false, agent_id: input.agent_id };
+      return { body };
+    },
+  });
+
+const governanceStandard = freeRoute({
+    id: 'governance.standard',
+    method: 'GET',
+    path: '/v1/governance/standard',
+    family: 'governance',
+    summary: "The spend governor's rules.",
+    description: 'The versioned rules the spend governor applies: ownership, budget periods, atomic reserve, expiry, settlement.',
+    output: z.looseObject({ version: z.string() }),
+    async handle() {
+      return { body: governorRulesDocument() as unknown as JsonObject };
+    },
+  });
+
+export const spendGovernor: Route[] = [reserve, settle, governanceVerify, governanceState, governanceStandard];
