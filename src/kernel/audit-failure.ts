@@ -3,7 +3,7 @@ export interface AuditFailure {
   /**
    * What kind of failure, for the summary: `result-schema`, `result-sha256`, `result-signature`,
    * `result-key-id`, `result-key-family`, `saga-order`, `log-order`, `log-unreadable`, or
-   * `chain:<rule name>` for the chain rules of chains.ts.
+   * `chain:<rule name>` for the chain rules of audit-rule.ts.
    */
   kind: string;
   stream: string;

@@ -7,7 +7,7 @@ z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input
 
 export { MAX_JSON_DEPTH };
 
-/** Free-form caller JSON: any value, or an object, at most MAX_JSON_DEPTH deep (engines/bounded-json.ts). */
+/** Free-form caller JSON: any value, or an object, at most MAX_JSON_DEPTH deep (kernel/json.ts). */
 export const jsonValue = jsonData;
 export const jsonObject = jsonObjectData;
 

@@ -22,7 +22,7 @@ export interface PaidCallSaga {
 }
 
 /**
- * The paid-call saga of DESIGN.md section 3, in the payment's own stream:
+ * The paid-call saga (docs/architecture.md, a paid call), in the payment's own stream:
  * PaymentAuthorized (claim) -> PaymentSettled (settle) -> ResultSigned (execute and sign), or
  * the stored result (replay). Whatever point a call stopped at, the same payment with the same
  * request resumes from there; the stored progress is looked up before anything else, so a paid

@@ -49,7 +49,7 @@ export interface Settler {
   /**
    * false when settling moves no money and is a pure function of the payment (local mode): the
    * saga may then record the claim, the settlement and the result in one atomic append
-   * (commands/payment-claim.ts). Absent means true, so that any other settler, or a wrapper
+   * (payments/saga/claim.ts). Absent means true, so that any other settler, or a wrapper
    * around one, keeps the three-step saga with every step durable before the next.
    */
   readonly movesFunds?: boolean;
