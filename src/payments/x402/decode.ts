@@ -6,7 +6,10 @@ const UINT = /^\d{1,78}$/;
 const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})+$/;
 const NONCE = /^0x[0-9a-fA-F]{64}$/;
 const address = z.string().regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address');
-const uint = z.string().regex(UINT, 'must be a decimal integer string');
+const UINT256_MAX = (1n << 256n) - 1n;
+/** A uint256 of EIP-3009 as a decimal string: 78 digits can still exceed 2^256 - 1. */
+const isUint256 = (text: string): boolean => UINT.test(text) && (text.length < 78 || BigInt(text) <= UINT256_MAX);
+const uint = z.string().regex(UINT, 'must be a decimal integer string').refine(isUint256, 'must be a uint256: at most 2^256 - 1');
 const hexBytes = z.string().regex(HEX_BYTES, 'must be 0x-prefixed hex bytes');
 
 export const transferAuthorizationSchema = z.object({
@@ -116,7 +119,7 @@ function wellFormedV2(raw: Json): PaymentPayloadV2 | undefined {
   if (!matches(signature, HEX_BYTES) || !isObject(a)) return undefined;
   const { from, to, value, validAfter, validBefore, nonce } = a;
   if (!matches(from, ADDRESS) || !matches(to, ADDRESS) || !matches(nonce, NONCE)) return undefined;
-  if (!matches(value, UINT) || !matches(validAfter, UINT) || !matches(validBefore, UINT)) return undefined;
+  if (!isString(value) || !isString(validAfter) || !isString(validBefore) || !isUint256(value) || !isUint256(validAfter) || !isUint256(validBefore)) return undefined;
   return {
     x402Version: 2,
     ...('resource' in raw ? { resource } : {}),
