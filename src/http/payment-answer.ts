@@ -1,7 +1,7 @@
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { Context } from 'koa';
 import type { PricedOperation, ServiceDeps } from '../kernel/operation.ts';
-import type { PaymentOutcome } from '../payments/gateway.ts';
+import type { PaymentHeaderName, PaymentOutcome } from '../payments/gateway.ts';
 import { paymentRequired, paymentRequiredV1Body } from '../payments/x402/quote.ts';
 import { encodeSettleResponse } from '../payments/x402/settle-response.ts';
 import { HttpProblem } from './problem.ts';
@@ -29,14 +29,18 @@ export function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: S
 }
 
 /** The one place a payment outcome becomes a status code. */
-export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: ServiceDeps, outcome: PaymentOutcome): void {
+export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: ServiceDeps, outcome: PaymentOutcome, header: PaymentHeaderName): void {
   switch (outcome.kind) {
-    case 'paid':
+    case 'paid': {
       ctx.status = 200;
-      ctx.set('PAYMENT-RESPONSE', encodeSettleResponse(outcome.settlement));
+      const settlement = encodeSettleResponse(outcome.settlement);
+      ctx.set('PAYMENT-RESPONSE', settlement);
+      // x402 v1 clients read the settlement from X-PAYMENT-RESPONSE.
+      if (header === 'X-PAYMENT') ctx.set('X-PAYMENT-RESPONSE', settlement);
       ctx.set('Cache-Control', 'private');
       ctx.body = outcome.body;
       return;
+    }
     case 'payment-rejected':
       answerPaymentRequired(ctx, op, deps, outcome.reason, outcome.message);
       return;

@@ -89,7 +89,7 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
       { op, input: parsed.data, requestHash: canonicalSha256({ method: op.method, path: op.path, input: raw as never }), payment },
       deps,
     );
-    answerPaymentOutcome(ctx, op, deps, outcome);
+    answerPaymentOutcome(ctx, op, deps, outcome, payment.header);
   };
 }
 

@@ -116,9 +116,20 @@ describe('a payment that does not match the quote is refused with its reason, an
 });
 
 describe('x402 v1', () => {
-  it('pays with X-PAYMENT', async () => {
+  it('pays with X-PAYMENT and finds the settlement in X-PAYMENT-RESPONSE, as v1 clients read it', async () => {
     const res = await post({ 'X-PAYMENT': asV1Header(await signPayment(quote)) });
     expect(res.status).toBe(200);
+    expect(res.headers.get('x-payment-response')).toBeTruthy();
+    expect(res.headers.get('x-payment-response')).toBe(res.headers.get('payment-response'));
+    expect(JSON.parse(Buffer.from(res.headers.get('x-payment-response')!, 'base64').toString('utf8'))).toMatchObject({ success: true });
+  });
+
+  it('the unpaid 402 body names both payment headers, v2 and v1', async () => {
+    const res = await post({});
+    expect(res.status).toBe(402);
+    const { error } = (await res.json()) as { error: string };
+    expect(error).toContain('PAYMENT-SIGNATURE');
+    expect(error).toContain('X-PAYMENT');
   });
 
   it('refuses a v1 payment on another network', async () => {

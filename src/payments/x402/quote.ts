@@ -81,7 +81,7 @@ export function paymentRequiredV1Body(op: PricedOperation, settings: Settings, b
   const req = paymentRequirements(op, settings);
   return {
     x402Version: 1,
-    error: error ?? 'X-PAYMENT header is required',
+    error: error ?? 'payment required: send the payment in the PAYMENT-SIGNATURE header (x402 v2) or the X-PAYMENT header (x402 v1)',
     accepts: [
       {
         scheme: req.scheme,
