@@ -50,6 +50,7 @@ function freeHandler(route: FreeRoute, deps: ServiceDeps) {
       const raw =
         route.inputFrom === 'json' ? body
           : route.inputFrom === 'path' ? params
+            : route.inputFrom === 'query-or-path' ? { ...query, ...params }
             : route.inputFrom === 'query-or-json' ? { ...(isPlainObject(body) ? body : {}), ...query }
               : query;
       const parsed = route.input.safeParse(raw);

@@ -169,7 +169,7 @@ export interface FreeRoute<I = unknown> extends RouteBase {
   /** Validates the merged request (query, path params, body); failure -> 422. */
   input?: z.ZodType<I>;
   /** Which parts of the request feed `input`, for the documents. */
-  inputFrom?: 'query' | 'json' | 'path' | 'query-or-json';
+  inputFrom?: 'query' | 'json' | 'path' | 'query-or-json' | 'query-or-path';
   output: z.ZodType;
   /** Response media type for the documents when not JSON. */
   produces?: string;

@@ -19,12 +19,15 @@ const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
 function parametersOf(route: Route): JsonObject[] {
   const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: { type: 'string' } }));
-  const queryFrom = route.kind === 'priced' ? route.inputFrom === 'query' : route.inputFrom === 'query' || route.inputFrom === 'query-or-json';
+  const queryFrom = route.kind === 'priced' ? route.inputFrom === 'query' : route.inputFrom === 'query' || route.inputFrom === 'query-or-json' || route.inputFrom === 'query-or-path';
   if (!queryFrom || !route.input) return pathParams;
   const schema = inputJsonSchema(route.input);
   const properties = (schema.properties ?? {}) as Record<string, JsonObject>;
   const required = new Set((schema.required ?? []) as string[]);
-  const query = Object.entries(properties).map(([name, s]) => ({ name, in: 'query', required: required.has(name), schema: s }));
+  const inPath = new Set(pathParams.map((p) => p.name));
+  const query = Object.entries(properties)
+    .filter(([name]) => !inPath.has(name))
+    .map(([name, s]) => ({ name, in: 'query', required: required.has(name), schema: s }));
   return [...pathParams, ...query];
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 import { createPayingFetch } from '../../../test/support/paying-client.ts';
+import { ownerProofMessage } from './spend-governor/owner-proof.ts';
 import { postTo, useTestService } from '../../../test/support/service.ts';
 
 /**
@@ -121,10 +122,37 @@ describe('spend governor over HTTP', () => {
     expect(second).toEqual(first);
     expect(await recheck('/v1/governance/verify', first)).toMatchObject({ valid: true });
 
-    const state = (await (await fetch(`${service.url}/v1/governance/state/http-agent`)).json()) as JsonObject;
-    expect(state).toMatchObject({ found: true, spent: '1.5', reserved: '0', available: '3.5', openLeases: [] });
-    expect(await (await fetch(`${service.url}/v1/governance/state/nobody`)).json()).toMatchObject({ found: false });
+    const stateUrl = (agent: string, proof?: { signedAt: number; signature: string }) =>
+      `${service.url}/v1/governance/state/${agent}${proof ? `?signed_at=${proof.signedAt}&owner_signature=${proof.signature}` : ''}`;
+    const proofBy = async (signer: typeof pay, agent: string, signedAt = Math.floor(Date.now() / 1000)) => ({
+      signedAt,
+      signature: await signer.account.signMessage({ message: ownerProofMessage(agent, signedAt) }),
+    });
+
+    // Anyone: existence only, no owner, amounts, lease ids or purposes.
+    const anonymous = (await (await fetch(stateUrl('http-agent'))).json()) as JsonObject;
+    expect(anonymous).toEqual({ found: true, agent_id: 'http-agent' });
+    expect(await (await fetch(stateUrl('nobody'))).json()).toEqual({ found: false, agent_id: 'nobody' });
     expect((await fetch(`${service.url}/v1/governance/state/bad%20id`)).status).toBe(422);
+
+    // The owner, with a fresh EIP-191 proof: everything.
+    const state = (await (await fetch(stateUrl('http-agent', await proofBy(pay, 'http-agent')))).json()) as JsonObject;
+    expect(state).toMatchObject({ found: true, owner: pay.address.toLowerCase(), spent: '1.5', reserved: '0', available: '3.5', openLeases: [] });
+
+    // Another payer, a stale proof, a proof for another agent, a forged signature: 403, nothing revealed.
+    const refusals = [
+      await proofBy(otherPayer, 'http-agent'),
+      await proofBy(pay, 'http-agent', Math.floor(Date.now() / 1000) - 3600),
+      await proofBy(pay, 'other-agent'),
+      { signedAt: Math.floor(Date.now() / 1000), signature: `0x${'11'.repeat(65)}` },
+    ];
+    for (const proof of refusals) {
+      const res = await fetch(stateUrl('http-agent', proof));
+      expect(res.status).toBe(403);
+      const body = (await res.json()) as JsonObject;
+      expect(body).not.toHaveProperty('owner');
+      expect(body).not.toHaveProperty('openLeases');
+    }
   });
 
   it('answers 422 with the field before any quote', async () => {

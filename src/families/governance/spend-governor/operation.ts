@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { ownerProofMessage, ownerProofRefusal, OWNER_PROOF_WINDOW_SECONDS } from './owner-proof.ts';
 import { governanceReserve, governanceSettle, readGovernorState } from './commands.ts';
 import { governorRulesDocument } from './rules.ts';
 import { governorStateView, AGENT_ID_PATTERN, agentOfLease } from './decider.ts';
 import { type JsonObject } from '../../../signing/rfc8785.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { freeRoute, pricedOperation, type Route } from '../../../kernel/operation.ts';
+import type { FreeResponse } from '../../../kernel/operation.ts';
 import { verifyResultSchema } from '../../../kernel/route-kit/verify-route.ts';
 import { recheck, recheckInput } from '../shared/recheck.ts';
 import { amount } from '../shared/schemas.ts';
@@ -113,17 +115,26 @@ const governanceState = freeRoute({
     method: 'GET',
     path: '/v1/governance/state/:agent_id',
     family: 'governance',
-    summary: "An agent's budget, reserved, spent and open leases.",
-    description: "The agent's budget and its current period: reserved (open, unexpired leases), spent (settled), available, and the open leases. Read from the agent's own stream, so it reflects every completed reserve and settle. Unknown agent: found=false.",
-    inputFrom: 'path',
-    input: z.object({ agent_id: agentId }),
+    summary: "Whether an agent is governed; its budget, spend and leases to its owner only.",
+    description: `Anyone learns only whether the agent exists ({found, agent_id}). The owner (the payer that opened the agent's budget) sees the budget and its current period: reserved (open, unexpired leases), spent (settled), available, and the open leases, read from the agent's own stream. To prove ownership, send query parameters signed_at (Unix seconds, within ${OWNER_PROOF_WINDOW_SECONDS} s of the service's clock) and owner_signature: the EIP-191 personal_sign by the owner address of the text "${ownerProofMessage('<agent_id>', 0).replace(/0$/, '<signed_at>')}". A proof that is stale, forged or by another address is refused with 403.`,
+    inputFrom: 'query-or-path',
+    input: z.object({
+      agent_id: agentId,
+      signed_at: z.string().regex(/^\d{1,12}$/, 'must be Unix seconds').optional(),
+      owner_signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte EIP-191 signature, 0x-prefixed hex').optional(),
+    }).refine((v) => (v.signed_at === undefined) === (v.owner_signature === undefined), { message: 'signed_at and owner_signature go together', path: ['owner_signature'] }),
     output: z.object({ found: z.boolean(), agent_id: z.string() }).loose(),
-    async handle(input, deps) {
+    async handle(input, deps): Promise<FreeResponse> {
       const state = await readGovernorState(deps.store, input.agent_id);
       // The route reads the clock; the fold it feeds stays pure.
-      const view = governorStateView(state, Math.floor(Date.now() / 1000));
-      const body: JsonObject = view ? { found: true, ...view } : { found: false, agent_id: input.agent_id };
-      return { body };
+      const now = Math.floor(Date.now() / 1000);
+      const view = governorStateView(state, now);
+      if (!view || !state.budget) return { body: { found: false, agent_id: input.agent_id } };
+      if (input.owner_signature === undefined || input.signed_at === undefined) return { body: { found: true, agent_id: input.agent_id } };
+      const refusal = ownerProofRefusal(input.agent_id, Number(input.signed_at), input.owner_signature, state.budget.owner, now);
+      if (refusal) return { status: 403, body: { error: 'forbidden', message: refusal, agent_id: input.agent_id } };
+      const body: JsonObject = { found: true, ...view };
+      return { body, headers: { 'Cache-Control': 'private, no-store' } };
     },
   });
 

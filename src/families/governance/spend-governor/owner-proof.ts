@@ -1,0 +1,21 @@
+import { recoverEip191Address } from '../../../kernel/offline-signatures.ts';
+
+/** How far a proof's signed_at may be from the service's clock, either way. */
+export const OWNER_PROOF_WINDOW_SECONDS = 300;
+
+/** The text the owner signs (EIP-191 personal_sign) to read its agent's governance state. */
+export function ownerProofMessage(agentId: string, signedAt: number): string {
+  return `Read the governance state of agent ${agentId} at ${signedAt}`;
+}
+
+/**
+ * Why a proof of ownership does not hold, or undefined when it does: the signature must recover
+ * to the owner address, over this agent's message, signed recently (a captured proof goes stale).
+ */
+export function ownerProofRefusal(agentId: string, signedAt: number, signature: string, owner: string, now: number): string | undefined {
+  if (Math.abs(now - signedAt) > OWNER_PROOF_WINDOW_SECONDS) return `signed_at ${signedAt} is more than ${OWNER_PROOF_WINDOW_SECONDS} s from now (${now}); sign a fresh proof`;
+  const recovered = recoverEip191Address(ownerProofMessage(agentId, signedAt), signature);
+  if ('reason' in recovered) return `owner_signature: ${recovered.reason}`;
+  if (recovered.address !== owner.toLowerCase()) return 'owner_signature is not by the owner of this agent';
+  return undefined;
+}
