@@ -1,7 +1,7 @@
 import Koa, { type Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Logger } from 'pino';
-import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from '../kernel/limits.ts';
+import { MAX_JSON_BODY_BYTES } from '../kernel/limits.ts';
 import type { Route } from '../kernel/operation.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { cors } from './middleware/cors.ts';
@@ -21,14 +21,9 @@ export function createApp(routes: readonly Route[], deps: HttpDeps, log: Logger)
   app.use(
     onlyWithBody(
       koaBody({ jsonLimit: MAX_JSON_BODY_BYTES, jsonStrict: true, urlencoded: false, text: false, multipart: false }),
-      koaBody({
-        jsonLimit: MAX_JSON_BODY_BYTES,
-        formLimit: MAX_JSON_BODY_BYTES,
-        textLimit: MAX_JSON_BODY_BYTES,
-        jsonStrict: true,
-        multipart: true,
-        formidable: { maxFileSize: MAX_MULTIPART_BYTES, maxTotalFileSize: MAX_MULTIPART_BYTES, maxFiles: 4 },
-      }),
+      // Multipart is never parsed here: only an operation that takes files reads its own upload
+      // (http/multipart.ts), so no other route can be made to write an upload to disk.
+      koaBody({ jsonLimit: MAX_JSON_BODY_BYTES, jsonStrict: true, urlencoded: false, text: false, multipart: false }),
     ),
   );
   const { exactMatch, router } = buildRouting(routes, deps);

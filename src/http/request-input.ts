@@ -44,15 +44,3 @@ export function jsonBody(ctx: Context): unknown {
   return ctx.request.body;
 }
 
-/** Multipart: the text fields plus, for each file, its name, type and size (the engine reads the path). */
-export function multipartInput(ctx: Context): Record<string, unknown> {
-  const fields = (ctx.request.body ?? {}) as Record<string, unknown>;
-  const files = ctx.request.files ?? {};
-  const described = Object.fromEntries(
-    Object.entries(files).map(([name, f]) => {
-      const file = Array.isArray(f) ? f[0] : f;
-      return [name, file ? { filepath: file.filepath, originalFilename: file.originalFilename, mimetype: file.mimetype, size: file.size } : undefined];
-    }),
-  );
-  return { ...fields, ...described };
-}

@@ -6,7 +6,8 @@ import type { PaymentGateway, PaymentHeaderName } from '../payments/gateway.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
 import { HttpProblem, issuesOf, validationProblem } from './problem.ts';
 import { answerPaymentOutcome, answerPaymentRequired } from './payment-answer.ts';
-import { jsonBody, multipartInput, requestPath, singleValuedQuery } from './request-input.ts';
+import { readMultipart } from './multipart.ts';
+import { jsonBody, requestPath, singleValuedQuery } from './request-input.ts';
 
 type Handler = (ctx: Context) => Promise<void>;
 
@@ -73,7 +74,8 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
   return async (ctx: Context) => {
     // Never quote what cannot run: an unbuilt operation answers 501 before anything else.
     if (!op.command) throw new NotImplementedError(op.id);
-    const raw = op.inputFrom === 'json' ? jsonBody(ctx) : op.inputFrom === 'query' ? singleValuedQuery(ctx) : multipartInput(ctx);
+    const upload = op.inputFrom === 'multipart' ? await readMultipart(ctx) : undefined;
+    const raw = upload ? upload.input : op.inputFrom === 'json' ? jsonBody(ctx) : singleValuedQuery(ctx);
     if (op.inputFrom === 'json' && !isPlainObject(raw)) throw validationProblem([{ path: '(body)', message: 'a JSON object body is required (Content-Type: application/json)' }]);
     const parsed = op.input.safeParse(raw);
     if (!parsed.success) throw validationProblem(issuesOf(parsed.error));
@@ -87,7 +89,7 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
       return;
     }
     const outcome = await deps.payments.handle(
-      { op, input: parsed.data, requestHash: canonicalSha256({ method: op.method, path: op.path, input: raw as never }), payment },
+      { op, input: parsed.data, requestHash: canonicalSha256({ method: op.method, path: op.path, input: (upload ? upload.hashable : raw) as never }), payment },
       deps,
     );
     answerPaymentOutcome(ctx, op, deps, outcome, payment.header);

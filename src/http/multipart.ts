@@ -1,0 +1,83 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import formidable, { errors as formidableErrors } from 'formidable';
+import type { Context } from 'koa';
+import { MAX_MULTIPART_BYTES } from '../kernel/limits.ts';
+import { HttpProblem, validationProblem } from './problem.ts';
+
+/** One uploaded file, as an operation's input sees it. `path` lives only as long as the request. */
+export interface UploadedFile {
+  sha256: string;
+  size: number;
+  media_type: string | null;
+  filename: string | null;
+  path: string;
+}
+
+export interface MultipartInput {
+  /** Text fields and files by field name: what the operation's schema validates. */
+  input: Record<string, unknown>;
+  /** The same, with each file described by its content only: what binds a payment to the request. */
+  hashable: Record<string, unknown>;
+}
+
+const MAX_FIELDS = 32;
+const MAX_FIELD_BYTES = 64 * 1024;
+
+/**
+ * Reads a multipart/form-data body for the one kind of route that takes it, streaming each file
+ * to a temp directory of this request alone (SHA-256 computed on the way) within the size limit.
+ * The directory is removed when the response is finished or the client goes away, whatever the
+ * outcome: a quote, a refusal, an error, a paid answer or an abort. Nothing else in the service
+ * parses multipart, so no other route ever writes an upload to disk.
+ */
+export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES): Promise<MultipartInput> {
+  if (!ctx.is('multipart/form-data')) throw validationProblem([{ path: '(body)', message: 'a multipart/form-data body is required' }]);
+  const dir = await mkdtemp(join(tmpdir(), 'attest-upload-'));
+  const removeDir = () => void rm(dir, { recursive: true, force: true });
+  // 'close' fires once the response is sent or the connection is lost, after every await below.
+  ctx.res.once('close', removeDir);
+  const form = formidable({
+    uploadDir: dir,
+    keepExtensions: false,
+    hashAlgorithm: 'sha256',
+    maxFiles: 4,
+    maxFileSize: maxBytes,
+    maxTotalFileSize: maxBytes,
+    maxFields: MAX_FIELDS,
+    maxFieldsSize: MAX_FIELD_BYTES,
+    allowEmptyFiles: false,
+  });
+  let fields: formidable.Fields;
+  let files: formidable.Files;
+  try {
+    [fields, files] = await form.parse(ctx.req);
+  } catch (err) {
+    removeDir();
+    throw multipartProblem(err);
+  }
+  const input: Record<string, unknown> = {};
+  const hashable: Record<string, unknown> = {};
+  for (const [name, values] of Object.entries(fields)) {
+    const value = values?.length === 1 ? values[0] : values;
+    input[name] = value;
+    hashable[name] = value;
+  }
+  for (const [name, uploaded] of Object.entries(files)) {
+    const file = uploaded?.[0];
+    if (!file || uploaded!.length > 1) throw validationProblem([{ path: name, message: 'must be exactly one file' }]);
+    const described: UploadedFile = { sha256: String(file.hash), size: file.size, media_type: file.mimetype ?? null, filename: file.originalFilename ?? null, path: file.filepath };
+    input[name] = described;
+    const { path: _path, ...content } = described;
+    hashable[name] = content;
+  }
+  return { input, hashable };
+}
+
+function multipartProblem(err: unknown): HttpProblem {
+  const code = (err as { code?: unknown }).code;
+  const tooLarge = [formidableErrors.biggerThanMaxFileSize, formidableErrors.biggerThanTotalMaxFileSize, formidableErrors.maxFieldsSizeExceeded].includes(code as number);
+  if (tooLarge) return new HttpProblem(413, 'payload_too_large', `the upload exceeds the size limit (${MAX_MULTIPART_BYTES} bytes of files)`);
+  return validationProblem([{ path: '(body)', message: `malformed multipart body: ${(err as Error).message}` }]);
+}

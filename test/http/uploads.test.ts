@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMultipart, type UploadedFile } from '../../src/http/multipart.ts';
+import { errors } from '../../src/http/middleware/errors.ts';
+import { createLogger } from '../../src/logger.ts';
+import { loadSettings } from '../../src/config.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+// Every temp file of this test process goes here, so counting it sees only this file's uploads.
+const uploadsDir = mkdtempSync(join(tmpdir(), 'attest-uploads-test-'));
+process.env['TMPDIR'] = uploadsDir;
+
+const entries = () => readdirSync(uploadsDir);
+afterAll(() => rmSync(uploadsDir, { recursive: true, force: true }));
+const multipartBody = (boundary: string, fileBytes: Buffer) =>
+  Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="invoice.png"\r\nContent-Type: image/png\r\n\r\n`),
+    fileBytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+const upload = (url: string, fileBytes: Buffer) => {
+  const boundary = 'test-boundary-7c1f';
+  return fetch(url, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: multipartBody(boundary, fileBytes) });
+};
+
+describe('uploads never outlive their request', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(() => service.stop());
+
+  it('hostile multipart posts to routes that take no files write nothing to disk', async () => {
+    const before = entries();
+    const oneMiB = Buffer.alloc(1024 * 1024, 7);
+    const answers = await Promise.all([
+      upload(`${service.url}/v1/no-such-route`, oneMiB),
+      upload(`${service.url}/v1/verify-catalog/recheck`, oneMiB),
+      upload(`${service.url}/v1/veritrack/attest`, oneMiB),
+      upload(`${service.url}/v1/invoice-ocr`, oneMiB),
+      upload(`${service.url}/v1/veritrack/attest`, Buffer.alloc(11 * 1024 * 1024, 1)),
+    ]);
+    expect(answers.map((r) => r.status).every((s) => s < 500 || s === 501)).toBe(true);
+    expect(entries()).toEqual(before);
+  });
+});
+
+describe('readMultipart, for the operations that take files', () => {
+  let server: Server;
+  let url: string;
+  const seen: UploadedFile[] = [];
+
+  beforeAll(async () => {
+    const app = new Koa();
+    app.silent = true;
+    app.use(errors(createLogger(loadSettings({ LOG_LEVEL: 'silent', DATA_DIR: uploadsDir }))));
+    app.use(async (ctx) => {
+      const { input, hashable } = await readMultipart(ctx, 2 * 1024 * 1024);
+      const file = input['file'] as UploadedFile;
+      seen.push(file);
+      ctx.body = { exists: existsSync(file.path), bytes: readFileSync(file.path).length, hashable };
+    });
+    server = createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const settled = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+  it('streams the file to a directory of its own, hashes it, and removes it after the answer', async () => {
+    const bytes = Buffer.from('%PNG fake invoice bytes');
+    const res = await upload(url, bytes);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { exists: boolean; bytes: number; hashable: { file: Record<string, unknown> } };
+    expect(body.exists).toBe(true);
+    expect(body.bytes).toBe(bytes.length);
+    // What binds a payment to the request describes the content, never the temp path.
+    expect(body.hashable.file).toEqual({ sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, media_type: 'image/png', filename: 'invoice.png' });
+    await settled();
+    expect(existsSync(seen.at(-1)!.path)).toBe(false);
+    expect(entries()).toEqual([]);
+  });
+
+  it('answers 413 above the limit, and leaves nothing behind', async () => {
+    const res = await upload(url, Buffer.alloc(3 * 1024 * 1024, 1));
+    expect(res.status).toBe(413);
+    await settled();
+    expect(entries()).toEqual([]);
+  });
+
+  it('leaves nothing behind when the client goes away mid-upload', async () => {
+    const boundary = 'abort-boundary';
+    await new Promise<void>((resolve) => {
+      const req = request(url, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(2 * 1024 * 1024) } });
+      req.on('error', () => resolve());
+      req.write(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`));
+      req.write(Buffer.alloc(256 * 1024, 3));
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 100);
+    });
+    await settled();
+    expect(entries()).toEqual([]);
+  });
+});
