@@ -40,6 +40,12 @@ const settingsSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     MEMORY_VALUE_CAP_BYTES: z.coerce.number().int().min(1).max(1024 * 1024).default(64 * 1024),
     STATS_CACHE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+    /** A client must send its request line and headers within this (slowloris). */
+    HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    /** A client must send its whole request, body included, within this. */
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+    /** An idle keep-alive connection is closed after this. */
+    KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   })
   .superRefine((s, ctx) => {
     if (s.SETTLEMENT === 'facilitator' && !s.FACILITATOR_URL)

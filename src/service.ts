@@ -50,7 +50,17 @@ export async function startService(settings: Settings, store: EventStore, log: L
   const app = createApp(catalog, deps, log);
   // GET verify routes carry whole records in the query string: allow 64 KiB of headers
   // instead of Node's 16 KiB default.
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback());
+  const server = createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: settings.HEADERS_TIMEOUT_MS,
+      requestTimeout: settings.REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: settings.KEEP_ALIVE_TIMEOUT_MS,
+      // Node checks the two timeouts above this often (30 s by default): no later than they expire.
+      connectionsCheckingInterval: Math.min(1_000, settings.HEADERS_TIMEOUT_MS, settings.REQUEST_TIMEOUT_MS),
+    },
+    app.callback(),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(settings.PORT, settings.HOST, () => resolve());
