@@ -13,6 +13,7 @@ import type { PaymentGateway } from './payments/gateway.ts';
 import { createStatsReader, publicStatsProjection } from './projections/public-stats.ts';
 import { createFileCheckpointStore, startProjection } from './projections/runner.ts';
 import { projectionCheckpointDirectory } from './events/open-store.ts';
+import { checkDataManifest, readDataManifest } from './data-manifest.ts';
 import { createKeyring, resolveAttestationSecret } from './signing/keyring.ts';
 
 export interface RunningService {
@@ -32,10 +33,13 @@ export interface ServiceOptions {
 }
 
 export async function startService(settings: Settings, store: EventStore, log: Logger = createLogger(settings), options: ServiceOptions = {}): Promise<RunningService> {
-  const secret = resolveAttestationSecret(settings.ATTESTATION_SECRET, settings.DATA_DIR);
+  // A directory that already holds signed history must keep its secret: never generate another.
+  const holdsHistory = readDataManifest(settings.DATA_DIR) !== undefined || (await logHoldsEvents(store));
+  const secret = resolveAttestationSecret(settings.ATTESTATION_SECRET, settings.DATA_DIR, { mayGenerate: !holdsHistory });
   if (secret.origin === 'generated') log.warn({ path: secret.path }, 'ATTESTATION_SECRET is not set: generated one into the data directory (mode 0600); keep it to keep signatures verifiable');
   else if (secret.origin === 'data-dir') log.info({ path: secret.path }, 'attestation secret loaded from the data directory');
   const keyring = createKeyring(secret.secret);
+  checkDataManifest(settings.DATA_DIR, keyring);
 
   const checkpoints = createFileCheckpointStore(projectionCheckpointDirectory(settings.DATA_DIR));
   const stats = await startProjection(store, publicStatsProjection, { checkpoints, log });
@@ -78,4 +82,9 @@ export async function startService(settings: Settings, store: EventStore, log: L
       await stats.stop();
     },
   };
+}
+
+async function logHoldsEvents(store: EventStore): Promise<boolean> {
+  for await (const _event of store.readAll({ maxCount: 1 })) return true;
+  return false;
 }

@@ -8,8 +8,8 @@ import {
   verify as edVerify,
   type KeyObject,
 } from 'node:crypto';
-import { mkdirSync, openSync, readFileSync, writeSync, closeSync, fsyncSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { sha256Hex } from './hash.ts';
 import { KEY_FAMILY_NAMES, type KeyFamily } from './key-families.ts';
 
@@ -111,28 +111,69 @@ export interface SecretSource {
 /**
  * The attestation secret: ATTESTATION_SECRET when set; otherwise one generated once into
  * DATA_DIR with mode 0600 and reused on every later start, so signatures stay verifiable.
+ * `mayGenerate: false` (the data directory already holds signed history): a missing file is an
+ * error, never silently replaced by a new secret that would fail every old signature.
  */
-export function resolveAttestationSecret(envSecret: string | undefined, dataDir: string): SecretSource {
+export function resolveAttestationSecret(envSecret: string | undefined, dataDir: string, options: { mayGenerate?: boolean } = {}): SecretSource {
   if (envSecret) return { secret: envSecret, origin: 'environment' };
   mkdirSync(dataDir, { recursive: true });
-  const path = join(dataDir, 'attestation-secret');
-  try {
-    const existing = readFileSync(path, 'utf8').trim();
-    if (existing.length >= 32) return { secret: existing, origin: 'data-dir', path };
-    throw new Error(`${path} holds fewer than 32 characters: refusing to sign with a weak secret`);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const path = join(dataDir, SECRET_FILE_NAME);
+  const existing = readSecretFile(path);
+  if (existing !== undefined) return { secret: existing, origin: 'data-dir', path };
+  if (options.mayGenerate === false)
+    throw new MissingSecretError(`${path} is missing, but ${dataDir} holds results signed with keys derived from it: restore the file from a backup (or set ATTESTATION_SECRET to it); a new secret would make every old signature fail`);
   const secret = randomBytes(32).toString('hex');
-  // 'wx' fails if another process created it first; then use theirs.
+  if (!writeSecretAtomically(path, secret)) return resolveAttestationSecret(undefined, dataDir, options);
+  return { secret, origin: 'generated', path };
+}
+
+export const SECRET_FILE_NAME = 'attestation-secret';
+
+export class MissingSecretError extends Error {
+  override name = 'MissingSecretError';
+}
+
+function readSecretFile(path: string): string | undefined {
+  let text: string;
   try {
-    const fd = openSync(path, 'wx', 0o600);
-    writeSync(fd, `${secret}\n`);
-    fsyncSync(fd);
-    closeSync(fd);
+    text = readFileSync(path, 'utf8').trim();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return resolveAttestationSecret(undefined, dataDir);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  return { secret, origin: 'generated', path };
+  if (text.length >= 32) return text;
+  throw new MissingSecretError(`${path} holds ${text.length} characters, not a secret of at least 32: refusing to sign with it. If the directory holds no signed results yet, delete the file to generate a new one; otherwise restore it from a backup`);
+}
+
+/**
+ * Temporary file, fsync, rename, fsync of the directory: the secret is either whole on disk or
+ * not there at all, even when the disk fills up or the power goes mid-write. False when another
+ * process created it first (then use theirs).
+ */
+function writeSecretAtomically(path: string, secret: string): boolean {
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const fd = openSync(temporary, 'wx', 0o600);
+    try {
+      writeSync(fd, `${secret}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(temporary, path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw err;
+    }
+    const dir = openSync(dirname(path), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+    return true;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
