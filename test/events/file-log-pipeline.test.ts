@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorruptLogError } from '../../src/events/file-log/errors.ts';
+import { WRITER_CHECKPOINT_FILE } from '../../src/events/file-log/writer-checkpoint.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
 import type { EventData, EventStore } from '../../src/events/port.ts';
 import { recordingLogger, replaceDatasync, silentLogger } from './helpers.ts';
@@ -111,6 +112,7 @@ describe('file event log: pipelined group commit', () => {
     const tornAt = (await stat(path)).size;
     const sync = await holdNextSync();
     let crashImage: Buffer;
+    let checkpointImage: Buffer;
     try {
       const first = store.appendToStream('notes', [largeEvent('torn')]);
       const second = store.appendToStream('other', [largeEvent('pipelined')]);
@@ -119,6 +121,8 @@ describe('file event log: pipelined group commit', () => {
       // synced, but part of the first never left the page cache.
       crashImage = await readFile(path);
       crashImage.fill(0, tornAt + damageAt, tornAt + damageAt + 4096);
+      // And the writer checkpoint as it stood: the two batches were never acknowledged.
+      checkpointImage = await readFile(join(dir, WRITER_CHECKPOINT_FILE));
       sync.release();
       await Promise.all([first, second]);
     } finally {
@@ -126,6 +130,7 @@ describe('file event log: pipelined group commit', () => {
     }
     await store.close();
     await writeFile(path, crashImage);
+    await writeFile(join(dir, WRITER_CHECKPOINT_FILE), checkpointImage!);
 
     const log = recordingLogger();
     const reopened = await openFileEventStore({ dir, log });

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorruptLogError, DataDirectoryLockedError } from '../../src/events/file-log/errors.ts';
+import { WriterCheckpoint, WRITER_CHECKPOINT_FILE } from '../../src/events/file-log/writer-checkpoint.ts';
 import { LOCK_FILE_NAME, openFileEventStore } from '../../src/events/file-log/store.ts';
 import { EventStoreUnavailableError, type EventStore } from '../../src/events/port.ts';
 import { recordingLogger, replaceDatasync, silentLogger } from './helpers.ts';
@@ -34,6 +36,14 @@ async function appendEach(store: EventStore, stream: string, count: number, size
 
 async function ids(store: EventStore, stream: string): Promise<string[]> {
   return (await store.readStream(stream)).map((e) => e.id);
+}
+
+/** The writer checkpoint a crash leaves: the events acknowledged before the batch it tore. */
+function crashedWhileWriting(acknowledged: number): void {
+  const checkpoint = new WriterCheckpoint(dir);
+  writeFileSync(join(dir, WRITER_CHECKPOINT_FILE), '');
+  checkpoint.advance(acknowledged);
+  checkpoint.close();
 }
 
 describe('file event log: reopening', () => {
@@ -75,7 +85,8 @@ describe('file event log: recovery', () => {
     const [segment] = await segmentFiles();
     const path = join(dir, segment!);
     const fullSize = (await stat(path)).size;
-    await truncate(path, fullSize - 40); // The last record loses its end, as in a crash mid-write.
+    await truncate(path, fullSize - 40); // The last record loses its end, as in a crash mid-write,
+    crashedWhileWriting(9); // which was never acknowledged: the writer checkpoint says 9.
 
     const log = recordingLogger();
     const reopened = await openFileEventStore({ dir, log });

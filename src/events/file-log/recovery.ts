@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../port.ts';
 import { CorruptLogError } from './errors.ts';
 import { batchHeaderAt, batchHeadersAfter, checkFrame, decodeRecord, FRAME_HEADER_BYTES, PIPELINE_DEPTH } from './framing.ts';
 import { LogIndex } from './log-index.ts';
+import { readWriterCheckpoint, WRITER_CHECKPOINT_FILE } from './writer-checkpoint.ts';
 import type { EventLogger } from './logger.ts';
 import {
   listSegments,
@@ -29,8 +30,11 @@ export interface RecoveredLog {
  * other damage stops the start with the file and offset; nothing is dropped silently.
  */
 export async function recoverLog(dir: string, log: EventLogger, mode: { readOnly: boolean } = { readOnly: false }): Promise<RecoveredLog> {
+  // Events acknowledged durable by the last writer: nothing before this may be cut or missing.
+  const acknowledged = readWriterCheckpoint(dir) ?? 0;
   let segments = await listSegments(dir);
   if (segments.length === 0) {
+    if (acknowledged > 0) throw new CorruptLogError(WRITER_CHECKPOINT_FILE, 0, `no segment file is left, but ${acknowledged} events were acknowledged: the log's files were deleted or moved`);
     if (mode.readOnly) return { index: new LogIndex(), segments, tailBytes: 0 };
     segments = [await createSegment(dir, 0)];
   }
@@ -44,6 +48,8 @@ export async function recoverLog(dir: string, log: EventLogger, mode: { readOnly
     if (first !== segment.firstPosition || first !== index.nextPosition)
       throw new CorruptLogError(segment.name, 0, `segment starts at position ${first}, expected ${index.nextPosition} (a segment is missing or misnamed)`);
     const end = scanSegment(segment, i, bytes, index, isLast);
+    if (end < bytes.length && index.nextPosition < acknowledged)
+      throw new CorruptLogError(segment.name, end, `damaged data at event ${index.nextPosition}, before the ${acknowledged} events acknowledged durable (writer checkpoint): this is not a torn tail`);
     if (end < bytes.length && mode.readOnly) {
       // A reader leaves the file alone: the tail may be a batch its writer is writing right now.
       log.warn({ file: segment.name, offset: end, bytes: bytes.length - end }, `event log (read-only): ignoring ${bytes.length - end} unfinished bytes at the end of ${segment.name} from offset ${end}`);
@@ -55,6 +61,10 @@ export async function recoverLog(dir: string, log: EventLogger, mode: { readOnly
       );
     }
     if (isLast) tailBytes = end;
+  }
+  if (index.nextPosition < acknowledged) {
+    const last = segments.at(-1)!;
+    throw new CorruptLogError(last.name, tailBytes, `the log ends at event ${index.nextPosition}, but ${acknowledged} events were acknowledged durable (writer checkpoint): a segment after ${last.name} is missing, or a file was cut`);
   }
   if (mode.readOnly) return { index, segments, tailBytes };
   // What a crashed predecessor wrote but never synced is about to be served: make it durable first.

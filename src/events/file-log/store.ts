@@ -17,6 +17,7 @@ import { createSubscriptionHub, published, type PublishedEvent } from '../subscr
 import { BATCH_HEADER_BYTES, decodeRecord, FRAME_HEADER_BYTES } from './framing.ts';
 import { GroupCommitWriter } from './group-commit.ts';
 import { acquireLock } from './lock.ts';
+import { WriterCheckpoint } from './writer-checkpoint.ts';
 import { stderrLogger, type EventLogger } from './logger.ts';
 import { recoverLog } from './recovery.ts';
 import { SegmentReader } from './segment-reader.ts';
@@ -68,6 +69,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   const reader = new SegmentReader(segments);
   const hub = createSubscriptionHub((from) => readAll({ fromPosition: from }));
   const durableWaiters: { position: number; resolve(): void; reject(e: Error): void }[] = [];
+  const checkpoint = readOnly ? undefined : new WriterCheckpoint(options.dir);
   const writer = readOnly ? new ReadOnlyWriter(index.nextPosition) : new GroupCommitWriter({
     dir: options.dir,
     index,
@@ -77,6 +79,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     maxBatchBytes: options.maxBatchBytes ?? 4 * 1024 * 1024,
     maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
     onDurable: (batch) => {
+      checkpoint!.advance(batch.firstPosition + batch.eventCount);
       if (durableWaiters.length > 0) settleWaiters();
       if (hub.hasSubscribers) hub.publish(liveEventsOf(batch));
     },
@@ -227,6 +230,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     await writer.drain();
     hub.closeAll();
     await writer.closeTail();
+    checkpoint?.close();
     await reader.close();
     await lock.release();
     log.info({ dir: options.dir, events: writer.durableCount }, 'event log closed');
