@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { usdToAtomic, freeRoute, type FreeRoute, type PricedOperation, type Route } from '../kernel/operation.ts';
+import { usdToAtomic, freeRoute, type FreeResponse, type FreeRoute, type PricedOperation, type Route } from '../kernel/operation.ts';
 import { agentCard, llmsTxt, mcpManifest, x402Manifest } from './discovery/manifests.ts';
 import { openApiDocument } from './discovery/openapi.ts';
 import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from '../kernel/limits.ts';
@@ -23,6 +23,19 @@ export function createServiceRoutes(wholeCatalog: () => readonly Route[]): FreeR
     description: 'Returns {status: "ok"} while the service can answer.',
     output: z.object({ status: z.literal('ok') }),
     handle: async () => ({ body: { status: 'ok' } }),
+  }),
+  freeRoute({
+    id: 'ready',
+    method: 'GET',
+    path: '/ready',
+    family: 'service',
+    summary: 'Readiness: whether the service can take paid calls now, and why not.',
+    description: 'Answers 200 {ready: true} while the event store takes appends; 503 {ready: false, reason} with Retry-After while it cannot (a full disk, an unreachable EventStoreDB). /health stays a plain liveness check.',
+    output: z.object({ ready: z.boolean(), reason: z.string().optional() }),
+    async handle(_input, deps): Promise<FreeResponse> {
+      const readiness = deps.store.readiness?.() ?? { ready: true as const };
+      return readiness.ready ? { body: { ready: true } } : { status: 503, body: { ready: false, reason: readiness.reason }, headers: { 'Retry-After': '5' } };
+    },
   }),
   freeRoute({
     id: 'ping',

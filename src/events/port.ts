@@ -75,7 +75,11 @@ export interface EventStore {
   /** Events are delivered in position order, one at a time (the next waits for onEvent). */
   subscribeToAll(options: SubscribeOptions): Subscription;
   close(): Promise<void>;
+  /** Whether the store takes appends now, and why not; absent: always ready as far as it knows. */
+  readiness?(): StoreReadiness;
 }
+
+export type StoreReadiness = { ready: true } | { ready: false; reason: string };
 
 export class WrongExpectedRevisionError extends Error {
   constructor(

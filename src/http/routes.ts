@@ -82,6 +82,9 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
     const refusal = op.precheck?.(parsed.data, deps.settings);
     if (refusal) throw new HttpProblem(refusal.status, refusal.error, refusal.message, { outcome: refusal.outcome, issues: refusal.issues });
 
+    // Never quote a call the service cannot record now: the caller would pay for a 503.
+    const readiness = deps.store.readiness?.();
+    if (readiness && !readiness.ready) throw new HttpProblem(503, 'event_store_unavailable', `${readiness.reason}; nothing was charged, retry later`, {}, { 'Retry-After': '5' });
     const payment = paymentHeaderOf(ctx);
     if (!payment) {
       deps.stats.recordChallenge();

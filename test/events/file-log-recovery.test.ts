@@ -174,8 +174,8 @@ describe('file event log: recovery', () => {
 });
 
 describe('file event log: a failed sync', () => {
-  it('is never acknowledged: the append, a replay of it and every later append fail with EventStoreUnavailableError', async () => {
-    const store = await openFileEventStore({ dir, log: silentLogger });
+  it('is never acknowledged: the append, a replay of it and later appends fail with EventStoreUnavailableError until the log recovers by itself', async () => {
+    const store = await openFileEventStore({ dir, log: silentLogger, recoveryIntervalMs: 200 });
     const kept = await appendEach(store, 'notes', 2);
     const restore = await replaceDatasync(dir, () => () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
     try {
@@ -187,8 +187,16 @@ describe('file event log: a failed sync', () => {
     } finally {
       restore();
     }
-    await expect(store.appendToStream('other', [{ id: randomUUID(), type: 'Noted', data: {} }])).rejects.toThrow(/read-only until restart/);
-    expect(await ids(store, 'notes')).toEqual(kept);
+    await expect(store.appendToStream('other', [{ id: randomUUID(), type: 'Noted', data: {} }])).rejects.toThrow(/refused until the log recovers/);
+    expect(store.readiness?.()).toMatchObject({ ready: false });
+    expect((await ids(store, 'notes')).slice(0, 2)).toEqual(kept);
+    // The disk works again: without a restart, appends are taken once more.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(store.readiness?.()).toEqual({ ready: true });
+    const after = { id: randomUUID(), type: 'Noted', data: {} };
+    await store.appendToStream('other', [after]);
+    expect(await ids(store, 'other')).toEqual([after.id]);
+    expect((await ids(store, 'notes')).slice(0, 2)).toEqual(kept);
     await store.close();
   });
 });

@@ -72,7 +72,7 @@ export class GroupCommitWriter {
     this.durableCount = options.index.nextPosition;
   }
 
-  /** Set once a write or sync fails: after that the log accepts nothing more. */
+  /** Set once a write or sync fails: after that this writer accepts nothing more (the store opens a new one once it can). */
   get failed(): Error | undefined {
     return this.failure;
   }
@@ -212,7 +212,7 @@ export class GroupCommitWriter {
     if (this.failure) return;
     // After a failed write or fsync the state of the file is unknown (the page cache may have
     // dropped the data): stop accepting writes instead of acknowledging what may be lost.
-    this.failure = new EventStoreUnavailableError(`event log write failed, the log is read-only until restart: ${err.message}`, { cause: err });
+    this.failure = new EventStoreUnavailableError(`event log write failed; appends are refused until the log recovers by itself: ${err.message}`, { cause: err });
     for (const { batch } of this.inFlight.splice(0)) batch.reject(this.failure);
     for (const batch of this.staged.splice(0)) batch.reject(this.failure);
     this.options.onFailed(this.failure);

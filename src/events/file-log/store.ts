@@ -12,6 +12,7 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
+  type StoreReadiness,
 } from '../port.ts';
 import { createSubscriptionHub, published, type PublishedEvent } from '../subscription-hub.ts';
 import { BATCH_HEADER_BYTES, decodeRecord, FRAME_HEADER_BYTES } from './framing.ts';
@@ -36,6 +37,8 @@ export interface FileEventStoreOptions {
    * directory a running service may be writing: sees what was there at open, refuses appends.
    */
   readOnly?: boolean;
+  /** After a failed write (a full disk), how often the log tries to recover by itself. Default 2 s. */
+  recoveryIntervalMs?: number;
 }
 
 export const LOCK_FILE_NAME = 'LOCK';
@@ -65,30 +68,66 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     await lock.release();
     throw err;
   }
-  const { index, segments, tailBytes } = recovered;
-  const reader = new SegmentReader(segments);
+  let { index, segments } = recovered;
+  let reader = new SegmentReader(segments);
   const hub = createSubscriptionHub((from) => readAll({ fromPosition: from }));
   const durableWaiters: { position: number; resolve(): void; reject(e: Error): void }[] = [];
   const checkpoint = readOnly ? undefined : new WriterCheckpoint(options.dir);
-  const writer = readOnly ? new ReadOnlyWriter(index.nextPosition) : new GroupCommitWriter({
-    dir: options.dir,
-    index,
-    segments,
-    tail: await open(segments.at(-1)!.path, 'r+'),
-    tailBytes,
-    maxBatchBytes: options.maxBatchBytes ?? 4 * 1024 * 1024,
-    maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
-    onDurable: (batch) => {
-      checkpoint!.advance(batch.firstPosition + batch.eventCount);
-      if (durableWaiters.length > 0) settleWaiters();
-      if (hub.hasSubscribers) hub.publish(liveEventsOf(batch));
-    },
-    // Idempotent replays waiting on a batch that failed must fail with it, not wait forever.
-    onFailed: (error) => {
-      settleWaiters();
-      log.error({ dir: options.dir, error: error.message }, 'event log write failed: appends are refused until restart');
-    },
-  });
+  const openWriter = async (tailBytes: number): Promise<GroupCommitWriter> =>
+    new GroupCommitWriter({
+      dir: options.dir,
+      index,
+      segments,
+      tail: await open(segments.at(-1)!.path, 'r+'),
+      tailBytes,
+      maxBatchBytes: options.maxBatchBytes ?? 4 * 1024 * 1024,
+      maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
+      onDurable: (batch) => {
+        checkpoint!.advance(batch.firstPosition + batch.eventCount);
+        if (durableWaiters.length > 0) settleWaiters();
+        if (hub.hasSubscribers) hub.publish(liveEventsOf(batch));
+      },
+      // Idempotent replays waiting on a batch that failed must fail with it, not wait forever.
+      onFailed: (error) => {
+        settleWaiters();
+        log.error({ dir: options.dir, error: error.message }, 'event log write failed: appends are refused (503) until the log recovers by itself');
+        scheduleRecovery();
+      },
+    });
+  let writer: GroupCommitWriter | ReadOnlyWriter = readOnly ? new ReadOnlyWriter(index.nextPosition) : await openWriter(recovered.tailBytes);
+  let recovering: NodeJS.Timeout | undefined;
+
+  /**
+   * A failed write (no space left, an I/O error) stops appends, not the service: every few
+   * seconds the log is opened again from what is on disk (recovery cuts the unacknowledged tail
+   * the failed batch may have left), and appends resume once that works. Nothing acknowledged is
+   * lost, nothing refused is kept.
+   */
+  function scheduleRecovery(): void {
+    if (recovering || closed) return;
+    recovering = setTimeout(() => void recoverNow(), options.recoveryIntervalMs ?? 2_000);
+    recovering.unref();
+  }
+
+  async function recoverNow(): Promise<void> {
+    try {
+      await writer.closeTail().catch(() => undefined);
+      const again = await recoverLog(options.dir, log);
+      index = again.index;
+      segments = again.segments;
+      const previousReader = reader;
+      reader = new SegmentReader(segments);
+      await previousReader.close().catch(() => undefined);
+      writer = await openWriter(again.tailBytes);
+      recovering = undefined;
+      log.warn({ dir: options.dir, events: index.nextPosition }, 'event log recovered after a failed write: appends accepted again');
+    } catch (err) {
+      recovering = undefined;
+      log.error({ dir: options.dir, error: (err as Error).message }, 'event log still cannot be written; trying again');
+      scheduleRecovery();
+    }
+  }
+
   let closed = false;
   log.info({ dir: options.dir, events: index.nextPosition, streams: index.streams.size, segments: segments.length }, 'event log opened');
 
@@ -227,6 +266,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
+    if (recovering) clearTimeout(recovering);
     await writer.drain();
     hub.closeAll();
     await writer.closeTail();
@@ -243,6 +283,11 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     subscribeToAll: (subscribeOptions: SubscribeOptions): Subscription => hub.subscribe(subscribeOptions),
     close,
     headPosition: async () => (writer.durableCount === 0 ? undefined : BigInt(writer.durableCount - 1)),
+    readiness: (): StoreReadiness => {
+      if (closed) return { ready: false, reason: 'the event log is closed' };
+      if (readOnly) return { ready: false, reason: 'the event log is open read-only' };
+      return writer.failed ? { ready: false, reason: `the event log cannot be written (${writer.failed.message}); it retries by itself` } : { ready: true };
+    },
   };
 }
 
