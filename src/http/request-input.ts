@@ -39,8 +39,8 @@ function querystringOf(ctx: Context): string {
   return query.includes('#') ? ctx.querystring : query;
 }
 
-/** The parsed JSON body; absent or non-JSON bodies read as undefined. */
+/** The parsed JSON body (middleware/json-body.ts); absent or non-JSON bodies read as undefined. */
 export function jsonBody(ctx: Context): unknown {
-  return ctx.request.body;
+  return (ctx.state as { body?: unknown }).body;
 }
 

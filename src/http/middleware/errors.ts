@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { DomainRefusal } from '../../kernel/decider.ts';
+import { IJsonRefused } from '../../kernel/rfc7493.ts';
 import { NotImplementedError } from '../../kernel/run-operation.ts';
 import { EventStoreUnavailableError } from '../../events/port.ts';
 import { ChargedCallFailed } from '../payment-answer.ts';
@@ -32,10 +33,11 @@ function toProblem(err: unknown): HttpProblem {
   if (err instanceof ZodError) return validationProblem(issuesOf(err));
   if (err instanceof NotImplementedError)
     return new HttpProblem(501, 'not_implemented', `${err.operation} is catalogued but not built yet`, { operation: err.operation });
+  if (err instanceof IJsonRefused) return validationProblem([{ path: err.path, message: err.reason }]);
   if (err instanceof DomainRefusal) return new HttpProblem(err.status, err.error, err.message, err.outcome ? { outcome: err.outcome } : {});
   if (err instanceof EventStoreUnavailableError)
     return new HttpProblem(503, 'event_store_unavailable', 'the event store is unavailable; retry later (a payment is never charged twice: retrying with the same payment completes a call it already paid for)', {}, { 'Retry-After': '5' });
-  // koa-body's JSON parser sets `status`; formidable (multipart) sets `httpCode`.
+  // Body readers set `status` (raw-body) or `httpCode` (formidable).
   const status = (err as { status?: unknown }).status ?? (err as { httpCode?: unknown }).httpCode;
   const type = (err as { type?: unknown }).type;
   if (status === 413 || type === 'entity.too.large') return new HttpProblem(413, 'payload_too_large', 'request body exceeds the size limit');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { JsonValue } from '../../signing/rfc8785.ts';
 import type { KeyFamily } from '../../signing/key-families.ts';
 import { check } from '../../signing/seal.ts';
+import { IJsonRefused, parseIJson } from '../rfc7493.ts';
 import { freeRoute, type Family, type FreeRoute, type HttpMethod } from '../operation.ts';
 
 /** Query-parameter building blocks: every verify parameter arrives as text. */
@@ -27,12 +28,16 @@ export const verifyResultSchema = z.object({
 /** Thrown by a rebuild when the supplied content cannot form a record (e.g. unparsable JSON). */
 export class UnusableContent extends Error {}
 
+/**
+ * A JSON parameter, read as I-JSON (kernel/rfc7493.ts): text that is not JSON cannot form the
+ * record (valid: false); JSON whose numbers, strings or member names a signature could not carry
+ * faithfully is refused with 422 naming the member, as on the paid routes.
+ */
 export function parseJsonParam(name: string, text: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    throw new UnusableContent(`${name} is not valid JSON`);
-  }
+  const parsed = parseIJson(text);
+  if (parsed.ok) return parsed.value as JsonValue;
+  if (parsed.malformed) throw new UnusableContent(`${name} is not valid JSON`);
+  throw new IJsonRefused(parsed.path === '(root)' ? name : `${name}.${parsed.path}`, parsed.reason);
 }
 
 export function parseIntegerParam(text: string): number {

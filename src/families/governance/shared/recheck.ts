@@ -1,3 +1,4 @@
+import { parseJsonParam, UnusableContent } from '../../../kernel/route-kit/verify-route.ts';
 import { z } from 'zod';
 import { type JsonValue } from '../../../signing/rfc8785.ts';
 import { check } from '../../../signing/seal.ts';
@@ -15,8 +16,9 @@ export function recheck(kinds: readonly string[]) {
     const answer = { family: 'governance', keyId };
     let record: JsonValue;
     try {
-      record = input.evidenceCore ?? (JSON.parse(input.body!) as JsonValue);
-    } catch {
+      record = input.evidenceCore ?? parseJsonParam('body', input.body!);
+    } catch (err) {
+      if (!(err instanceof UnusableContent)) throw err;
       return { body: { valid: false, checks: { sha256: false, signature: false }, ...answer, reason: 'body is not valid JSON' } };
     }
     const result = check(deps.keyring, 'governance', record, input.sha256, input.signature);
