@@ -36,9 +36,27 @@ export function buildRouting(routes: readonly Route[], deps: HttpDeps): { exactM
   }
   const exactMatch: Middleware = (ctx, next) => {
     const handler = exact.get(`${ctx.req.method} ${requestPath(ctx)}`);
-    return handler ? handler(ctx) : next();
+    if (handler) return handler(ctx);
+    if (!SERVED_METHODS.has(ctx.req.method ?? '')) return methodNotAllowed(ctx, router);
+    return next();
   };
   return { exactMatch, router };
+}
+
+const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'OPTIONS']);
+
+/**
+ * TRACE, QUERY, PUT, DELETE and any other method: 405 with the methods the path does take in
+ * Allow (RFC 9110 section 15.5.6), or 404 when no route has that path. Never 501: the service
+ * knows the method, and refuses it on purpose.
+ */
+function methodNotAllowed(ctx: Parameters<Middleware>[0], router: Router): void {
+  const matched = router.match(requestPath(ctx), 'GET');
+  const methods = new Set(matched.path.flatMap((layer) => layer.methods));
+  if (methods.size === 0) throw new HttpProblem(404, 'not_found', `no route ${ctx.method} ${requestPath(ctx)}`);
+  methods.add('OPTIONS');
+  ctx.set('Allow', [...methods].join(', '));
+  throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed on ${requestPath(ctx)}; allowed: ${[...methods].join(', ')}`, {}, { Allow: [...methods].join(', ') });
 }
 
 function freeHandler(route: FreeRoute, deps: ServiceDeps) {

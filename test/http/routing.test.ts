@@ -54,3 +54,29 @@ describe('routing: the exact-match table and the router agree', () => {
     }
   });
 });
+
+describe('methods the service does not take', () => {
+  const service = useTestService();
+  // fetch refuses to send TRACE: plain node:http does.
+  const send = (method: string, path: string) =>
+    new Promise<{ status: number; allow: string | undefined }>((resolve, reject) => {
+      const req = request(`${service.url}${path}`, { method }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, allow: res.headers['allow'] }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  it.each(['TRACE', 'QUERY', 'PUT', 'DELETE', 'PATCH'])('%s on a known path is 405 with Allow, never 501', async (method) => {
+    const paid = await send(method, '/v1/veritrack/attest');
+    expect(paid.status).toBe(405);
+    expect(paid.allow).toContain('POST');
+    const free = await send(method, '/v1/governance/state/some-agent');
+    expect(free.status).toBe(405);
+    expect(free.allow).toContain('GET');
+  });
+
+  it('an unknown method on an unknown path is 404', async () => {
+    expect((await send('TRACE', '/v1/nothing-here')).status).toBe(404);
+  });
+});
