@@ -17,11 +17,41 @@ const errorBody: JsonObject = {
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
-function parametersOf(route: Route): JsonObject[] {
+const ERROR_REF: JsonObject = { $ref: '#/components/schemas/Error' };
+const errorResponse = (description: string): JsonObject => ({ description, content: { 'application/json': { schema: ERROR_REF } } });
+
+/**
+ * zod writes a schema's shared parts under its own `$defs`, referenced as `#/$defs/...`: inside
+ * an OpenAPI document those references point nowhere. Each one moves to components/schemas under
+ * a name prefixed with its operation, and every reference to it follows.
+ */
+class SharedSchemas {
+  readonly components: Record<string, JsonObject> = {};
+
+  adopt(schema: JsonObject, owner: string): JsonObject {
+    const { $defs, $schema: _dialect, ...rest } = schema as JsonObject & { $defs?: Record<string, JsonObject>; $schema?: string };
+    if (!$defs) return rest;
+    const names = new Map(Object.keys($defs).map((name) => [name, `${owner.replace(/[^A-Za-z0-9._-]/g, '_')}.${name}`]));
+    const rewrite = (value: JsonValue): JsonValue => {
+      if (Array.isArray(value)) return value.map(rewrite);
+      if (value === null || typeof value !== 'object') return value;
+      const out: JsonObject = {};
+      for (const [key, member] of Object.entries(value)) {
+        const target = key === '$ref' && typeof member === 'string' ? names.get(member.replace('#/$defs/', '')) : undefined;
+        out[key] = target ? `#/components/schemas/${target}` : rewrite(member);
+      }
+      return out;
+    };
+    for (const [name, def] of Object.entries($defs)) this.components[names.get(name)!] = rewrite(def) as JsonObject;
+    return rewrite(rest) as JsonObject;
+  }
+}
+
+function parametersOf(route: Route, shared: SharedSchemas): JsonObject[] {
   const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: { type: 'string' } }));
   const queryFrom = route.kind === 'priced' ? route.inputFrom === 'query' : route.inputFrom === 'query' || route.inputFrom === 'query-or-json' || route.inputFrom === 'query-or-path';
   if (!queryFrom || !route.input) return pathParams;
-  const schema = inputJsonSchema(route.input);
+  const schema = shared.adopt(inputJsonSchema(route.input), `${route.id}.query`);
   const properties = (schema.properties ?? {}) as Record<string, JsonObject>;
   const required = new Set((schema.required ?? []) as string[]);
   const inPath = new Set(pathParams.map((p) => p.name));
@@ -31,35 +61,37 @@ function parametersOf(route: Route): JsonObject[] {
   return [...pathParams, ...query];
 }
 
-function requestBodyOf(route: Route): JsonObject | undefined {
+function requestBodyOf(route: Route, shared: SharedSchemas): JsonObject | undefined {
   if (!route.input) return undefined;
   if (route.kind === 'priced' && route.inputFrom === 'multipart')
     return { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } };
   const fromBody = route.kind === 'priced' ? route.inputFrom === 'json' : route.inputFrom === 'json' || route.inputFrom === 'query-or-json';
   if (!fromBody) return undefined;
   const example: JsonObject = route.kind === 'priced' ? { example: route.example as JsonValue } : {};
-  return { required: route.kind === 'priced' || route.inputFrom === 'json', content: { 'application/json': { schema: inputJsonSchema(route.input), ...example } } };
+  return { required: route.kind === 'priced' || route.inputFrom === 'json', content: { 'application/json': { schema: shared.adopt(inputJsonSchema(route.input), `${route.id}.input`), ...example } } };
 }
 
-function operationOf(route: Route, settings: Settings): JsonObject {
+function operationOf(route: Route, settings: Settings, shared: SharedSchemas): JsonObject {
   const responses: JsonObject = {
     '200': route.kind === 'free' && route.produces
       ? { description: 'OK', content: { [route.produces]: { schema: { type: 'string' } } } }
-      : { description: 'OK', content: { 'application/json': { schema: outputJsonSchema(route.output) } } },
+      : { description: 'OK', content: { 'application/json': { schema: shared.adopt(outputJsonSchema(route.output), `${route.id}.output`) } } },
   };
-  if (route.input || route.path.includes(':')) responses['422'] = { description: 'Validation error (nothing charged)', content: { 'application/json': { schema: errorBody } } };
+  if (route.input || route.path.includes(':')) responses['422'] = errorResponse('Validation error (nothing charged)');
+  // Every route refuses the methods it does not take.
+  responses['405'] = { ...errorResponse('Method not allowed; Allow lists the methods this path takes'), headers: { Allow: { schema: { type: 'string' } } } };
   const planned = route.kind === 'priced' ? !route.command : route.planned === true;
-  if (planned) responses['501'] = { description: 'Catalogued, not built yet', content: { 'application/json': { schema: errorBody } } };
+  if (planned) responses['501'] = errorResponse('Catalogued, not built yet');
   const op: JsonObject = {
     operationId: route.id,
     summary: route.summary,
     description: route.description,
     tags: [route.family === 'service' ? 'Service' : FAMILIES[route.family]],
-    parameters: parametersOf(route),
+    parameters: parametersOf(route, shared),
     responses,
     'x-status': planned ? 'not_implemented' : 'available',
   };
-  const body = requestBodyOf(route);
+  const body = requestBodyOf(route, shared);
   if (body) op.requestBody = body;
   if (route.kind === 'priced') {
     responses['402'] = {
@@ -71,6 +103,11 @@ function operationOf(route: Route, settings: Settings): JsonObject {
     op['x-price-atomic'] = usdToAtomic(route.priceUsd).toString();
     op['x-payment'] = paymentRequirements(route, settings) as unknown as JsonObject;
     op.security = [{ x402: [] }];
+    responses['409'] = errorResponse('The payment identifier was first used with another payment (nothing charged)');
+    responses['503'] = { ...errorResponse('The call cannot complete now; the message says whether the payment was taken, and a retry with the same payment completes it'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };
+  } else {
+    // Free: no payment, no credentials.
+    op.security = [];
   }
   return op;
 }
@@ -78,9 +115,10 @@ function operationOf(route: Route, settings: Settings): JsonObject {
 /** OpenAPI 3.1.0, generated from the catalogue: every route, its schemas, its 402 and 422. */
 export function openApiDocument(routes: readonly Route[], settings: Settings, baseUrl: string): JsonObject {
   const paths: Record<string, JsonObject> = {};
+  const shared = new SharedSchemas();
   for (const route of routes) {
     const path = toOpenApiPath(route.path);
-    paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operationOf(route, settings) };
+    paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operationOf(route, settings, shared) };
   }
   return {
     openapi: '3.1.0',
@@ -91,12 +129,15 @@ export function openApiDocument(routes: readonly Route[], settings: Settings, ba
         'Priced operations are paid per request with x402 v2 (USDC on Base, eip155:8453, EIP-3009). Every result is RFC 8785 canonical JSON, SHA-256 hashed and Ed25519 signed, and re-checkable on the free verify routes.',
     },
     servers: [{ url: baseUrl }],
-    tags: [{ name: 'Service' }, ...Object.values(FAMILIES).map((name) => ({ name }))],
+    tags: [
+      { name: 'Service', description: 'Health, settings, statistics and the discovery documents (free).' },
+      ...Object.values(FAMILIES).map((name) => ({ name, description: `The ${name} family: its priced operations and the free routes that re-check their results.` })),
+    ],
     components: {
       securitySchemes: {
         x402: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'x402 v2 payment payload (base64 JSON); X-PAYMENT for v1 clients.' },
       },
-      schemas: { Error: errorBody },
+      schemas: { Error: errorBody, ...shared.components },
     },
     paths,
   };
