@@ -25,6 +25,27 @@ export function createServiceRoutes(wholeCatalog: () => readonly Route[]): FreeR
     handle: async () => ({ body: { status: 'ok' } }),
   }),
   freeRoute({
+    id: 'index',
+    method: 'GET',
+    path: '/',
+    family: 'service',
+    summary: 'Where to start: the contract, the discovery documents, the public statistics.',
+    description: 'A small index of the free documents, so that the base URL every discovery document names answers too.',
+    output: anyDocument,
+    handle: async (_input, deps) => ({
+      body: {
+        service: 'Pay-per-call attestation service',
+        openapi: `${deps.baseUrl}/openapi.json`,
+        x402: `${deps.baseUrl}/.well-known/x402`,
+        mcp: `${deps.baseUrl}/mcp.json`,
+        agentCard: `${deps.baseUrl}/.well-known/agent-card.json`,
+        llms: `${deps.baseUrl}/llms.txt`,
+        health: `${deps.baseUrl}/health`,
+        ready: `${deps.baseUrl}/ready`,
+      },
+    }),
+  }),
+  freeRoute({
     id: 'ready',
     method: 'GET',
     path: '/ready',

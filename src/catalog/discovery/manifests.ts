@@ -25,6 +25,17 @@ function paymentRail(settings: Settings): JsonObject {
   };
 }
 
+/**
+ * A tool name every common LLM function-calling API accepts (^[a-zA-Z0-9_-]{1,64}$): the operation
+ * id with its dots as underscores. The id itself stays beside it as operationId.
+ */
+export function toolNameOf(operationId: string): string {
+  return operationId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+}
+
+/** When this deployment started serving its catalogue: the resources' lastUpdated. */
+const SERVING_SINCE = new Date().toISOString();
+
 const priceOf = (op: PricedOperation): JsonObject => ({ usd: op.priceUsd, atomic: usdToAtomic(op.priceUsd).toString(), asset: 'USDC' });
 
 /** /mcp.json: each priced operation as an MCP tool, with the payment rail. */
@@ -35,7 +46,8 @@ export function mcpManifest(ops: PricedOperation[], settings: Settings, baseUrl:
     version: '2.0.0',
     payment: paymentRail(settings),
     tools: ops.map((op) => ({
-      name: op.id,
+      name: toolNameOf(op.id),
+      operationId: op.id,
       title: op.summary,
       description: op.description,
       type: 'http',
@@ -63,6 +75,8 @@ export function x402Manifest(ops: PricedOperation[], settings: Settings, baseUrl
     description: op.summary,
     mimeType: 'application/json',
     accepts: [paymentRequirements(op, settings) as unknown as JsonObject],
+    lastUpdated: SERVING_SINCE,
+    serviceName: SERVICE_NAME,
     price: priceOf(op),
     tags: [FAMILIES[op.family]],
     extensions: bazaarExtension(op) as JsonObject,
@@ -81,15 +95,18 @@ export function x402Manifest(ops: PricedOperation[], settings: Settings, baseUrl
   };
 }
 
-/** /.well-known/agent-card.json: an A2A-style capability card. */
+/**
+ * /.well-known/agent-card.json: the capability card. It lists only interfaces that answer: the
+ * HTTP API with its OpenAPI document. The service speaks no A2A transport (no message:send), so
+ * the card claims none.
+ */
 export function agentCard(ops: PricedOperation[], settings: Settings, baseUrl: string): JsonObject {
   return {
-    protocolVersion: '0.3.0',
     name: SERVICE_NAME,
     description: SERVICE_DESCRIPTION,
     url: baseUrl,
     version: '2.0.0',
-    preferredTransport: 'HTTP+JSON',
+    interfaces: [{ type: 'http', description: 'The HTTP API: every skill is a route, paid per call with x402', url: baseUrl, contract: `${baseUrl}/openapi.json` }],
     documentationUrl: `${baseUrl}/openapi.json`,
     capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: true },
     defaultInputModes: ['application/json'],

@@ -1,0 +1,72 @@
+import { isValidServiceName, validateDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestService } from '../support/service.ts';
+
+const service = useTestService();
+const get = async <T>(path: string) => (await (await fetch(`${service.url}${path}`)).json()) as T;
+
+interface Tool {
+  name: string;
+  operationId: string;
+  method: string;
+  url: string;
+  status: string;
+  verifyUrl?: string;
+}
+interface Item {
+  resource: string;
+  method: string;
+  lastUpdated: string;
+  serviceName: string;
+  extensions: { bazaar: DiscoveryExtension };
+}
+
+let tools: Tool[];
+let items: Item[];
+beforeAll(async () => {
+  tools = (await get<{ tools: Tool[] }>('/mcp.json')).tools;
+  items = (await get<{ items: Item[] }>('/.well-known/x402')).items;
+});
+
+/** The URL as this test reaches it: the documents name the configured base URL. */
+const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, service.url);
+
+describe('discovery documents that tell the truth', () => {
+  it('MCP tool names are valid LLM function names (^[a-zA-Z0-9_-]{1,64}$), unique, with the operation id beside them', () => {
+    expect(tools.length).toBe(40);
+    for (const tool of tools) expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length);
+    expect(tools.find((t) => t.operationId === 'veritrack.attest')?.name).toBe('veritrack_attest');
+  });
+
+  it('every bazaar item is complete (lastUpdated included) and passes @x402/extensions validators', () => {
+    expect(items.length).toBeGreaterThan(0);
+    for (const item of items) {
+      expect(Number.isNaN(Date.parse(item.lastUpdated))).toBe(false);
+      expect(isValidServiceName(item.serviceName)).toBe(true);
+      const result = validateDiscoveryExtension(item.extensions.bazaar);
+      expect(result.errors ?? [], item.resource).toEqual([]);
+      expect(result.valid).toBe(true);
+    }
+  });
+
+  it('every URL the documents advertise answers as advertised', async () => {
+    for (const tool of tools) {
+      const res = await fetch(local(tool.url), { method: tool.method, headers: { 'content-type': 'application/json' }, ...(tool.method === 'POST' ? { body: '{}' } : {}) });
+      // Built: quoted (402) or refused for its input (422), never a 404; not built: 501, as the tool says.
+      if (tool.status === 'available') expect([402, 422], `${tool.method} ${tool.url}`).toContain(res.status);
+      else expect(res.status, tool.url).toBe(501);
+      if (tool.verifyUrl) expect((await fetch(local(tool.verifyUrl.replace('{attestation_id}', 'x')), { method: 'GET' })).status, tool.verifyUrl).not.toBe(404);
+    }
+    for (const item of items) expect((await fetch(local(item.resource), { method: item.method })).status, item.resource).not.toBe(404);
+    const card = await get<{ interfaces: Array<{ url: string; contract: string }>; documentationUrl: string }>('/.well-known/agent-card.json');
+    for (const url of [...card.interfaces.flatMap((i) => [i.url, i.contract]), card.documentationUrl]) expect((await fetch(local(url))).status, url).toBe(200);
+    const llms = await (await fetch(`${service.url}/llms.txt`)).text();
+    for (const [, url] of llms.matchAll(/\]\((https?:\/\/[^)]+)\)/g)) expect((await fetch(local(url!))).status, url).not.toBe(404);
+  });
+
+  it('the agent card claims no transport the service does not speak', async () => {
+    const card = await get<Record<string, unknown>>('/.well-known/agent-card.json');
+    expect(card).not.toHaveProperty('preferredTransport');
+  });
+});
