@@ -8,6 +8,7 @@ import { errors } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
 import { buildRouting, type HttpDeps } from './routes.ts';
+import { mcpEndpoint } from '../mcp/server.ts';
 
 /** The Koa app: small middleware, each doing one thing, then the catalogue's router. */
 export function createApp(routes: readonly Route[], deps: HttpDeps, log: Logger): Koa {
@@ -20,6 +21,7 @@ export function createApp(routes: readonly Route[], deps: HttpDeps, log: Logger)
   app.use(errors(log));
   app.use(jsonBody(MAX_JSON_BODY_BYTES));
 
+  app.use(mcpEndpoint(routes, deps));
   const { exactMatch, router } = buildRouting(routes, deps);
   app.use(exactMatch);
   app.use(router.routes());

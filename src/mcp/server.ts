@@ -1,0 +1,84 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Middleware } from 'koa';
+import { toolNameOf } from '../catalog/discovery/manifests.ts';
+import type { FreeRoute, PricedOperation, Route } from '../kernel/operation.ts';
+import type { HttpDeps } from '../http/routes.ts';
+import { inputJsonSchema } from '../payments/x402/quote.ts';
+import { callFreeTool, callPricedTool } from './tool-calls.ts';
+
+export const MCP_PATH = '/mcp';
+
+type ToolEntry = { tool: Tool; route: PricedOperation } | { tool: Tool; route: FreeRoute };
+
+/**
+ * The catalogue as MCP tools: every built priced operation (paid with the x402 MCP transport)
+ * and every free verify or re-check route. Names are valid LLM function names; the operation id
+ * rides along in `_meta`.
+ */
+export function mcpTools(routes: readonly Route[]): Map<string, ToolEntry> {
+  const tools = new Map<string, ToolEntry>();
+  for (const route of routes) {
+    if (route.kind === 'priced' && route.command) {
+      tools.set(toolNameOf(route.id), {
+        route,
+        tool: {
+          name: toolNameOf(route.id),
+          title: route.summary,
+          description: `${route.description} Price: ${route.priceUsd} USD in USDC, paid per call with x402 (the payment travels in _meta["x402/payment"]).`,
+          inputSchema: objectSchema(inputJsonSchema(route.input)),
+          _meta: { operationId: route.id, 'x402/price': { usd: route.priceUsd }, method: route.method, path: route.path },
+        },
+      });
+    } else if (route.kind === 'free' && route.input && /\.(verify|recheck)$/.test(route.id)) {
+      tools.set(toolNameOf(route.id), {
+        route,
+        tool: {
+          name: toolNameOf(route.id),
+          title: route.summary,
+          description: `${route.description} Free.`,
+          inputSchema: objectSchema(inputJsonSchema(route.input)),
+          _meta: { operationId: route.id, method: route.method, path: route.path },
+        },
+      });
+    }
+  }
+  return tools;
+}
+
+/** MCP requires an object schema at the top; the catalogue's inputs are objects already. */
+function objectSchema(schema: Record<string, unknown>): Tool['inputSchema'] {
+  const { $schema: _dialect, ...rest } = schema;
+  return { ...rest, type: 'object' } as Tool['inputSchema'];
+}
+
+/**
+ * POST /mcp: a Streamable HTTP MCP server of the official SDK, stateless (a server and a
+ * transport per request, no session), in the same Koa service: the same catalogue, the same
+ * payment gateway and saga as HTTP, so one payment buys one result whichever way it arrives.
+ */
+export function mcpEndpoint(routes: readonly Route[], deps: HttpDeps): Middleware {
+  const tools = mcpTools(routes);
+  const list = [...tools.values()].map((entry) => entry.tool);
+  return async (ctx, next) => {
+    if (ctx.path !== MCP_PATH) return next();
+    const server = new Server({ name: 'pay-per-call-attestation-service', version: '2.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }));
+    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+      const entry = tools.get(request.params.name);
+      if (!entry) return { isError: true, content: [{ type: 'text', text: `no tool named ${request.params.name}` }] };
+      const args = request.params.arguments ?? {};
+      const meta = request.params._meta as Record<string, unknown> | undefined;
+      return entry.route.kind === 'priced' ? callPricedTool(entry.route, args, meta, deps) : callFreeTool(entry.route, args, deps);
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    ctx.respond = false;
+    ctx.res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(ctx.req, ctx.res, (ctx.state as { body?: unknown }).body);
+  };
+}

@@ -1,0 +1,91 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { PaymentRequired } from '@x402/core/types';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PAYMENT_REASONS } from '../../src/payments/x402/reasons.ts';
+import { useTestService } from '../support/service.ts';
+import { signPayment } from '../support/x402-payments.ts';
+
+const service = useTestService();
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+});
+
+async function connect(): Promise<Client> {
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`)));
+  clients.push(client);
+  return client;
+}
+
+const input = { kind: 'mcp-eval', claim: { model: 'agent-7b', score: 0.9 } };
+
+describe('the MCP server at /mcp (official SDK client, Streamable HTTP)', () => {
+  it('lists every built priced operation and every verify route as tools with valid names and their price', async () => {
+    const { tools } = await (await connect()).listTools();
+    for (const tool of tools) expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    const attest = tools.find((t) => t.name === 'veritrack_attest');
+    expect(attest?._meta).toMatchObject({ operationId: 'veritrack.attest', 'x402/price': { usd: '0.25' } });
+    expect(attest?.inputSchema.type).toBe('object');
+    expect(tools.some((t) => t.name === 'veritrack_verify')).toBe(true);
+    expect(tools.some((t) => t.name === 'invoice-ocr')).toBe(false); // not built: not offered
+  });
+
+  it('a priced tool without payment answers the x402 payment-required result; invalid input is a tool error, free', async () => {
+    const client = await connect();
+    const unpaid = await client.callTool({ name: 'veritrack_attest', arguments: input });
+    expect(unpaid.isError).toBe(true);
+    const required = unpaid.structuredContent as unknown as PaymentRequired;
+    expect(required.x402Version).toBe(2);
+    expect(JSON.parse((unpaid.content as Array<{ text: string }>)[0]!.text)).toEqual(unpaid.structuredContent);
+    // The same requirements as the HTTP quote.
+    const http = await fetch(`${service.url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+    expect(required.accepts).toEqual(decodePaymentRequiredHeader(http.headers.get('payment-required')!).accepts);
+
+    const invalid = await client.callTool({ name: 'veritrack_attest', arguments: { kind: '' } });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.structuredContent).toMatchObject({ error: 'validation_error', issues: expect.any(Array) });
+  });
+
+  it('pays a tool end to end, replays the same payment, verifies the result with the free verify tool, and refuses the payment for another request over HTTP', async () => {
+    const client = await connect();
+    const unpaid = await client.callTool({ name: 'veritrack_attest', arguments: input });
+    const payment = await signPayment(unpaid.structuredContent as unknown as PaymentRequired);
+    const paid = await client.callTool({ name: 'veritrack_attest', arguments: input, _meta: { 'x402/payment': payment.payload } });
+    expect(paid.isError).toBeFalsy();
+    const result = paid.structuredContent as { kind: string; attestedAt: number; claim: unknown; sha256: string; ed25519Sig: string };
+    expect(result.claim).toEqual(input.claim);
+    expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
+
+    const again = await client.callTool({ name: 'veritrack_attest', arguments: input, _meta: { 'x402/payment': payment.payload } });
+    expect(again.structuredContent).toEqual(paid.structuredContent);
+
+    const verified = await client.callTool({
+      name: 'veritrack_verify',
+      arguments: { kind: result.kind, attested_at: String(result.attestedAt), claim: JSON.stringify(result.claim), sha256: result.sha256, signature: result.ed25519Sig },
+    });
+    expect(verified.structuredContent).toMatchObject({ valid: true });
+
+    // One payment, one result: the same payment on another request over HTTP is refused.
+    const other = await fetch(`${service.url}/v1/veritrack/attest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': payment.header },
+      body: JSON.stringify({ kind: 'other', claim: {} }),
+    });
+    expect(other.status).toBe(402);
+    expect(decodePaymentRequiredHeader(other.headers.get('payment-required')!).error).toBe(PAYMENT_REASONS.nonceUsed);
+  });
+
+  it('and the other way round: a payment spent over HTTP cannot buy another result over MCP', async () => {
+    const client = await connect();
+    const quote = (await client.callTool({ name: 'veritrack_attest', arguments: input })).structuredContent as unknown as PaymentRequired;
+    const payment = await signPayment(quote);
+    const http = await fetch(`${service.url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': payment.header }, body: JSON.stringify(input) });
+    expect(http.status).toBe(200);
+    const reused = await client.callTool({ name: 'veritrack_attest', arguments: { kind: 'another', claim: {} }, _meta: { 'x402/payment': payment.payload } });
+    expect(reused.isError).toBe(true);
+    expect(reused.structuredContent).toMatchObject({ error: PAYMENT_REASONS.nonceUsed });
+  });
+});
