@@ -59,10 +59,21 @@ describe('discovery documents that tell the truth', () => {
       if (tool.verifyUrl) expect((await fetch(local(tool.verifyUrl.replace('{attestation_id}', 'x')), { method: 'GET' })).status, tool.verifyUrl).not.toBe(404);
     }
     for (const item of items) expect((await fetch(local(item.resource), { method: item.method })).status, item.resource).not.toBe(404);
-    const card = await get<{ interfaces: Array<{ url: string; contract: string }>; documentationUrl: string }>('/.well-known/agent-card.json');
-    for (const url of [...card.interfaces.flatMap((i) => [i.url, i.contract]), card.documentationUrl]) expect((await fetch(local(url))).status, url).toBe(200);
+    const card = await get<{ interfaces: Array<{ type: string; url: string; contract: string }>; documentationUrl: string }>('/.well-known/agent-card.json');
+    for (const url of [...card.interfaces.filter((i) => i.type !== 'mcp').flatMap((i) => [i.url, i.contract]), card.documentationUrl]) expect((await fetch(local(url))).status, url).toBe(200);
+    // The MCP interface answers the protocol's initialize.
+    const mcp = card.interfaces.find((i) => i.type === 'mcp')!;
+    const manifest = await get<{ server: { url: string } }>('/mcp.json');
+    expect(manifest.server.url).toBe(mcp.url);
+    const init = await fetch(local(mcp.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    expect(init.status).toBe(200);
+    expect(((await init.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBeTruthy();
     const llms = await (await fetch(`${service.url}/llms.txt`)).text();
-    for (const [, url] of llms.matchAll(/\]\((https?:\/\/[^)]+)\)/g)) expect((await fetch(local(url!))).status, url).not.toBe(404);
+    for (const [, url] of llms.matchAll(/\]\((https?:\/\/[^)]+)\)/g)) if (!url!.endsWith('/mcp')) expect((await fetch(local(url!))).status, url).not.toBe(404);
   });
 
   it('the agent card claims no transport the service does not speak', async () => {

@@ -44,6 +44,8 @@ export function mcpManifest(ops: PricedOperation[], settings: Settings, baseUrl:
     name: SERVICE_NAME,
     description: SERVICE_DESCRIPTION,
     version: '2.0.0',
+    // The MCP server itself: tools/list and tools/call there; priced tools paid per the x402 MCP transport.
+    server: { url: `${baseUrl}/mcp`, transport: 'streamable-http', payment: 'x402 MCP transport: _meta["x402/payment"] on tools/call, settlement in _meta["x402/payment-response"]' },
     payment: paymentRail(settings),
     tools: ops.map((op) => ({
       name: toolNameOf(op.id),
@@ -106,7 +108,10 @@ export function agentCard(ops: PricedOperation[], settings: Settings, baseUrl: s
     description: SERVICE_DESCRIPTION,
     url: baseUrl,
     version: '2.0.0',
-    interfaces: [{ type: 'http', description: 'The HTTP API: every skill is a route, paid per call with x402', url: baseUrl, contract: `${baseUrl}/openapi.json` }],
+    interfaces: [
+      { type: 'http', description: 'The HTTP API: every skill is a route, paid per call with x402', url: baseUrl, contract: `${baseUrl}/openapi.json` },
+      { type: 'mcp', description: 'Model Context Protocol, Streamable HTTP: every skill is a tool, paid with the x402 MCP transport', url: `${baseUrl}/mcp`, contract: `${baseUrl}/mcp.json` },
+    ],
     documentationUrl: `${baseUrl}/openapi.json`,
     capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: true },
     defaultInputModes: ['application/json'],
@@ -129,7 +134,9 @@ export function llmsTxt(ops: PricedOperation[], settings: Settings, baseUrl: str
     'How to call a priced route: send the request without payment; the 402 answer carries the quote in the PAYMENT-REQUIRED header (base64 JSON, x402 v2).',
     `Sign an EIP-3009 transferWithAuthorization of the quoted USDC amount on ${settings.NETWORK} to ${settings.PAY_TO}, and repeat the identical request with the PAYMENT-SIGNATURE header.`,
     'Every result carries sha256, ed25519Sig and keyId; re-check it free on the verify route named in verifyUrl, or offline with the public key.',
+    `Agents: connect an MCP client to ${baseUrl}/mcp (Streamable HTTP). Priced tools answer a payment-required result; retry the call with the signed PaymentPayload in _meta["x402/payment"].`,
     '',
+    `- [MCP server](${baseUrl}/mcp)`,
     `- [OpenAPI contract](${baseUrl}/openapi.json)`,
     `- [x402 manifest](${baseUrl}/.well-known/x402)`,
     `- [MCP manifest](${baseUrl}/mcp.json)`,
