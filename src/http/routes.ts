@@ -97,7 +97,7 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
     if (op.inputFrom === 'json' && !isPlainObject(raw)) throw validationProblem([{ path: '(body)', message: 'a JSON object body is required (Content-Type: application/json)' }]);
     const parsed = op.input.safeParse(raw);
     if (!parsed.success) throw validationProblem(issuesOf(parsed.error));
-    const refusal = op.precheck?.(parsed.data, deps.settings);
+    const refusal = op.precheck?.(parsed.data, deps.settings, Math.floor(Date.now() / 1000));
     if (refusal) throw new HttpProblem(refusal.status, refusal.error, refusal.message, { outcome: refusal.outcome, issues: refusal.issues });
 
     // Never quote a call the service cannot record now: the caller would pay for a 503.

@@ -144,7 +144,7 @@ export interface PricedOperation<I = unknown> extends RouteBase {
    * An outcome the input alone decides before any work (a missing required field, an
    * oversized memory value): answered 422, unsigned and free, before any quote.
    */
-  precheck?(input: I, settings: Settings): Refusal | undefined;
+  precheck?(input: I, settings: Settings, now: number): Refusal | undefined;
   /** Absent until built: the route then answers 501 and is never quoted. */
   command?: Command<I>;
   /**

@@ -28,7 +28,9 @@ async function capture(res: Response): Promise<Capture> {
   return { status: res.status, headers, body: (await res.json()) as JsonValue };
 }
 
+let lastBody: string | undefined;
 async function paid(path: string, body: unknown, fetcher: typeof fetch = pay): Promise<JsonObject> {
+  lastBody = JSON.stringify(body);
   const res = await postTo(service, path, body, fetcher);
   const json = (await res.json()) as JsonObject;
   expect(res.status, JSON.stringify(json)).toBe(200);
@@ -58,6 +60,8 @@ describe('bureau over HTTP', () => {
     const record = audit.evidenceCore as JsonObject;
     expect(Object.entries(statuses(record)).filter(([, s]) => s !== 'pass')).toEqual([]);
     expect(record).toMatchObject({ outcome: 'CONFORMANT', defects: [], standard: 'x402-conformance/v1' });
+    // A conformance verdict over a transcript the bureau did not observe says so.
+    expect(record).toMatchObject({ evidence_source: 'caller-supplied', not_performed: expect.arrayContaining([expect.objectContaining({ check: 'live probe of the endpoint' })]) });
     expect(audit.verifyUrl).toBe(`${service.url}/v1/bureau/verify`);
     expect(await recheck('/v1/bureau/verify', audit)).toMatchObject({ valid: true });
     expect(await recheck('/v1/bureau/verify', { ...audit, evidenceCore: { ...record, auditedAt: (record.auditedAt as number) + 1 } })).toMatchObject({ valid: false });
@@ -70,6 +74,9 @@ describe('bureau over HTTP', () => {
       challenge: { status: 402, headers: { 'PAYMENT-REQUIRED': Buffer.from(JSON.stringify({ x402Version: 2, resource: { url: 'https://api.example.com/x' }, accepts: [{ scheme: 'exact', network: 'base', amount: '1', asset: '0x0', payTo: '0x0', maxTimeoutSeconds: 60, extra: { name: 'USD Coin', version: '2' } }] })).toString('base64'), 'Cache-Control': 'no-store', 'Access-Control-Expose-Headers': '*' } },
     });
     expect((defective.evidenceCore as JsonObject).defects).toEqual(['X402-NET-001']);
+    // The same transcript from another payer, later: the same audit (its id comes from the transcript), not a second one.
+    const again = await paid('/v1/bureau/audit', JSON.parse(lastBody!) as unknown, otherPayer);
+    expect(again.evidenceCore).toEqual(defective.evidenceCore);
     const defects = (await (await fetch(`${service.url}/v1/bureau/defects`)).json()) as { audits: number; defects: Record<string, number> };
     expect(defects).toEqual({ audits: 2, defects: { 'X402-NET-001': 1 } });
   });

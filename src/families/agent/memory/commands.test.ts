@@ -74,8 +74,8 @@ describe('memory put and get commands', () => {
     const settings = testCallContext().settings;
     const cap = settings.MEMORY_VALUE_CAP_BYTES;
     const atCap = 'x'.repeat(cap - 2);
-    expect(put.precheck!({ ...store, value: atCap }, settings)).toBeUndefined();
-    expect(put.precheck!({ ...store, value: `${atCap}x` }, settings)).toMatchObject({ status: 422, outcome: 'BUDGET-EXCEEDED', issues: [{ path: 'value' }] });
+    expect(put.precheck!({ ...store, value: atCap }, settings, 1_767_225_600)).toBeUndefined();
+    expect(put.precheck!({ ...store, value: `${atCap}x` }, settings, 1_767_225_600)).toMatchObject({ status: 422, outcome: 'BUDGET-EXCEEDED', issues: [{ path: 'value' }] });
   });
 
   it('names streams by a hash of [agent_id, key], so separators cannot collide', () => {

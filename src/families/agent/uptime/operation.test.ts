@@ -38,3 +38,15 @@ describe('uptime probe over HTTP', () => {
       expect((await verifyBody(service, 'POST', '/v1/mcp/verify/uptime/recheck', t.record, t.sha256, t.signature)).valid, t.name).toBe(false);
   });
 });
+
+describe('uptime checks the service could not have seen happen', () => {
+  it('a check stamped after the call, or in milliseconds, is refused with 422 before any quote, never scored', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const future = await postJson(`${service.url}/v1/mcp/verify/uptime`, { ...input, checks: [{ at: now - 60, ok: true }, { at: now + 3600, ok: true }] });
+    expect(future.status).toBe(422);
+    expect(future.body).toMatchObject({ outcome: 'INVALID-INPUT', issues: [{ path: 'checks.1.at' }] });
+    const millis = await postJson(`${service.url}/v1/mcp/verify/uptime`, { ...input, checks: [{ at: Date.now(), ok: true }] });
+    expect(millis.status).toBe(422);
+    expect(millis.body).toMatchObject({ issues: [{ path: 'checks.0.at', message: expect.stringContaining('milliseconds') }] });
+  });
+});

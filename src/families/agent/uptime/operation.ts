@@ -1,4 +1,7 @@
 import { z } from 'zod';
+
+/** Beyond this a stamp is milliseconds (year 5138 in seconds), not Unix seconds. */
+const MAX_UNIX_SECONDS = 99_999_999_999;
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
@@ -6,7 +9,7 @@ import { scoreUptimeProbe, UPTIME_OUTCOMES, UPTIME_SCORING_VERSION } from './eng
 
 const uptimeCheck = z
   .object({
-    at: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Unix seconds of the check'),
+    at: z.number().int().min(0).max(MAX_UNIX_SECONDS, 'must be Unix seconds (this looks like milliseconds)').describe('Unix seconds of the check, not after the call'),
     ok: z.boolean(),
     latency_ms: z.number().min(0).max(3_600_000).optional(),
     status: z.number().int().min(100).max(599).optional().describe('HTTP status the check saw'),
@@ -63,6 +66,12 @@ const uptimeProbe = pricedOperation({
     keyFamily: 'uptime',
     signedMember: 'evidenceCore',
     verifyPath: '/v1/mcp/verify/uptime/recheck',
+    // A check stamped after the call cannot have happened: refused before the quote, never scored.
+    precheck(input, _settings, now) {
+      const future = input.checks.flatMap((check, i) => (check.at > now ? [{ path: `checks.${i}.at`, message: `${check.at} is after the time of the call (${now}): a check must have happened before the probe is scored` }] : []));
+      if (future.length === 0) return undefined;
+      return { status: 422, error: 'validation_error', message: `checks stamped in the future: ${future[0]!.message}`, outcome: 'INVALID-INPUT', issues: future };
+    },
     command: fromEngine(scoreUptimeProbe),
   });
 

@@ -159,6 +159,14 @@ function paidChecks(t: AuditTranscript): Record<string, Verdict> {
   return { 'X402-PRS-001': prs, 'X402-SIG-001': sig };
 }
 
+/**
+ * The audit's id, from what was audited: the same transcript is the same audit, whoever asks and
+ * whenever (only the stamp of its first audit, auditedAt, is kept).
+ */
+export function auditIdOf(transcript: AuditTranscript): string {
+  return canonicalSha256({ standard: CONFORMANCE_STANDARD_VERSION, transcript }).slice(0, 32);
+}
+
 /** The whole audit: every check of the standard, in the standard's order. */
 export function auditTranscript(transcript: AuditTranscript, context: { auditId: string; now: number }): JsonObject {
   const verdicts = { ...challengeChecks(transcript), ...paidChecks(transcript) };
@@ -170,6 +178,12 @@ export function auditTranscript(transcript: AuditTranscript, context: { auditId:
     auditId: context.auditId,
     endpoint: { url: transcript.endpoint.url, method: transcript.endpoint.method.toUpperCase() },
     transcriptSha256: canonicalSha256(transcript),
+    // The bureau judged what it was shown: it did not observe the endpoint itself.
+    evidence_source: 'caller-supplied',
+    not_performed: [
+      { check: 'live probe of the endpoint', reason: 'the service makes no network calls: the 402 challenge and the paid answer are the caller-supplied transcript' },
+      { check: 'settlement on chain', reason: 'the transcript carries no chain evidence the bureau can check offline' },
+    ],
     checks: checks.map((c) => ({ ...c })),
     score: { ...score },
     defects: checks.filter((c) => c.status === 'fail').map((c) => c.id),

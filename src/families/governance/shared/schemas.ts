@@ -11,6 +11,8 @@ export const auditRecord = z.object({
   auditId: z.string(),
   endpoint: z.object({ url: z.string(), method: z.string() }),
   transcriptSha256: hex64,
+  evidence_source: z.literal('caller-supplied').optional().describe('The transcript was supplied by the caller, not observed by the bureau (absent in audits sealed before this member existed)'),
+  not_performed: z.array(z.object({ check: z.string(), reason: z.string() })).optional(),
   checks: z.array(z.object({ id: z.string(), status: z.enum(['pass', 'fail', 'not-provided']), evidence: z.string().optional() })),
   score: z.object({ passed: z.number().int(), failed: z.number().int(), notProvided: z.number().int(), assessed: z.number().int(), ratio: z.number().nullable() }),
   defects: z.array(z.string()),
