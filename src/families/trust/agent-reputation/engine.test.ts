@@ -118,3 +118,17 @@ describe('agent reputation engine', () => {
     );
   });
 });
+
+describe('amounts in outcome events', () => {
+  it('takes a decimal-string amount as governance writes it ("1.50"), never dropping a correctly signed event', async () => {
+    const events = [await sign(outcome('success', T, { amount: '1.50' })), await sign(outcome('success', T - 10, { amount: 2 }))];
+    const c = composeReputation({ agent, events }, 5) as { counts: { valid: number; rejected: number } };
+    expect(c.counts).toMatchObject({ valid: 2, rejected: 0 });
+  });
+
+  it('still rejects an amount that is not an amount, with the reason', async () => {
+    const c = composeReputation({ agent, events: [await sign(outcome('success', T, { amount: 'lots' }))] }, 5) as { rejected_events: Array<{ reason: string }> };
+    expect(c.rejected_events).toHaveLength(1);
+    expect(c.rejected_events[0]!.reason).toContain('amount');
+  });
+});

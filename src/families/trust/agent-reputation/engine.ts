@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AMOUNT_PATTERN } from '../../../kernel/decimal-amount.ts';
 import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
 import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
 import { round, wilsonLowerBound } from '../shared/stats.ts';
@@ -16,7 +17,8 @@ const outcomeEvent = z
     outcome: z.enum(['success', 'failure', 'dispute']),
     at: z.number().int().nonnegative(),
     counterparty: z.string().min(1).optional(),
-    amount: z.number().nonnegative().optional(),
+    // Decimal strings as the governance routes take them ("1.50"), or the number as JSON has it.
+    amount: z.union([z.number().nonnegative(), z.string().regex(AMOUNT_PATTERN)]).optional(),
   })
   .strict();
 type OutcomeEvent = z.infer<typeof outcomeEvent>;
