@@ -182,7 +182,7 @@ describe('Trust and Reputation, paid over HTTP and re-checked', () => {
     // Adding a member changed the claim: the supplied digest no longer matches, so the index is deferred.
     expect(paid.record).toMatchObject({ integrity: 'MISMATCH', trust_index: null, service_references: 1 });
     const good = await payFor('/v1/verify-catalog/register', input, 'evidenceCore');
-    expect(good.record).toMatchObject({ integrity: 'VERIFIED', signature: { status: 'VERIFIED' }, source: { status: 'URL-ATTESTED' }, trust_index: 0.7, deferred_reasons: [] });
+    expect(good.record).toMatchObject({ integrity: 'VERIFIED', signature: { status: 'VERIFIED' }, source: { status: 'HTTPS-URL-SUPPLIED' }, trust_index: 0.7, deferred_reasons: [] });
     await checkOffline(good);
 
     const stored = await service.deps.store.readStream(catalogEntryStream(good.record.entryId as string));

@@ -19,7 +19,7 @@ describe('verify-catalog engine', () => {
       claim_sha256: full.claim_sha256,
       integrity: 'VERIFIED',
       signature: { status: 'VERIFIED', value: full.signature, public_key: signer.hex },
-      source: { status: 'URL-ATTESTED', url: full.source_url },
+      source: { status: 'HTTPS-URL-SUPPLIED', url: full.source_url },
       service_host: host,
       service_references: 3,
       trust_index: 1,

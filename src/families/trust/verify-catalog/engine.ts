@@ -19,7 +19,7 @@ export interface CatalogRegistration {
 
 export type IntegrityStatus = 'VERIFIED' | 'MISMATCH' | 'NOT-PROVIDED';
 export type SignatureStatus = 'VERIFIED' | 'FAILED' | 'WELL-FORMED' | 'MALFORMED' | 'NOT-PROVIDED';
-export type SourceStatus = 'URL-ATTESTED' | 'NOT-HTTPS' | 'NOT-PROVIDED';
+export type SourceStatus = 'HTTPS-URL-SUPPLIED' | 'NOT-HTTPS' | 'NOT-PROVIDED';
 
 /** A signature is well formed when it is 64 bytes (Ed25519) or 65 bytes (EIP-191) of hex or base64. */
 function signatureShape(signature: string): 'ed25519' | 'eip191' | undefined {
@@ -43,7 +43,8 @@ function assessSignature(reg: CatalogRegistration): { status: SignatureStatus; d
 
 function assessSource(url: string | undefined): { status: SourceStatus; url?: string } {
   if (!url) return { status: 'NOT-PROVIDED' };
-  return /^https:\/\/[^\s/?#]+/i.test(url) ? { status: 'URL-ATTESTED', url } : { status: 'NOT-HTTPS', url };
+  // Only the form of the URL is checked: the service fetches nothing, so nothing is attested about it.
+  return /^https:\/\/[^\s/?#]+/i.test(url) ? { status: 'HTTPS-URL-SUPPLIED', url } : { status: 'NOT-HTTPS', url };
 }
 
 /** Occurrences of this service's host in every string (keys included) of the claim. */
@@ -67,7 +68,9 @@ export function catalogEntryId(reg: CatalogRegistration): string {
 
 /**
  * The evidenceCore of a catalog entry. The trust index exists only when integrity and the
- * signature are verified and the source is URL-attested; otherwise it is null with the reasons.
+ * signature are verified and an https source URL is supplied (the spec's "URL-attested"; the
+ * service fetches nothing, so the record calls it what it is); otherwise it is null with the
+ * reasons. Key, signature and URL are the caller's: the record says so, and says what it did not check.
  */
 export function assessRegistration(reg: CatalogRegistration, serviceHost: string, now: number): JsonObject {
   const recomputed = canonicalSha256(reg.claim);
@@ -78,7 +81,7 @@ export function assessRegistration(reg: CatalogRegistration, serviceHost: string
   const deferred: string[] = [];
   if (integrity !== 'VERIFIED') deferred.push(`integrity ${integrity}: ${integrity === 'MISMATCH' ? 'claim_sha256 differs from the recomputed digest' : 'no claim_sha256 supplied'}`);
   if (signature.status !== 'VERIFIED') deferred.push(`signature ${signature.status}: ${signature.detail}`);
-  if (source.status !== 'URL-ATTESTED') deferred.push(`source ${source.status}: ${source.status === 'NOT-HTTPS' ? 'source_url is not an https URL' : 'no source_url supplied'}`);
+  if (source.status !== 'HTTPS-URL-SUPPLIED') deferred.push(`source ${source.status}: ${source.status === 'NOT-HTTPS' ? 'source_url is not an https URL' : 'no source_url supplied'}`);
   const trustIndex = deferred.length === 0 ? Math.min(1, TRUST_BASE + TRUST_PER_REFERENCE * Math.min(references, MAX_COUNTED_REFERENCES)) : null;
   return {
     entryId: catalogEntryId(reg),
@@ -93,6 +96,11 @@ export function assessRegistration(reg: CatalogRegistration, serviceHost: string
     service_references: references,
     trust_index: trustIndex === null ? null : Math.round(trustIndex * 1e6) / 1e6,
     deferred_reasons: deferred,
+    evidence_source: 'caller-supplied',
+    not_performed: [
+      { check: 'fetch source_url', reason: 'the service makes no network calls: the URL is carried as supplied, not shown to publish this output' },
+      { check: 'key ownership', reason: 'public_key is the caller\'s: a valid signature shows its holder signed, not who the holder is' },
+    ],
     registeredAt: now,
   };
 }

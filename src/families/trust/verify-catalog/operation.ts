@@ -12,7 +12,7 @@ export const catalogRegisterInput = z
     claim_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').optional(),
     signature: shortText(1024).optional().describe('Ed25519 (64 bytes) or EIP-191 (65 bytes), hex or base64'),
     public_key: shortText(512).optional().describe('Ed25519 key (hex, base64, did:key) or EVM address'),
-    source_url: shortText(2048).optional().describe('Where the output is published; https makes it URL-attested'),
+    source_url: shortText(2048).optional().describe('Where the output is published, as the caller states it (not fetched); an https URL counts toward the trust index'),
   })
   .strict();
 
@@ -29,10 +29,12 @@ export const catalogEntrySchema = z.object({
     value: z.string().optional(),
     public_key: z.string().optional(),
   }),
-  source: z.object({ status: z.enum(['URL-ATTESTED', 'NOT-HTTPS', 'NOT-PROVIDED']), url: z.string().optional() }),
+  source: z.object({ status: z.enum(['HTTPS-URL-SUPPLIED', 'NOT-HTTPS', 'NOT-PROVIDED']), url: z.string().optional() }),
   service_host: z.string(),
   service_references: z.number().int(),
-  trust_index: z.number().min(0).max(1).nullable().describe('null (deferred) unless integrity and signature are verified and the source is URL-attested'),
+  evidence_source: z.literal('caller-supplied').optional(),
+  not_performed: z.array(z.object({ check: z.string(), reason: z.string() })).optional(),
+  trust_index: z.number().min(0).max(1).nullable().describe('null (deferred) unless integrity and signature are verified and an https source URL is supplied'),
   deferred_reasons: z.array(z.string()),
   registeredAt: at('registration time'),
 });
