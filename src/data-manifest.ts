@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createFileAtomically } from './atomic-file.ts';
 import { z } from 'zod';
 import type { Keyring } from './signing/keyring.ts';
 
@@ -49,7 +50,7 @@ export function readDataManifest(dataDir: string): DataManifest | undefined {
 
 /**
  * Checks the keys the secret derives against the manifest, or writes the manifest on first use
- * (atomically: temporary file, fsync, link, fsync of the directory).
+ * (atomically: atomic-file.ts).
  */
 export function checkDataManifest(dataDir: string, keyring: Keyring): DataManifest {
   const keyIds = Object.fromEntries(keyring.all().map((k) => [k.family, k.keyId]));
@@ -63,32 +64,6 @@ export function checkDataManifest(dataDir: string, keyring: Keyring): DataManife
     return existing;
   }
   const created: DataManifest = { format: 1, service: SERVICE, logId: randomUUID(), keyIds };
-  writeAtomically(join(dataDir, MANIFEST_FILE_NAME), `${JSON.stringify(created, null, 2)}\n`);
+  createFileAtomically(join(dataDir, MANIFEST_FILE_NAME), `${JSON.stringify(created, null, 2)}\n`, 0o644);
   return readDataManifest(dataDir) ?? created;
-}
-
-function writeAtomically(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  try {
-    const fd = openSync(temporary, 'w', 0o644);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      linkSync(temporary, path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const dir = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-  } finally {
-    rmSync(temporary, { force: true });
-  }
 }

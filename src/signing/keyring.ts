@@ -8,8 +8,9 @@ import {
   verify as edVerify,
   type KeyObject,
 } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createFileAtomically } from '../atomic-file.ts';
 import { sha256Hex } from './hash.ts';
 import { KEY_FAMILY_NAMES, type KeyFamily } from './key-families.ts';
 
@@ -123,7 +124,7 @@ export function resolveAttestationSecret(envSecret: string | undefined, dataDir:
   if (options.mayGenerate === false)
     throw new MissingSecretError(`${path} is missing, but ${dataDir} holds results signed with keys derived from it: restore the file from a backup (or set ATTESTATION_SECRET to it); a new secret would make every old signature fail`);
   const secret = randomBytes(32).toString('hex');
-  if (!writeSecretAtomically(path, secret)) return resolveAttestationSecret(undefined, dataDir, options);
+  if (!createFileAtomically(path, `${secret}\n`, 0o600)) return resolveAttestationSecret(undefined, dataDir, options);
   return { secret, origin: 'generated', path };
 }
 
@@ -145,35 +146,3 @@ function readSecretFile(path: string): string | undefined {
   throw new MissingSecretError(`${path} holds ${text.length} characters, not a secret of at least 32: refusing to sign with it. If the directory holds no signed results yet, delete the file to generate a new one; otherwise restore it from a backup`);
 }
 
-/**
- * Temporary file, fsync, rename, fsync of the directory: the secret is either whole on disk or
- * not there at all, even when the disk fills up or the power goes mid-write. False when another
- * process created it first (then use theirs).
- */
-function writeSecretAtomically(path: string, secret: string): boolean {
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    const fd = openSync(temporary, 'wx', 0o600);
-    try {
-      writeSync(fd, `${secret}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      linkSync(temporary, path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw err;
-    }
-    const dir = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-    return true;
-  } finally {
-    rmSync(temporary, { force: true });
-  }
-}
