@@ -100,6 +100,8 @@ export function scoreUptimeProbe(input: UptimeProbeInput, now: number): JsonObje
     statusClasses,
     notProvided,
     checksSha256: canonicalSha256(checks),
+    // The checks and the anchor are the caller's: the service probed nothing itself.
+    evidence_source: 'caller-supplied',
     probedAt: now,
   };
 }

@@ -41,6 +41,7 @@ const uptimeRecordSchema = z.object({
   statusClasses: z.record(z.string(), z.number().int()),
   notProvided: z.array(z.enum(['settlement_anchor', 'latency_ms', 'status'])),
   checksSha256: hex64,
+  evidence_source: z.literal('caller-supplied').describe('The checks and the settlement anchor were supplied by the caller; the service probes nothing'),
   probedAt: z.number().int(),
 });
 
