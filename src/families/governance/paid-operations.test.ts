@@ -121,7 +121,7 @@ describe('spend governor over HTTP', () => {
     expect(refusedSettle.status).toBe(403);
 
     const overBudget = await postTo(service, '/v1/governance/reserve', { agent_id: 'http-agent', amount: '3.5', purpose: 'too much', ttl_seconds: 60 }, pay);
-    expect(overBudget.status).toBe(409);
+    expect(overBudget.status).toBe(422);
     expect(await overBudget.json()).toMatchObject({ outcome: 'BUDGET-EXCEEDED' });
 
     const first = await paid('/v1/governance/settle', { lease_id: record.lease_id, actual_amount: '1.5' });

@@ -52,7 +52,7 @@ describe('governance.reserve and governance.settle commands', () => {
     const ctx = testCallContext({ store });
     expect(await reserveOp.command!.authorize!(input(reserveOp, { agent_id: 'new', amount: '1', purpose: 'p', ttl_seconds: 60 }), ctx)).toMatchObject({ status: 422, error: 'budget_required' });
     await runOperation(reserveOp, input(reserveOp, { agent_id: 'new', amount: '4', purpose: 'p', ttl_seconds: 60, budget: { cap: '5', period: 3600 } }), ctx);
-    expect(await reserveOp.command!.authorize!(input(reserveOp, { agent_id: 'new', amount: '2', purpose: 'p', ttl_seconds: 60 }), testCallContext({ store }))).toMatchObject({ status: 409, outcome: 'BUDGET-EXCEEDED' });
+    expect(await reserveOp.command!.authorize!(input(reserveOp, { agent_id: 'new', amount: '2', purpose: 'p', ttl_seconds: 60 }), testCallContext({ store }))).toMatchObject({ status: 422, outcome: 'BUDGET-EXCEEDED' });
     expect(await settleOp.command!.authorize!(input(settleOp, { lease_id: 'new:0123456789abcdef01234567', actual_amount: '1' }), testCallContext({ store }))).toMatchObject({ status: 422, outcome: 'NOT-FOUND' });
   });
 

@@ -41,7 +41,7 @@ async function refusalBeforeSettlement(command: GovernorCommand, ctx: CallContex
   if (refused) {
     const record = refused.data.record;
     return {
-      status: 409,
+      status: 422,
       error: 'budget_exceeded',
       message: `amount ${String(record.amount)} does not fit: ${String(record.available)} available of cap ${String((record.budget as { cap?: string }).cap)}`,
       outcome: 'BUDGET-EXCEEDED',
