@@ -98,7 +98,8 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
     const parsed = op.input.safeParse(raw);
     if (!parsed.success) throw validationProblem(issuesOf(parsed.error));
     const refusal = op.precheck?.(parsed.data, deps.settings, Math.floor(Date.now() / 1000));
-    if (refusal) throw new HttpProblem(refusal.status, refusal.error, refusal.message, { outcome: refusal.outcome, issues: refusal.issues });
+    const stateRefusal = refusal ?? (await op.precheckState?.(parsed.data, deps));
+    if (stateRefusal) throw new HttpProblem(stateRefusal.status, stateRefusal.error, stateRefusal.message, { outcome: stateRefusal.outcome, issues: stateRefusal.issues });
 
     // Never quote a call the service cannot record now: the caller would pay for a 503.
     const readiness = deps.store.readiness?.();

@@ -145,6 +145,12 @@ export interface PricedOperation<I = unknown> extends RouteBase {
    * oversized memory value): answered 422, unsigned and free, before any quote.
    */
   precheck?(input: I, settings: Settings, now: number): Refusal | undefined;
+  /**
+   * Like precheck, for an outcome the stored state decides whatever the payer: something the
+   * request names that does not exist (an unknown lease) is answered 422 NOT-FOUND before any
+   * quote, so nobody is asked to pay for a call that cannot succeed. Reads only.
+   */
+  precheckState?(input: I, deps: ServiceDeps): Promise<Refusal | undefined>;
   /** Absent until built: the route then answers 501 and is never quoted. */
   command?: Command<I>;
   /**

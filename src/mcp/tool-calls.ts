@@ -24,7 +24,7 @@ export async function callPricedTool(op: PricedOperation, args: Record<string, u
     const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
     return toolError(`invalid input (nothing charged): ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { error: 'validation_error', outcome: 'INVALID-INPUT', issues });
   }
-  const refusal = op.precheck?.(parsed.data, deps.settings, Math.floor(Date.now() / 1000));
+  const refusal = op.precheck?.(parsed.data, deps.settings, Math.floor(Date.now() / 1000)) ?? (await op.precheckState?.(parsed.data, deps));
   if (refusal) return toolError(`${refusal.message} (nothing charged)`, { error: refusal.error, ...(refusal.outcome ? { outcome: refusal.outcome } : {}), ...(refusal.issues ? { issues: refusal.issues } : {}) });
   const readiness = deps.store.readiness?.();
   if (readiness && !readiness.ready) return toolError(`${readiness.reason}; nothing was charged, retry later`, { error: 'event_store_unavailable' });

@@ -5,7 +5,9 @@ import type { PricedOperation } from '../../src/kernel/operation.ts';
 import { BASE_USDC } from '../../src/config.ts';
 import { useTestService, type TestService } from '../support/service.ts';
 
-const built = pricedOperations().filter((op) => op.command);
+// An operation whose example names stored state (a lease to settle) is answered before the quote
+// while that state does not exist: it is quoted in its own family's tests, after creating it.
+const built = pricedOperations().filter((op) => op.command && !op.precheckState);
 const unbuilt = pricedOperations().filter((op) => !op.command);
 
 function requestOf(service: TestService, op: PricedOperation, input: unknown = op.example): [string, RequestInit] {

@@ -190,3 +190,12 @@ describe('receipt check and reputation over HTTP', () => {
     expect(thin.evidenceCore).toMatchObject({ outcome: 'INSUFFICIENT-DATA' });
   });
 });
+
+describe('settling a lease that does not exist', () => {
+  it('is answered 422 NOT-FOUND before any quote: nobody is asked to pay for a call that cannot succeed', async () => {
+    const res = await postTo(service, '/v1/governance/settle', { lease_id: 'nobody:0123456789abcdef01234567', actual_amount: '1' });
+    expect(res.status).toBe(422);
+    expect(res.headers.get('payment-required')).toBeNull();
+    expect(await res.json()).toMatchObject({ outcome: 'NOT-FOUND', issues: [{ path: 'lease_id' }] });
+  });
+});

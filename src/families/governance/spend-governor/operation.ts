@@ -93,6 +93,12 @@ const settle = pricedOperation({
     keyFamily: 'governance',
     signedMember: 'evidenceCore',
     verifyPath: '/v1/governance/verify',
+    async precheckState(input, deps) {
+      const agentId = agentOfLease(input.lease_id);
+      const state = agentId === undefined ? undefined : await readGovernorState(deps.store, agentId);
+      if (state?.leases[input.lease_id]) return undefined;
+      return { status: 422, error: 'lease_not_found', message: `lease ${input.lease_id} does not exist; nothing was quoted or charged`, outcome: 'NOT-FOUND', issues: [{ path: 'lease_id', message: 'no such lease' }] };
+    },
     command: governanceSettle,
   });
 
