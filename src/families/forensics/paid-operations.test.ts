@@ -4,6 +4,7 @@ import { findOperation } from '../../catalog/index.ts';
 import { canonicalBytes, canonicalText, type JsonObject } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
 import { createPayingFetch } from '../../../test/support/paying-client.ts';
+import { fetchQuote, signPayment } from '../../../test/support/x402-payments.ts';
 import { postTo, useTestService } from '../../../test/support/service.ts';
 
 /**
@@ -69,8 +70,13 @@ describe('Forensics and Evidence, paid over HTTP and re-checked', () => {
     await checkOffline(a);
     await expectBodyVerify('/v1/evidence/verify', a, [{ entryId: '0'.repeat(64) }, { sealedAt: (a.record.sealedAt as number) + 1 }, { entry: { action: 'model.deleted' } }]);
 
-    const again = await payFor('/v1/evidence/ingest', { payload: { env: 'prod' }, actor: 'did:example:ops', action: 'model.deployed' }, 'sealed');
-    expect(again.text).toBe(a.text);
+    // The same entry again: the very record sealed first, and the answer says so and when.
+    const again = await payFor('/v1/evidence/ingest', { payload: { env: 'prod' }, actor: 'did:example:ops', action: 'model.deployed', action_hash: a.record.action_hash }, 'sealed');
+    expect(again.body.sealed).toEqual(a.body.sealed);
+    expect(again.body.sha256).toBe(a.body.sha256);
+    expect(again.body.ed25519Sig).toBe(a.body.ed25519Sig);
+    expect(again.body.already_recorded).toMatchObject({ first_recorded_at: a.record.sealedAt, note: expect.stringContaining('action_hash_source describes that first request') });
+    expect(a.body).not.toHaveProperty('already_recorded');
 
     const ids = [a.record.entryId as string, b.record.entryId as string];
     const unknown = 'e'.repeat(64);
@@ -81,6 +87,18 @@ describe('Forensics and Evidence, paid over HTTP and re-checked', () => {
     expect((q1.record.entries as JsonObject[]).map((e) => e.sha256).sort()).toEqual([a.body.sha256, b.body.sha256].sort());
     await checkOffline(q1);
     await expectBodyVerify('/v1/evidence/verify', q1, [{ not_found: [] }, { merkle_root: '0'.repeat(64) }, { outcome: 'BOUND' }]);
+  });
+
+  it('a replayed payment of an ingest that found an earlier entry answers the very same bytes, note included', async () => {
+    const entry = { action: 'model.replayed', payload: { x: 1 } };
+    await payFor('/v1/evidence/ingest', entry, 'sealed');
+    const url = `${service.url}/v1/evidence/ingest`;
+    const init = (payment?: string): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json', ...(payment ? { 'PAYMENT-SIGNATURE': payment } : {}) }, body: JSON.stringify(entry) });
+    const payment = await signPayment(await fetchQuote(url, init()));
+    const first = await (await fetch(url, init(payment.header))).text();
+    const replay = await (await fetch(url, init(payment.header))).text();
+    expect(first).toContain('"already_recorded"');
+    expect(replay).toBe(first);
   });
 
   it('c2pa verify, then its read-back returns the same evidenceCore, digest and signature', async () => {

@@ -81,6 +81,7 @@ const c2paVerifyOperation = pricedOperation({
     keyFamily: 'c2pa',
     signedMember: 'evidenceCore',
     verifyPath: '/v1/data/c2pa/attestation/{attestation_id}',
+    outputBeside: true,
     command: c2paVerifyCommand,
   });
 

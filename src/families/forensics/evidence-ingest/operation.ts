@@ -42,6 +42,8 @@ const evidenceIngestOperation = pricedOperation({
     keyFamily: 'evidence',
     signedMember: 'sealed',
     verifyPath: '/v1/evidence/verify',
+    // Whether an identical entry already existed is said beside the record: a replay runs the command again to say it the same way.
+    outputBeside: true,
     command: evidenceIngestCommand,
   });
 
