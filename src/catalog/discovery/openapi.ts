@@ -48,7 +48,9 @@ class SharedSchemas {
 }
 
 function parametersOf(route: Route, shared: SharedSchemas): JsonObject[] {
-  const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: { type: 'string' } }));
+  // A path parameter is documented with the pattern its route validates it against.
+  const declared = route.input ? (((shared.adopt(inputJsonSchema(route.input), `${route.id}.path`).properties ?? {}) as Record<string, JsonObject>)) : {};
+  const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: declared[m[1]!] ?? { type: 'string' } }));
   const queryFrom = route.kind === 'priced' ? route.inputFrom === 'query' : route.inputFrom === 'query' || route.inputFrom === 'query-or-json' || route.inputFrom === 'query-or-path';
   if (!queryFrom || !route.input) return pathParams;
   const schema = shared.adopt(inputJsonSchema(route.input), `${route.id}.query`);

@@ -164,7 +164,7 @@ describe('Forensics free routes and refusals', () => {
     const deep = '['.repeat(20_000) + ']'.repeat(20_000);
     const cases: Array<[string, string, string]> = [
       ['/v1/evidence/ingest', `{"action":"x","payload":{"a":${deep}}}`, 'payload'],
-      ['/v1/data/signed-snapshot', `{"series":"s","rows":[${deep}],"citations":[]}`, 'rows'],
+      ['/v1/data/signed-snapshot', `{"series":"s","rows":[${deep}],"citations":[]}`, 'rows.0'],
       ['/v1/data/c2pa/verify', `{"hard_binding":{"a":${deep}},"content_hash":{"alg":"sha256","value":"${'ab'.repeat(32)}"}}`, 'hard_binding'],
     ];
     for (const [path, body, field] of cases) {

@@ -25,8 +25,7 @@ const judgeCriterion = z.discriminatedUnion('type', [
   z
     .object({ ...criterionBase, type: z.literal('length'), unit: z.enum(['chars', 'words']), min: z.number().int().min(0).optional(), max: z.number().int().min(0).optional() })
     .strict()
-    .refine((c) => c.min !== undefined || c.max !== undefined, { message: 'needs min or max', path: ['min'] })
-    .refine((c) => c.min === undefined || c.max === undefined || c.min <= c.max, { message: 'must not exceed max', path: ['min'] }),
+    .describe('At least one of min and max, and min not above max (checked before the quote: length_bounds)'),
   z.object({ ...criterionBase, type: z.literal('edit_distance'), min_similarity: ratio.optional() }).strict(),
   z.object({ ...criterionBase, type: z.literal('ngram_overlap'), n: z.number().int().min(1).max(5).optional(), min_score: ratio.optional() }).strict(),
 ]);
@@ -83,6 +82,17 @@ const judgeGrade = pricedOperation({
     keyFamily: 'judge',
     signedMember: 'verdictCore',
     verifyPath: '/v1/mcp/eval/judge/verify',
+    // Rules across two members of a length criterion, which a JSON schema cannot state: refused
+    // before the quote with their own error, documented in the criterion's description.
+    precheck(input) {
+      const issues = input.rubric.flatMap((c, i) => {
+        if (c.type !== 'length') return [];
+        if (c.min === undefined && c.max === undefined) return [{ path: `rubric.${i}.min`, message: 'a length criterion needs min or max' }];
+        if (c.min !== undefined && c.max !== undefined && c.min > c.max) return [{ path: `rubric.${i}.min`, message: `must not exceed max (${c.max})` }];
+        return [];
+      });
+      return issues.length === 0 ? undefined : { status: 422, error: 'length_bounds', message: `${issues[0]!.path}: ${issues[0]!.message}`, outcome: 'INVALID-INPUT', issues };
+    },
     command: fromEngine(gradeResponsePair),
   });
 

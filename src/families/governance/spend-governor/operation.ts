@@ -12,11 +12,19 @@ import { recheck, recheckInput } from '../shared/recheck.ts';
 import { amount } from '../shared/schemas.ts';
 import { parseAmount } from '../../../kernel/decimal-amount.ts';
 
-export const positiveAmount = amount.refine((v) => (parseAmount(v) ?? 1n) > 0n, 'must be greater than 0');
+/**
+ * A decimal amount above zero, as a pattern the published schema carries too: a client that
+ * generates values from /openapi.json never produces one the service refuses.
+ */
+const POSITIVE_AMOUNT = /^(?:[1-9]\d{0,14}(?:\.\d{1,6})?|0\.(?:[1-9]\d{0,5}|0[1-9]\d{0,4}|00[1-9]\d{0,3}|000[1-9]\d{0,2}|0000[1-9]\d?|00000[1-9]))$/;
+export const positiveAmount = z.string().regex(POSITIVE_AMOUNT, 'must be a decimal string above 0 with at most 6 decimals, e.g. "2.5"');
 
 export const agentId = z.string().regex(AGENT_ID_PATTERN, 'must be 1-64 characters: letters, digits and . _ - (starting with a letter or digit)');
 
-export const leaseId = z.string().max(100).refine((v) => agentOfLease(v) !== undefined, 'must be a lease_id returned by /v1/governance/reserve');
+export const leaseId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}:[0-9a-f]{24}$/, 'must be a lease_id returned by /v1/governance/reserve (agent_id:24 hex characters)')
+  .refine((v) => agentOfLease(v) !== undefined, 'must be a lease_id returned by /v1/governance/reserve');
 
 const budgetView = z.object({ cap: z.string(), period: z.number().int(), windowStart: z.number().int(), windowEnd: z.number().int() });
 
