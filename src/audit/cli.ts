@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { openEventStoreForReading } from '../events/open-store.ts';
 import { stderrLogger } from '../events/file-log/logger.ts';
-import { createKeyring, resolveAttestationSecret } from '../signing/keyring.ts';
+import { createKeyring, MissingSecretError, resolveAttestationSecret } from '../signing/keyring.ts';
 import { auditEventLog } from './audit.ts';
 import { formatReport } from './report.ts';
 import { auditRules } from '../catalog/index.ts';
@@ -28,9 +28,15 @@ async function main(): Promise<number> {
     return 2;
   }
   const eventStoreUrl = process.env.EVENTSTORE_URL || undefined;
-  const secret = resolveAttestationSecret(process.env.ATTESTATION_SECRET, dataDir);
-  if (secret.origin === 'generated')
-    console.error(`warning: no ATTESTATION_SECRET and none in ${dataDir}; a new one was generated, so results signed with another secret will fail`);
+  // An audit reads; it never writes a new secret into the directory it audits.
+  let secret;
+  try {
+    secret = resolveAttestationSecret(process.env.ATTESTATION_SECRET, dataDir, { mayGenerate: false });
+  } catch (err) {
+    if (!(err instanceof MissingSecretError)) throw err;
+    console.error(`audit: no ATTESTATION_SECRET and no usable secret in ${dataDir}: ${err.message}`);
+    return 2;
+  }
   const keyring = createKeyring(secret.secret);
   const quietLog = { ...stderrLogger, info: () => {} };
   const store = await openEventStoreForReading({ EVENTSTORE_URL: eventStoreUrl, DATA_DIR: dataDir }, quietLog);

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,11 +20,11 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-function runAudit(): { status: number | null; stdout: string; stderr: string } {
-  const { EVENTSTORE_URL: _ignored, ...env } = process.env;
+function runAudit(secret: string | null = SECRET): { status: number | null; stdout: string; stderr: string } {
+  const { EVENTSTORE_URL: _ignored, ATTESTATION_SECRET: _unset, ...env } = process.env;
   const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'audit', 'cli.ts'), '--data-dir', dataDir], {
     cwd: process.cwd(),
-    env: { ...env, ATTESTATION_SECRET: SECRET },
+    env: { ...env, ...(secret ? { ATTESTATION_SECRET: secret } : {}) },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -56,6 +57,14 @@ describe('npm run audit', () => {
     expect(stdout).toContain('result-signature: 1');
     expect(stdout).toMatch(/\[result-sha256\] payment-0x[0-9a-f]+-0x[0-9a-f]+, revision 2/);
     expect(status).toBe(1);
+  });
+
+  it('never writes a secret into the directory it audits: without one it stops with exit code 2 and says why', async () => {
+    await writeLog(false);
+    const { status, stderr } = runAudit(null);
+    expect(status).toBe(2);
+    expect(stderr).toContain('no usable secret');
+    expect(existsSync(join(dataDir, 'attestation-secret'))).toBe(false);
   });
 
   it('stops with exit code 2, naming file and offset, on a corrupt log', async () => {
