@@ -71,11 +71,23 @@ function stepOf(deps: ServiceDeps, call: PaidCall, settler: Settler): SagaStep {
   return { deps, settler, call, payer, stream: paymentStreamName(payer, call.payment.authorization.nonce), writesAlone: () => false };
 }
 
+/** The service's dependencies on a fresh in-memory store, as the saga receives them. */
+function freshDeps(): ServiceDeps {
+  const { store, keyring, settings, baseUrl, stats } = testCallContext({ store: createMemoryEventStore() });
+  return { store, keyring, settings, baseUrl, stats };
+}
+
+/** Claims the step's payment, which must not have been claimed before. */
+async function claimFor(step: SagaStep) {
+  const claimed = await claimPayment(step, authorizedOf(step));
+  if (claimed.kind !== 'claimed') throw new Error('claim lost');
+  return claimed.progress;
+}
+
 describe('the paid-call saga, one step at a time', () => {
   let deps: ServiceDeps;
   beforeEach(() => {
-    const { store, keyring, settings, baseUrl, stats } = testCallContext({ store: createMemoryEventStore() });
-    deps = { store, keyring, settings, baseUrl, stats };
+    deps = freshDeps();
   });
 
   it('claim: the first claim of a payment wins; a later claim for another request sees the first one stored', async () => {
@@ -89,17 +101,15 @@ describe('the paid-call saga, one step at a time', () => {
   it('settle: moves the funds once and records it; a transfer already made is found, not repeated', async () => {
     const settler = countingSettler();
     const step = stepOf(deps, await paidCall(deps), settler);
-    const claimed = await claimPayment(step, authorizedOf(step));
-    if (claimed.kind !== 'claimed') throw new Error('claim lost');
-    const settled = await settlePayment(step, claimed.progress);
+    const progress = await claimFor(step);
+    const settled = await settlePayment(step, progress);
     expect(settled.kind).toBe('settled');
     expect(settler.transfers).toBe(1);
 
     const found = countingSettler({ ...localSettlement(step.call.payment), mode: 'onchain', demo: false });
     const other = stepOf(deps, await paidCall(deps), found);
-    const otherClaim = await claimPayment(other, authorizedOf(other));
-    if (otherClaim.kind !== 'claimed') throw new Error('claim lost');
-    expect((await settlePayment(other, otherClaim.progress)).kind).toBe('settled');
+    const otherProgress = await claimFor(other);
+    expect((await settlePayment(other, otherProgress)).kind).toBe('settled');
     expect(found.transfers).toBe(0);
   });
 
@@ -107,39 +117,35 @@ describe('the paid-call saga, one step at a time', () => {
     const now = Math.floor(Date.now() / 1000);
     const settler = countingSettler();
     const step = stepOf(deps, await paidCall(deps, { now, validBefore: now + 60 }), settler);
-    const claimed = await claimPayment(step, authorizedOf(step));
-    if (claimed.kind !== 'claimed') throw new Error('claim lost');
+    const progress = await claimFor(step);
     const late = { ...step, call: { ...step.call, now: now + 120 } };
-    expect(await settlePayment(late, claimed.progress)).toMatchObject({ kind: 'stopped', outcome: { kind: 'rejected', reason: PAYMENT_REASONS.validBefore } });
+    expect(await settlePayment(late, progress)).toMatchObject({ kind: 'stopped', outcome: { kind: 'rejected', reason: PAYMENT_REASONS.validBefore } });
     expect(settler.transfers).toBe(0);
   });
 
   it('settle: a store that fails after the transfer answers that the payment was taken', async () => {
     const step = stepOf({ ...deps, store: failingFrom(deps.store, 2) }, await paidCall(deps), countingSettler());
-    const claimed = await claimPayment(step, authorizedOf(step));
-    if (claimed.kind !== 'claimed') throw new Error('claim lost');
-    expect(await settlePayment(step, claimed.progress)).toMatchObject({ kind: 'stopped', outcome: { kind: 'unavailable', charged: true } });
+    const progress = await claimFor(step);
+    expect(await settlePayment(step, progress)).toMatchObject({ kind: 'stopped', outcome: { kind: 'unavailable', charged: true } });
   });
 
   it('execute and sign: signs the record and stores it; replay then answers the same bytes', async () => {
     const step = stepOf(deps, await paidCall(deps), countingSettler());
-    const claimed = await claimPayment(step, authorizedOf(step));
-    if (claimed.kind !== 'claimed') throw new Error('claim lost');
-    const settled = await settlePayment(step, claimed.progress);
+    const progress = await claimFor(step);
+    const settled = await settlePayment(step, progress);
     if (settled.kind !== 'settled') throw new Error('not settled');
     const signed = await executeAndSign(step, settled.progress);
     expect(signed.kind).toBe('signed');
-    const progress = await readPaymentStream(deps.store, step.stream);
-    expect(signed.kind === 'signed' && signed.body.sha256).toBe(progress.signed?.data.sha256);
-    expect(JSON.stringify(await replayResult(step, progress))).toBe(JSON.stringify(signed));
+    const stored = await readPaymentStream(deps.store, step.stream);
+    expect(signed.kind === 'signed' && signed.body.sha256).toBe(stored.signed?.data.sha256);
+    expect(JSON.stringify(await replayResult(step, stored))).toBe(JSON.stringify(signed));
   });
 
   it('execute and sign: a store that fails after settlement answers that the payment was taken, and a retry completes', async () => {
     const settler = countingSettler();
     const step = stepOf(deps, await paidCall(deps), settler);
-    const claimed = await claimPayment(step, authorizedOf(step));
-    if (claimed.kind !== 'claimed') throw new Error('claim lost');
-    const settled = await settlePayment(step, claimed.progress);
+    const progress = await claimFor(step);
+    const settled = await settlePayment(step, progress);
     if (settled.kind !== 'settled') throw new Error('not settled');
     const failing = { ...step, deps: { ...deps, store: failingFrom(deps.store, 1) } };
     expect(await executeAndSign(failing, settled.progress)).toMatchObject({ kind: 'unavailable', charged: true });
@@ -151,8 +157,7 @@ describe('the paid-call saga, one step at a time', () => {
 describe('a payment that already paid is found before its time window is checked', () => {
   let deps: ServiceDeps;
   beforeEach(() => {
-    const { store, keyring, settings, baseUrl, stats } = testCallContext({ store: createMemoryEventStore() });
-    deps = { store, keyring, settings, baseUrl, stats };
+    deps = freshDeps();
   });
 
   it('a stored result is replayed after validBefore has passed; a new payment that late is refused', async () => {
@@ -179,9 +184,8 @@ describe('a payment that already paid is found before its time window is checked
     const settler = countingSettler();
     const call = await paidCall(deps, { now, validBefore: now + 30 });
     const step = stepOf(deps, call, settler);
-    const claimed = await claimPayment(step, authorizedOf(step));
-    if (claimed.kind !== 'claimed') throw new Error('claim lost');
-    expect((await settlePayment(step, claimed.progress)).kind).toBe('settled');
+    const progress = await claimFor(step);
+    expect((await settlePayment(step, progress)).kind).toBe('settled');
 
     const finished = await createPaidCallSaga(settler).run({ ...call, now: now + 3600 }, deps);
     expect(finished.kind).toBe('signed');
@@ -192,8 +196,8 @@ describe('a payment that already paid is found before its time window is checked
 
 describe('outputs answered beside the record', () => {
   it('are rebuilt on replay by running the command again, and must sign the stored digest', async () => {
-    const { store, keyring, settings, baseUrl, stats } = testCallContext({ store: createMemoryEventStore() });
-    const deps: ServiceDeps = { store, keyring, settings, baseUrl, stats };
+    const deps = freshDeps();
+    const { settings, baseUrl } = deps;
     let runs = 0;
     const withOutput = {
       ...op,

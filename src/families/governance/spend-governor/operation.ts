@@ -10,7 +10,6 @@ import type { FreeResponse } from '../../../kernel/operation.ts';
 import { verifyResultSchema } from '../../../kernel/route-kit/verify-route.ts';
 import { recheck, recheckInput } from '../shared/recheck.ts';
 import { amount } from '../shared/schemas.ts';
-import { parseAmount } from '../../../kernel/decimal-amount.ts';
 
 /**
  * A decimal amount above zero, as a pattern the published schema carries too: a client that
