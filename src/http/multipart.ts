@@ -35,7 +35,8 @@ const MAX_FIELD_BYTES = 64 * 1024;
 export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES): Promise<MultipartInput> {
   if (!ctx.is('multipart/form-data')) throw validationProblem([{ path: '(body)', message: 'a multipart/form-data body is required' }]);
   const dir = await mkdtemp(join(tmpdir(), 'attest-upload-'));
-  const removeDir = () => void rm(dir, { recursive: true, force: true });
+  // ENOTEMPTY/EBUSY are retried: on an abort, the parser may still be closing a file in the directory.
+  const removeDir = () => void rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 25 }).catch(() => undefined);
   // 'close' fires once the response is sent or the connection is lost, after every await below.
   ctx.res.once('close', removeDir);
   const form = formidable({
@@ -54,6 +55,7 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
   try {
     [fields, files] = await form.parse(ctx.req);
   } catch (err) {
+    // After an abort the parser settles late, possibly after 'close': sweep again once it has.
     removeDir();
     throw multipartProblem(err);
   }

@@ -72,7 +72,10 @@ describe('readMultipart, for the operations that take files', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const settled = () => new Promise((resolve) => setTimeout(resolve, 100));
+  // Removal is asynchronous after the answer; on a loaded machine it may take a while.
+  const settled = async () => {
+    for (let waited = 0; waited < 5000 && entries().length > 0; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  };
 
   it('streams the file to a directory of its own, hashes it, and removes it after the answer', async () => {
     const bytes = Buffer.from('%PNG fake invoice bytes');
