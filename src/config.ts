@@ -46,6 +46,10 @@ const settingsSchema = z
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     /** An idle keep-alive connection is closed after this. */
     KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    /** The transparency log of every signed result (docs/verifying.md); off only to measure its cost. */
+    RESULT_LOG: z.enum(['on', 'off']).default('on'),
+    /** While results arrive, a signed checkpoint is issued at least this often. */
+    LOG_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2_000),
   })
   .superRefine((s, ctx) => {
     if (s.SETTLEMENT === 'facilitator' && !s.FACILITATOR_URL)

@@ -15,6 +15,7 @@ import { createFileCheckpointStore, startProjection } from './projections/runner
 import { projectionCheckpointDirectory } from './events/open-store.ts';
 import { checkDataManifest, readDataManifest } from './data-manifest.ts';
 import { createKeyring, resolveAttestationSecret } from './signing/keyring.ts';
+import { startResultLog } from './transparency/result-log.ts';
 
 export interface RunningService {
   url: string;
@@ -43,6 +44,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
 
   const checkpoints = createFileCheckpointStore(projectionCheckpointDirectory(settings.DATA_DIR));
   const stats = await startProjection(store, publicStatsProjection, { checkpoints, log });
+  const resultLog = settings.RESULT_LOG === 'on' ? await startResultLog(store, keyring, { checkpointIntervalMs: settings.LOG_CHECKPOINT_INTERVAL_MS, log }) : undefined;
   const deps: HttpDeps = {
     store,
     keyring,
@@ -50,6 +52,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
     baseUrl: publicBaseUrl(settings),
     stats: createStatsReader(() => stats.state(), settings.STATS_CACHE_SECONDS),
     payments: options.payments ?? (await createPaymentGateway(settings)),
+    ...(resultLog ? { resultLog } : {}),
   };
   const app = createApp(catalog, deps, log);
   // GET verify routes carry whole records in the query string: allow 64 KiB of headers
@@ -80,6 +83,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await stats.stop();
+      await resultLog?.stop();
     },
   };
 }

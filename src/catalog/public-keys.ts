@@ -26,6 +26,8 @@ const FAMILY_OF_KEY: Record<KeyFamily, Family> = {
   redteam: 'security',
   governance: 'governance',
   budget: 'security',
+  log: 'trust',
+  credentials: 'trust',
 };
 
 export const publicKeySchema = z.object({

@@ -28,6 +28,9 @@ export function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: S
   ctx.body = message === undefined ? body : { ...body, message: `${message}; nothing was charged` };
 }
 
+/** The paid answer's leaf index in the result log (GET /v1/log/proof/inclusion takes it further). */
+export const LOG_LEAF_INDEX_HEADER = 'X-Log-Leaf-Index';
+
 /** The one place a payment outcome becomes a status code. */
 export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: ServiceDeps, outcome: PaymentOutcome, header: PaymentHeaderName): void {
   switch (outcome.kind) {
@@ -38,6 +41,8 @@ export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: Se
       // x402 v1 clients read the settlement from X-PAYMENT-RESPONSE.
       if (header === 'X-PAYMENT') ctx.set('X-PAYMENT-RESPONSE', settlement);
       ctx.set('Cache-Control', 'private');
+      // Outside the signed record: where the result sits in the transparency log.
+      if (outcome.logLeafIndex !== undefined) ctx.set(LOG_LEAF_INDEX_HEADER, String(outcome.logLeafIndex));
       ctx.body = outcome.body;
       return;
     }

@@ -1,3 +1,4 @@
+import type { ResultLogReader } from './result-log-port.ts';
 import type { z } from 'zod';
 import type { Settings } from '../config.ts';
 import type { EventStore } from '../events/port.ts';
@@ -31,6 +32,8 @@ export interface ServiceDeps {
   /** Absolute base URL the service is reached at (no trailing slash). */
   baseUrl: string;
   stats: StatsReader;
+  /** The transparency log of signed results; absent when RESULT_LOG=off. */
+  resultLog?: ResultLogReader;
 }
 
 /** Aggregate usage figures for the free stats route (projections/public-stats.ts serves them). */

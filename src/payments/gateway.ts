@@ -26,7 +26,7 @@ export interface PaidCallRequest {
  */
 export type PaymentOutcome =
   /** The signed result, with the settlement the x402 response header reports. */
-  | { kind: 'paid'; body: JsonObject; settlement: SettleResponse }
+  | { kind: 'paid'; body: JsonObject; settlement: SettleResponse; logLeafIndex?: number }
   /** The payment cannot pay for this request: quote again with the reason. Nothing was charged. */
   | { kind: 'payment-rejected'; reason: string; message: string }
   /** The command refused before settlement (another payer's state): nothing was charged. */
@@ -79,8 +79,10 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
         deps,
       );
       switch (outcome.kind) {
-        case 'signed':
-          return { kind: 'paid', body: outcome.body, settlement: settleResponseOf(outcome.settlement) };
+        case 'signed': {
+          const logLeafIndex = await leafIndexOf(deps, outcome.sha256, outcome.position);
+          return { kind: 'paid', body: outcome.body, settlement: settleResponseOf(outcome.settlement), ...(logLeafIndex === undefined ? {} : { logLeafIndex }) };
+        }
         case 'rejected':
           return { kind: 'payment-rejected', reason: outcome.reason, message: outcome.message };
         case 'refused':
@@ -105,4 +107,19 @@ function paymentIdentifierOf(decoded: DecodedHeader): string | undefined {
 
 function settleResponseOf(settled: PaymentSettled): SettleResponse {
   return { success: true, transaction: settled.transaction, network: settled.network as SettleResponse['network'], payer: settled.payer, amount: settled.amount };
+}
+
+/** How long a paid answer waits for the result log to fold its result in, to name its leaf. */
+const LEAF_WAIT_MS = 1_000;
+
+/**
+ * The result's leaf in the transparency log, so the client can ask for its inclusion proof. The
+ * log folds the event in moments after the append; if it has not within LEAF_WAIT_MS the answer
+ * goes without the index (the proof route finds the result by its sha256 all the same).
+ */
+async function leafIndexOf(deps: ServiceDeps, sha256: string, position: bigint | undefined): Promise<number | undefined> {
+  const log = deps.resultLog;
+  if (!log) return undefined;
+  if (position !== undefined && !(await log.caughtUpTo(position, LEAF_WAIT_MS))) return undefined;
+  return log.leafIndexOf(sha256);
 }

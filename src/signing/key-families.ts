@@ -1,5 +1,5 @@
 /**
- * The 22 signing-key families of spec section 4.5, each named after the path of its public-key
+ * The 22 signing-key families of spec section 4.5, and two of the transparency log (docs/verifying.md), each named after the path of its public-key
  * route. A family's name is also the HKDF info its seed is derived with: renaming one changes
  * its key, so these strings are part of the contract.
  */
@@ -26,6 +26,10 @@ export const KEY_FAMILIES = {
   redteam: '/v1/security/redteam/public-key',
   governance: '/v1/governance/public-key',
   budget: '/v1/budget/public-key',
+  /** Signs the result log's checkpoints (C2SP signed notes); signs no result. */
+  log: '/v1/log/public-key',
+  /** Secures results re-issued as W3C Verifiable Credentials (eddsa-jcs-2022), as a did:key. */
+  credentials: '/v1/credentials/public-key',
 } as const;
 
 export type KeyFamily = keyof typeof KEY_FAMILIES;

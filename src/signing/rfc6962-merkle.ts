@@ -96,3 +96,48 @@ export function rootFromInclusionProof(leaf: Uint8Array, proof: InclusionProof):
   }
   return sn === 0 ? r.toString('hex') : undefined;
 }
+
+export interface ConsistencyProof {
+  firstSize: number;
+  secondSize: number;
+  /** Lowercase hex hashes, as RFC 6962 section 2.1.2 orders them. */
+  path: string[];
+}
+
+/**
+ * Whether `proof` shows that the tree of `firstSize` leaves with root `firstRoot` is a prefix of
+ * the tree of `secondSize` leaves with root `secondRoot` (RFC 9162 section 2.1.4.2).
+ */
+export function verifyConsistencyProof(firstRoot: string, secondRoot: string, proof: ConsistencyProof): boolean {
+  const { firstSize, secondSize } = proof;
+  if (!Number.isInteger(firstSize) || !Number.isInteger(secondSize) || firstSize < 1 || firstSize > secondSize) return false;
+  if (![firstRoot, secondRoot, ...proof.path].every((h) => /^[0-9a-f]{64}$/.test(h))) return false;
+  if (firstSize === secondSize) return proof.path.length === 0 && firstRoot === secondRoot;
+  const path = (firstSize & (firstSize - 1)) === 0 ? [firstRoot, ...proof.path] : [...proof.path];
+  if (path.length === 0) return false;
+  let fn = firstSize - 1;
+  let sn = secondSize - 1;
+  while (fn % 2 === 1) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  let fr: Buffer = Buffer.from(path[0]!, 'hex');
+  let sr: Buffer = fr;
+  for (const hex of path.slice(1)) {
+    if (sn === 0) return false;
+    const c = Buffer.from(hex, 'hex');
+    if (fn % 2 === 1 || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && fr.toString('hex') === firstRoot && sr.toString('hex') === secondRoot;
+}

@@ -15,10 +15,10 @@ const keyring = createKeyring('a-test-secret-of-enough-length-0123456789');
 const record = { kind: 'model-eval', attestedAt: 1767225600, claim: { score: 0.81, tags: ['a', 'é'] } };
 
 describe('seal and check', () => {
-  it('publishes 22 distinct family keys, each with keyId = first 16 hex of SHA-256(raw key)', () => {
+  it('publishes 24 distinct family keys (the spec\'s 22, the result log\'s and the credentials\'), each with keyId = first 16 hex of SHA-256(raw key)', () => {
     const keys = keyring.all();
-    expect(keys).toHaveLength(22);
-    expect(new Set(keys.map((k) => k.publicKeyHex)).size).toBe(22);
+    expect(keys).toHaveLength(24);
+    expect(new Set(keys.map((k) => k.publicKeyHex)).size).toBe(24);
     for (const k of keys) {
       expect(k.publicKeyHex).toMatch(/^[0-9a-f]{64}$/);
       expect(k.keyId).toBe(sha256Hex(Buffer.from(k.publicKeyHex, 'hex')).slice(0, 16));

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 
-const EXPOSED = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id';
+const EXPOSED = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Log-Leaf-Index, X-Request-Id';
 const ALLOWED_HEADERS = 'PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, Content-Type, X-Request-Id';
 
 /**

@@ -1,5 +1,5 @@
 import { eventId } from '../../events/event-ids.ts';
-import { WrongExpectedRevisionError, type EventData, type EventStore } from '../../events/port.ts';
+import { WrongExpectedRevisionError, type AppendResult, type EventData, type EventStore } from '../../events/port.ts';
 import type { SagaStep } from './context.ts';
 import { PAYMENT_EVENT_TYPES, type PaymentAuthorized, type PaymentSettled, type ResultSigned } from './events.ts';
 import { readPaymentStream, type PaymentProgress } from './payment-stream.ts';
@@ -34,20 +34,22 @@ export class ClaimLostError extends Error {
  * `writesAlone`: whether the caller is the only writer of the stream and saw it absent before
  * appending, with no append of its own to it still in flight; then the read-back is skipped.
  */
-export async function appendClaim(store: EventStore, stream: string, authorized: PaymentAuthorized, events: EventData[], writesAlone: () => boolean = () => false): Promise<void> {
+export async function appendClaim(store: EventStore, stream: string, authorized: PaymentAuthorized, events: EventData[], writesAlone: () => boolean = () => false): Promise<AppendResult> {
+  let appended: AppendResult;
   try {
-    await store.appendToStream(stream, events, { expectedRevision: 'no_stream' });
+    appended = await store.appendToStream(stream, events, { expectedRevision: 'no_stream' });
   } catch (err) {
     if (err instanceof WrongExpectedRevisionError) throw new ClaimLostError(stream);
     throw err;
   }
   // Asked after the append: nobody else can have written the stream since the caller saw it
   // absent (events/sole-writer.ts), so the append was ours, not an idempotent match of another's.
-  if (writesAlone()) return;
+  if (writesAlone()) return appended;
   const [first] = await store.readStream(stream, { maxCount: 1 });
   // Our own event, written by this code: two fields decide whose it is, no schema parse needed.
   const stored = first?.type === PAYMENT_EVENT_TYPES.authorized ? (first.data as Partial<PaymentAuthorized> | null) : undefined;
   if (stored?.requestHash !== authorized.requestHash || stored.authorizedAt !== authorized.authorizedAt) throw new ClaimLostError(stream);
+  return appended;
 }
 
 /**

@@ -15,7 +15,11 @@ export interface PaidCall {
 }
 
 export type PaidCallOutcome =
-  | { kind: 'signed'; body: JsonObject; settlement: PaymentSettled }
+  /**
+   * `sha256`: the signed record's digest, its key in the result log; `position`: where its
+   * ResultSigned event was appended by this attempt (absent on a replay).
+   */
+  | { kind: 'signed'; body: JsonObject; settlement: PaymentSettled; sha256: string; position?: bigint }
   /** command.authorize refused: nothing claimed, nothing charged. */
   | { kind: 'refused'; refusal: Refusal }
   /** 402: the payment cannot pay for this request. */

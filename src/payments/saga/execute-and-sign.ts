@@ -18,8 +18,8 @@ export async function executeAndSign(step: SagaStep, progress: PaymentProgress):
   const ctx = callContext(step, authorized);
   try {
     const result = await runOperation(step.call.op, step.call.input, ctx);
-    await step.deps.store.appendToStream(step.stream, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))], { expectedRevision: settled.revision });
-    return { kind: 'signed', body: result.body, settlement: settled.data };
+    const appended = await step.deps.store.appendToStream(step.stream, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))], { expectedRevision: settled.revision });
+    return { kind: 'signed', body: result.body, settlement: settled.data, sha256: result.seal.sha256, position: appended.position };
   } catch (err) {
     if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: true };
     return { kind: 'failed-after-charge', error: err, transaction: settled.data.transaction };
@@ -41,14 +41,15 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
   }
   const { store } = step.deps;
   const claimEvents = [authorizedEvent(step.stream, authorized), settledEvent(step.stream, settled)];
-  const claimingStore = claimBeforeFirstAppend(store, () => appendClaim(store, step.stream, authorized, claimEvents, step.writesAlone));
+  const claimingStore = claimBeforeFirstAppend(store, async () => void (await appendClaim(store, step.stream, authorized, claimEvents, step.writesAlone)));
   try {
     const ctx: CallContext = { ...callContext(step, authorized), store: claimingStore };
     const result = await runOperation(step.call.op, step.call.input, ctx);
     const signed = signedEvent(step.stream, signedOf(step.call.op, result, ctx.now));
-    if (await claimingStore.claimedYet()) await store.appendToStream(step.stream, [signed], { expectedRevision: BigInt(claimEvents.length - 1) });
-    else await appendClaim(store, step.stream, authorized, [...claimEvents, signed], step.writesAlone);
-    return { kind: 'signed', body: result.body, settlement: settled };
+    const appended = (await claimingStore.claimedYet())
+      ? await store.appendToStream(step.stream, [signed], { expectedRevision: BigInt(claimEvents.length - 1) })
+      : await appendClaim(store, step.stream, authorized, [...claimEvents, signed], step.writesAlone);
+    return { kind: 'signed', body: result.body, settlement: settled, sha256: result.seal.sha256, position: appended.position };
   } catch (err) {
     // Lost the claim (before or during the command, which then wrote nothing): not ours to sign.
     if (err instanceof ClaimLostError) return undefined;

@@ -11,9 +11,9 @@ export async function replayResult(step: SagaStep, progress: PaymentProgress): P
   const stored = progress.signed!.data;
   const settlement = progress.settled!.data;
   const { op } = step.call;
-  if (!op.outputBeside) return { kind: 'signed', body: presentSignedResult(op, stored.record, stored, step.deps.baseUrl), settlement };
+  if (!op.outputBeside) return { kind: 'signed', body: presentSignedResult(op, stored.record, stored, step.deps.baseUrl), settlement, sha256: stored.sha256 };
   const authorized = progress.authorized!.data;
   const rebuilt = await runOperation(op, step.call.input, { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream });
   if (rebuilt.seal.sha256 !== stored.sha256) return { kind: 'failed-after-charge', error: new Error(`${op.id} did not rebuild its stored record ${stored.sha256}`), transaction: settlement.transaction };
-  return { kind: 'signed', body: rebuilt.body, settlement };
+  return { kind: 'signed', body: rebuilt.body, settlement, sha256: stored.sha256 };
 }

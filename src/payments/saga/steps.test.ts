@@ -138,7 +138,9 @@ describe('the paid-call saga, one step at a time', () => {
     expect(signed.kind).toBe('signed');
     const stored = await readPaymentStream(deps.store, step.stream);
     expect(signed.kind === 'signed' && signed.body.sha256).toBe(stored.signed?.data.sha256);
-    expect(JSON.stringify(await replayResult(step, stored))).toBe(JSON.stringify(signed));
+    // The replay answers the same bytes; only the append's position is not the replay's to tell.
+    const { position: _position, ...answered } = signed as Extract<typeof signed, { kind: 'signed' }>;
+    expect(JSON.stringify(await replayResult(step, stored))).toBe(JSON.stringify(answered));
   });
 
   it('execute and sign: a store that fails after settlement answers that the payment was taken, and a retry completes', async () => {

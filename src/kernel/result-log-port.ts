@@ -1,0 +1,65 @@
+import type { JsonObject } from '../signing/rfc8785.ts';
+
+/**
+ * What the free routes and the paid answer read from the transparency log of signed results
+ * (transparency/result-log.ts implements it). Hashes are lowercase hex.
+ */
+export type ResultLeafView = {
+  key_family: string;
+  key_id: string;
+  sha256: string;
+};
+
+export type SignedCheckpoint = {
+  origin: string;
+  tree_size: number;
+  root_hash: string;
+  issued_at: number;
+  key_id: string;
+  /** The C2SP signed note, exactly as signed. */
+  note: string;
+};
+
+export type InclusionAnswer = {
+  leaf_index: number;
+  tree_size: number;
+  leaf: ResultLeafView;
+  leaf_hash: string;
+  audit_path: string[];
+  root_hash: string;
+};
+
+export type ConsistencyAnswer = {
+  first: number;
+  second: number;
+  first_root: string;
+  second_root: string;
+  path: string[];
+};
+
+/** A signed result as the log's event holds it. */
+export type LoggedResult = {
+  leaf_index: number;
+  operation: string;
+  key_family: string;
+  key_id: string;
+  record: JsonObject;
+  sha256: string;
+  ed25519Sig: string;
+  signed_at: number;
+};
+
+export interface ResultLogReader {
+  /** The signed result of this digest, read from the event log; undefined when not logged. */
+  signedResult(sha256: string): Promise<LoggedResult | undefined>;
+  size(): number;
+  latestCheckpoint(): SignedCheckpoint | undefined;
+  /** The index of the first leaf of this result, once the log has folded it in. */
+  leafIndexOf(sha256: string): number | undefined;
+  /** Resolves true once every event up to `position` is folded in; false on timeout. */
+  caughtUpTo(position: bigint, timeoutMs: number): Promise<boolean>;
+  /** Undefined when the result is not in the tree of that size (default: the latest checkpoint's). */
+  inclusion(sha256: string, treeSize?: number): InclusionAnswer | undefined;
+  /** Throws RangeError unless 1 <= first <= second <= size(). */
+  consistency(first: number, second: number): ConsistencyAnswer;
+}

@@ -1,0 +1,94 @@
+import { leafHash, nodeHash, splitPoint } from '../signing/rfc6962-merkle.ts';
+import { ByteColumn } from './hash-column.ts';
+
+const EMPTY_TREE_ROOT = new Uint8Array(Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex'));
+
+/**
+ * An append-only RFC 6962 Merkle tree that grows one leaf at a time. Level k keeps the hash of
+ * every complete, aligned subtree of 2^k leaves, so the root of any earlier size, an inclusion
+ * proof and a consistency proof each cost O(log² n) hashes at most, and appending costs O(1)
+ * amortised. Memory: about 64 bytes a leaf.
+ */
+export class MerkleLog {
+  private readonly levels: ByteColumn[] = [new ByteColumn(32)];
+
+  get size(): number {
+    return this.levels[0]!.length;
+  }
+
+  /** Appends the leaf (its bytes, hashed here as RFC 6962 leaves are) and returns its index. */
+  append(leaf: Uint8Array): number {
+    return this.appendLeafHash(leafHash(leaf));
+  }
+
+  appendLeafHash(hash: Uint8Array): number {
+    const index = this.size;
+    this.levels[0]!.push(hash);
+    // Each completed pair of subtrees at one level completes one subtree at the level above.
+    let level = 0;
+    let position = index;
+    while (position % 2 === 1) {
+      const column = this.levels[level]!;
+      const parent = nodeHash(column.at(position - 1), column.at(position));
+      if (!this.levels[level + 1]) this.levels.push(new ByteColumn(32));
+      this.levels[level + 1]!.push(parent);
+      level++;
+      position = (position - 1) / 2;
+    }
+    return index;
+  }
+
+  leafHashAt(index: number): Uint8Array {
+    return this.levels[0]!.at(index);
+  }
+
+  /** MTH(D[0:size]) of RFC 6962 section 2.1: the root the tree had when it held `size` leaves. */
+  root(size = this.size): Uint8Array {
+    this.checkSize(size);
+    return size === 0 ? EMPTY_TREE_ROOT : this.subtree(0, size);
+  }
+
+  /** The audit path of RFC 6962 section 2.1.1 for leaf `index` in the tree of `size` leaves. */
+  inclusionProof(index: number, size = this.size): Uint8Array[] {
+    this.checkSize(size);
+    if (!Number.isInteger(index) || index < 0 || index >= size) throw new RangeError(`leaf ${index} is outside a tree of ${size}`);
+    return this.path(index, 0, size);
+  }
+
+  /** The consistency proof of RFC 6962 section 2.1.2 between the trees of `first` and `second` leaves. */
+  consistencyProof(first: number, second = this.size): Uint8Array[] {
+    this.checkSize(second);
+    if (!Number.isInteger(first) || first < 1 || first > second) throw new RangeError(`no consistency proof from ${first} to ${second} leaves (1 <= first <= second)`);
+    return this.subproof(first, 0, second, true);
+  }
+
+  private checkSize(size: number): void {
+    if (!Number.isInteger(size) || size < 0 || size > this.size) throw new RangeError(`the log holds ${this.size} leaves, not ${size}`);
+  }
+
+  /** MTH(D[start:end]); the left part of every split is complete and aligned, so it is stored. */
+  private subtree(start: number, end: number): Uint8Array {
+    const n = end - start;
+    if ((n & (n - 1)) === 0) {
+      const level = Math.log2(n);
+      return this.levels[level]!.at(start / n);
+    }
+    const k = splitPoint(n);
+    return nodeHash(this.subtree(start, start + k), this.subtree(start + k, end));
+  }
+
+  private path(m: number, start: number, end: number): Uint8Array[] {
+    const n = end - start;
+    if (n === 1) return [];
+    const k = splitPoint(n);
+    return m < k ? [...this.path(m, start, start + k), this.subtree(start + k, end)] : [...this.path(m - k, start + k, end), this.subtree(start, start + k)];
+  }
+
+  private subproof(m: number, start: number, end: number, complete: boolean): Uint8Array[] {
+    const n = end - start;
+    if (m === n) return complete ? [] : [this.subtree(start, end)];
+    const k = splitPoint(n);
+    if (m <= k) return [...this.subproof(m, start, start + k, complete), this.subtree(start + k, end)];
+    return [...this.subproof(m - k, start + k, end, false), this.subtree(start, start + k)];
+  }
+}

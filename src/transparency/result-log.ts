@@ -1,0 +1,191 @@
+import type { Logger } from 'pino';
+import type { EventStore, RecordedEvent, Subscription } from '../events/port.ts';
+import { PAYMENT_EVENT_TYPES, resultSignedSchema } from '../payments/saga/events.ts';
+import type { Keyring } from '../signing/keyring.ts';
+import { signCheckpoint, type NoteSigner } from './c2sp-checkpoint.ts';
+import { CHECKPOINT_ISSUED, checkpointIssuedSchema, RESULT_LOG_STREAM, type CheckpointIssued } from './events.ts';
+import { MerkleLog } from './merkle-log.ts';
+import { resultLeafBytes, type ResultLeaf } from './result-leaf.ts';
+import type { ResultLogReader } from '../kernel/result-log-port.ts';
+import { ByteColumn } from './hash-column.ts';
+import { eventId } from '../events/event-ids.ts';
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+export interface ResultLog extends ResultLogReader {
+  latestCheckpoint(): CheckpointIssued | undefined;
+  /** Signs and records a checkpoint of the current tree now, if it grew since the last one. */
+  issueCheckpoint(): Promise<CheckpointIssued | undefined>;
+  stop(): Promise<void>;
+}
+
+/** Families and key ids repeat across millions of leaves: each distinct one is stored once. */
+class Interned {
+  private readonly ids = new Map<string, number>();
+  readonly values: string[] = [];
+  idOf(value: string): number {
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(value);
+      this.ids.set(value, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * The transparency log of every signed result: a projection of the event log in which each
+ * ResultSigned event, in global order, is one leaf. A result and its leaf are therefore written
+ * in the same atomic append (the leaf is a function of the event), and the whole tree can be
+ * rebuilt from the log and checked against the signed checkpoints, which is what the audit does.
+ * Checkpoints are issued by this process, the log's sole writer, and recorded as events.
+ */
+export async function startResultLog(store: EventStore, keyring: Keyring, options: { checkpointIntervalMs: number; log: Logger; clock?: () => number }): Promise<ResultLog> {
+  const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+  const tree = new MerkleLog();
+  const digests = new ByteColumn(32);
+  const keyOf: number[] = [];
+  /** The global position of each leaf's ResultSigned event, to fetch the signed result itself. */
+  const positions = new ByteColumn(8);
+  const interned = new Interned();
+  /** 48-bit digest prefix -> first leaf index(es); confirmed against the stored digest. */
+  const byPrefix = new Map<number, number | number[]>();
+  let position: bigint | undefined;
+  const waiters = new Set<{ position: bigint; resolve(ok: boolean): void }>();
+
+  const stored = await store.readStream(RESULT_LOG_STREAM, { direction: 'backwards', maxCount: 1 });
+  let latest: { checkpoint: CheckpointIssued; revision: bigint } | undefined = stored[0] ? { checkpoint: checkpointIssuedSchema.parse(stored[0].data), revision: stored[0].revision } : undefined;
+  const logKey = keyring.publicKey('log');
+  // The origin names the log in every checkpoint: kept from the first checkpoint for the log's life.
+  const origin = latest?.checkpoint.origin ?? `attestation-service/result-log/${logKey.keyId}`;
+  const signer: NoteSigner = { name: origin, publicKey: Buffer.from(logKey.publicKeyHex, 'hex'), sign: (m) => Buffer.from(keyring.sign('log', m), 'hex') };
+
+  function fold(event: RecordedEvent): void {
+    const data = event.data as { keyFamily?: unknown; keyId?: unknown; sha256?: unknown };
+    if (typeof data.keyFamily !== 'string' || typeof data.keyId !== 'string' || typeof data.sha256 !== 'string') throw new Error(`ResultSigned ${event.id} lacks keyFamily, keyId or sha256`);
+    const index = tree.append(resultLeafBytes({ key_family: data.keyFamily, key_id: data.keyId, sha256: data.sha256 }));
+    digests.push(Buffer.from(data.sha256, 'hex'));
+    const at = Buffer.alloc(8);
+    at.writeBigUInt64BE(event.position);
+    positions.push(at);
+    keyOf.push(interned.idOf(`${data.keyFamily} ${data.keyId}`));
+    const prefix = parseInt(data.sha256.slice(0, 12), 16);
+    const seen = byPrefix.get(prefix);
+    if (seen === undefined) byPrefix.set(prefix, index);
+    else byPrefix.set(prefix, Array.isArray(seen) ? [...seen, index] : [seen, index]);
+  }
+
+  function advanced(at: bigint): void {
+    position = at;
+    for (const waiter of waiters)
+      if (at >= waiter.position) {
+        waiters.delete(waiter);
+        waiter.resolve(true);
+      }
+  }
+
+  const subscription: Subscription = store.subscribeToAll({
+    eventTypes: [PAYMENT_EVENT_TYPES.signed],
+    onEvent(event) {
+      fold(event);
+      // The folded tree reaches the last signed checkpoint: it must give the same root.
+      if (latest && tree.size === latest.checkpoint.tree_size) checkAgainstLatest();
+      advanced(event.position);
+    },
+    onPassed: advanced,
+    onError: (err) => options.log.error({ error: err.message }, 'result log subscription failed'),
+  });
+
+  function checkAgainstLatest(): void {
+    if (!latest) return;
+    const { tree_size, root_hash } = latest.checkpoint;
+    if (hex(tree.root(tree_size)) !== root_hash)
+      options.log.error({ tree_size, root_hash, leaves: tree.size }, 'the results in the event log do not give the root of the last signed checkpoint: run the audit');
+  }
+
+  function waitFor(target: bigint, timeoutMs: number): Promise<boolean> {
+    if (position !== undefined && position >= target) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = { position: target, resolve };
+      waiters.add(waiter);
+      setTimeout(() => {
+        if (waiters.delete(waiter)) resolve(false);
+      }, timeoutMs).unref();
+    });
+  }
+
+  function leafIndexOf(sha256: string): number | undefined {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
+    const seen = byPrefix.get(parseInt(sha256.slice(0, 12), 16));
+    const candidates = seen === undefined ? [] : Array.isArray(seen) ? seen : [seen];
+    return candidates.find((i) => hex(digests.at(i)) === sha256);
+  }
+
+  function leafAt(index: number): ResultLeaf {
+    const [key_family, key_id] = interned.values[keyOf[index]!]!.split(' ') as [string, string];
+    return { key_family, key_id, sha256: hex(digests.at(index)) };
+  }
+
+  let issuing: Promise<CheckpointIssued | undefined> | undefined;
+  async function issue(): Promise<CheckpointIssued | undefined> {
+    const size = tree.size;
+    if (size === 0 || (latest && latest.checkpoint.tree_size >= size)) return undefined;
+    const rootHash = hex(tree.root(size));
+    const issuedAt = clock();
+    const checkpoint: CheckpointIssued = { origin, tree_size: size, root_hash: rootHash, issued_at: issuedAt, key_id: logKey.keyId, note: signCheckpoint(signer, origin, size, rootHash, issuedAt) };
+    const appended = await store.appendToStream(RESULT_LOG_STREAM, [{ id: checkpointEventId(origin, size), type: CHECKPOINT_ISSUED, data: checkpoint }], { expectedRevision: latest?.revision ?? 'no_stream' });
+    latest = { checkpoint, revision: appended.nextExpectedRevision };
+    return checkpoint;
+  }
+  const issueOnce = () => (issuing ??= issue().finally(() => (issuing = undefined)));
+
+  const timer = setInterval(() => {
+    issueOnce().catch((err: Error) => options.log.warn({ error: err.message }, 'checkpoint not issued this round; the next round retries'));
+  }, options.checkpointIntervalMs);
+  timer.unref();
+
+  return {
+    size: () => tree.size,
+    latestCheckpoint: () => latest?.checkpoint,
+    leafIndexOf,
+    caughtUpTo: waitFor,
+    inclusion(sha256, treeSize) {
+      const index = leafIndexOf(sha256);
+      const size = treeSize ?? latest?.checkpoint.tree_size ?? 0;
+      if (index === undefined || index >= size || size > tree.size) return undefined;
+      return {
+        leaf_index: index,
+        tree_size: size,
+        leaf: leafAt(index),
+        leaf_hash: hex(tree.leafHashAt(index)),
+        audit_path: tree.inclusionProof(index, size).map(hex),
+        root_hash: hex(tree.root(size)),
+      };
+    },
+    consistency(first, second) {
+      return { first, second, first_root: hex(tree.root(first)), second_root: hex(tree.root(second)), path: tree.consistencyProof(first, second).map(hex) };
+    },
+    issueCheckpoint: issueOnce,
+    async signedResult(sha256) {
+      const index = leafIndexOf(sha256);
+      if (index === undefined) return undefined;
+      const position = Buffer.from(positions.at(index)).readBigUInt64BE(0);
+      for await (const event of store.readAll({ fromPosition: position - 1n, maxCount: 1 })) {
+        if (event.position !== position || event.type !== PAYMENT_EVENT_TYPES.signed) break;
+        const signed = resultSignedSchema.parse(event.data);
+        return { leaf_index: index, operation: signed.operation, key_family: signed.keyFamily, key_id: signed.keyId, record: signed.record, sha256: signed.sha256, ed25519Sig: signed.ed25519Sig, signed_at: signed.signedAt };
+      }
+      throw new Error(`the event of leaf ${index} is not at position ${position}`);
+    },
+    async stop() {
+      clearInterval(timer);
+      await subscription.close();
+      for (const waiter of waiters) waiter.resolve(false);
+      waiters.clear();
+    },
+  };
+}
+
+/** Deterministic: a checkpoint of the same size is the same event, so a retried append is idempotent. */
+const checkpointEventId = (origin: string, size: number): string => eventId(`${origin}#${size}`, CHECKPOINT_ISSUED);

@@ -1,0 +1,122 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findOperation } from '../../src/catalog/index.ts';
+import { rootFromInclusionProof, verifyConsistencyProof } from '../../src/signing/rfc6962-merkle.ts';
+import { openCheckpoint } from '../../src/transparency/c2sp-checkpoint.ts';
+import { resultLeafBytes } from '../../src/transparency/result-leaf.ts';
+import { createPayingFetch } from '../support/paying-client.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+const run = promisify(execFile);
+const uptime = findOperation('mcp.verify.uptime')!;
+const workDir = mkdtempSync(join(tmpdir(), 'attest-bundles-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+let service: TestService;
+const pay = createPayingFetch();
+beforeAll(async () => {
+  service = await startTestService({ LOG_CHECKPOINT_INTERVAL_MS: '100' });
+});
+afterAll(() => service.stop());
+
+async function paidResult(target: string): Promise<{ sha256: string; leafIndex: number }> {
+  const res = await pay(`${service.url}${uptime.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...(uptime.example as object), target }) });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { sha256: string };
+  return { sha256: body.sha256, leafIndex: Number(res.headers.get('x-log-leaf-index')) };
+}
+
+const getJson = async <T>(path: string): Promise<{ status: number; body: T }> => {
+  const res = await fetch(`${service.url}${path}`);
+  return { status: res.status, body: (await res.json()) as T };
+};
+
+async function checkpointCovering(size: number): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${service.url}/v1/log/checkpoint`);
+    if (res.status === 200) {
+      const note = await res.text();
+      if (Number(note.split('\n')[1]) >= size) return note;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no checkpoint of ${size} leaves`);
+}
+
+const logKey = async () => (await getJson<{ publicKey: string }>('/v1/log/public-key')).body.publicKey;
+const flip = (hex: string) => `${hex.slice(0, -1)}${hex.endsWith('0') ? '1' : '0'}`;
+
+describe('the result log: every paid result is a leaf, proven against signed checkpoints', () => {
+  it('names the leaf of each paid answer, and proves it against a checkpoint signed by the log key; any change fails', async () => {
+    const first = await paidResult('https://a.example/mcp');
+    const second = await paidResult('https://b.example/mcp');
+    expect(second.leafIndex).toBe(first.leafIndex + 1);
+    const note = await checkpointCovering(second.leafIndex + 1);
+    const opened = openCheckpoint(note, note.split('\n')[0]!, await logKey());
+    if (!opened.valid) throw new Error(opened.reason);
+    expect(opened.checkpoint.issuedAt).toBeGreaterThan(1_700_000_000);
+
+    const { status, body: proof } = await getJson<{ leaf_index: number; tree_size: number; leaf: { key_family: string; key_id: string; sha256: string }; audit_path: string[]; root_hash: string }>(`/v1/log/proof/inclusion?sha256=${second.sha256}`);
+    expect(status).toBe(200);
+    expect(proof).toMatchObject({ leaf_index: second.leafIndex, tree_size: opened.checkpoint.treeSize, root_hash: opened.checkpoint.rootHash, leaf: { key_family: 'uptime', sha256: second.sha256 } });
+    const rootOf = (leaf: typeof proof.leaf, path = proof.audit_path) => rootFromInclusionProof(resultLeafBytes(leaf), { leafIndex: proof.leaf_index, treeSize: proof.tree_size, auditPath: path });
+    expect(rootOf(proof.leaf)).toBe(opened.checkpoint.rootHash);
+    // A changed leaf, proof step, root or checkpoint signature fails.
+    expect(rootOf({ ...proof.leaf, sha256: first.sha256 })).not.toBe(opened.checkpoint.rootHash);
+    expect(rootOf(proof.leaf, proof.audit_path.map((h, i) => (i === 0 ? flip(h) : h)))).not.toBe(opened.checkpoint.rootHash);
+    const lines = note.split('\n');
+    const otherRoot = Buffer.from(flip(opened.checkpoint.rootHash), 'hex').toString('base64');
+    expect(openCheckpoint([lines[0], lines[1], otherRoot, ...lines.slice(3)].join('\n'), lines[0]!, await logKey()).valid).toBe(false);
+    const sigLine = lines[4]!;
+    const badSig = `${sigLine.slice(0, -6)}${sigLine.slice(-6, -5) === 'A' ? 'B' : 'A'}${sigLine.slice(-5)}`;
+    expect(openCheckpoint(note.replace(sigLine, badSig), lines[0]!, await logKey()).valid).toBe(false);
+  });
+
+  it('proves every older checkpoint a prefix of a newer one (consistency), and a bent proof fails', async () => {
+    const before = await paidResult('https://c.example/mcp');
+    const older = await checkpointCovering(before.leafIndex + 1);
+    const later = await paidResult('https://d.example/mcp');
+    await paidResult('https://e.example/mcp');
+    const newer = await checkpointCovering(later.leafIndex + 2);
+    const key = await logKey();
+    const [a, b] = [older, newer].map((n) => openCheckpoint(n, n.split('\n')[0]!, key)) as [ReturnType<typeof openCheckpoint>, ReturnType<typeof openCheckpoint>];
+    if (!a.valid || !b.valid) throw new Error('checkpoints do not open');
+    const { body } = await getJson<{ path: string[] }>(`/v1/log/proof/consistency?first=${a.checkpoint.treeSize}&second=${b.checkpoint.treeSize}`);
+    const proof = { firstSize: a.checkpoint.treeSize, secondSize: b.checkpoint.treeSize, path: body.path };
+    expect(verifyConsistencyProof(a.checkpoint.rootHash, b.checkpoint.rootHash, proof)).toBe(true);
+    expect(verifyConsistencyProof(a.checkpoint.rootHash, b.checkpoint.rootHash, { ...proof, path: body.path.map((h, i) => (i === body.path.length - 1 ? flip(h) : h)) })).toBe(false);
+    expect(verifyConsistencyProof(flip(a.checkpoint.rootHash), b.checkpoint.rootHash, proof)).toBe(false);
+  });
+
+  it('answers 404 for a result it never signed, and 422 for a malformed digest or sizes', async () => {
+    expect((await getJson(`/v1/log/proof/inclusion?sha256=${'ab'.repeat(32)}`)).status).toBe(404);
+    expect((await getJson('/v1/log/proof/inclusion?sha256=xyz')).status).toBe(422);
+    expect((await getJson('/v1/log/proof/consistency?first=5&second=2')).status).toBe(422);
+    expect((await getJson(`/v1/log/result/${'ab'.repeat(32)}`)).status).toBe(404);
+  });
+
+  it('the command-line verifier checks a bundle step by step with the published keys, and fails a tampered one', async () => {
+    const { sha256, leafIndex } = await paidResult('https://f.example/mcp');
+    await checkpointCovering(leafIndex + 1);
+    const { body: bundle } = await getJson<{ result: { record: Record<string, unknown> }; signing_key: { public_key: string } }>(`/v1/log/result/${sha256}`);
+    const genuine = join(workDir, 'genuine.json');
+    writeFileSync(genuine, JSON.stringify(bundle));
+    const pinned = ['--signing-key', (await getJson<{ publicKey: string }>('/v1/mcp/verify/uptime/public-key')).body.publicKey, '--log-key', await logKey()];
+    const ok = await run(process.execPath, ['verifiers/cli/verify.mjs', genuine, ...pinned]);
+    expect(ok.stdout).toMatch(/ok {3}digest[\s\S]*ok {3}signature[\s\S]*ok {3}checkpoint[\s\S]*ok {3}inclusion[\s\S]*VALID/);
+
+    const tampered = join(workDir, 'tampered.json');
+    writeFileSync(tampered, JSON.stringify({ ...bundle, result: { ...bundle.result, record: { ...bundle.result.record, outcome: 'DOWN' } } }));
+    const failed = await run(process.execPath, ['verifiers/cli/verify.mjs', tampered, ...pinned]).catch((err: { code: number; stdout: string }) => err);
+    expect(failed).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL digest[\s\S]*INVALID/) });
+
+    const otherKey = join(workDir, 'other-key.json');
+    writeFileSync(otherKey, JSON.stringify(bundle));
+    const wrongKey = await run(process.execPath, ['verifiers/cli/verify.mjs', otherKey, '--signing-key', 'ab'.repeat(32)]).catch((err: { code: number; stdout: string }) => err);
+    expect(wrongKey).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL key id/) });
+  });
+});

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Usage: npm run verify -- bundle.json [--signing-key <hex>] [--log-key <hex>]
+// Checks a result bundle offline and prints each step; exit code 0 only when every step passes.
+import { readFileSync } from 'node:fs';
+import { verifyBundle } from '../web/verify-core.js';
+
+const args = process.argv.slice(2);
+const option = (name) => {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const [value] = args.splice(at, 2).slice(1);
+  if (!/^[0-9a-f]{64}$/.test(value ?? '')) {
+    console.error(`${name} takes a 32-byte public key in lowercase hex`);
+    process.exit(2);
+  }
+  return value;
+};
+const signingKey = option('--signing-key');
+const logKey = option('--log-key');
+const [file] = args;
+if (!file) {
+  console.error('usage: npm run verify -- bundle.json [--signing-key <hex>] [--log-key <hex>]\n(a bundle is what GET /v1/log/result/{sha256} answers)');
+  process.exit(2);
+}
+let bundle;
+try {
+  bundle = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+} catch (err) {
+  console.error(`cannot read ${file}: ${err.message}`);
+  process.exit(2);
+}
+const report = await verifyBundle(bundle, { ...(signingKey ? { signingKey } : {}), ...(logKey ? { logKey } : {}) });
+for (const s of report.steps) console.log(`${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}`);
+console.log(report.valid ? 'VALID' : 'INVALID');
+process.exit(report.valid ? 0 : 1);
