@@ -5,6 +5,8 @@ import type { ChainRule } from '../kernel/audit-rule.ts';
 import type { AuditFailure } from '../kernel/audit-failure.ts';
 import { checkSignedResult } from './result-check.ts';
 import { SagaOrderCheck } from './saga.ts';
+import { ResultTreeCheck } from './result-tree.ts';
+import { CHECKPOINT_ISSUED, RESULT_LOG_STREAM } from '../transparency/events.ts';
 
 export type { AuditFailure } from '../kernel/audit-failure.ts';
 
@@ -27,6 +29,8 @@ export interface AuditReport {
   results: number;
   /** Streams checked by at least one chain rule. */
   chains: number;
+  /** Result-log checkpoints checked against the tree rebuilt from the results. */
+  checkpoints: number;
   lastPosition: bigint | undefined;
   failureCount: number;
   failuresByKind: Record<string, number>;
@@ -57,6 +61,8 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
   const rulesOf = new Map<string, readonly ChainRule[]>();
   const chained = new Map<string, RecordedEvent[]>();
   const saga = new SagaOrderCheck();
+  const logKeys = new Map(options.keyring.all().filter((k) => k.family === 'log').map((k) => [k.keyId, k.publicKeyHex]));
+  const resultTree = new ResultTreeCheck((keyId) => logKeys.get(keyId));
   let events = 0;
   let results = 0;
   let lastPosition: bigint | undefined;
@@ -75,7 +81,9 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
       if (event.type === PAYMENT_EVENT_TYPES.signed) {
         results++;
         for (const failure of checkSignedResult(event, options.keyring)) record(failure);
+        resultTree.observeResult(event);
       }
+      if (event.type === CHECKPOINT_ISSUED && event.stream === RESULT_LOG_STREAM) for (const failure of resultTree.observeCheckpoint(event)) record(failure);
       if (SagaOrderCheck.appliesTo(event.stream)) {
         const failure = saga.observe(event);
         if (failure) record(failure);
@@ -114,6 +122,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
     streams: nextRevision.size,
     results,
     chains: chained.size,
+    checkpoints: resultTree.checkpoints,
     lastPosition,
     failureCount,
     failuresByKind,

@@ -9,6 +9,7 @@ export function formatReport(report: AuditReport, context: { source: string; sec
     `  streams:             ${report.streams}`,
     `  signed results:      ${report.results}`,
     `  hash chains checked: ${report.chains}`,
+    `  log checkpoints:     ${report.checkpoints} (tree rebuilt, roots, signatures, consistency)`,
     `  time:                ${context.seconds.toFixed(2)} s`,
   ];
   if (report.ok) {
