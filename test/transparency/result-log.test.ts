@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { verify as cryptoVerify } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,9 @@ import { findOperation } from '../../src/catalog/index.ts';
 import { rootFromInclusionProof, verifyConsistencyProof } from '../../src/signing/rfc6962-merkle.ts';
 import { openCheckpoint } from '../../src/transparency/c2sp-checkpoint.ts';
 import { resultLeafBytes } from '../../src/transparency/result-leaf.ts';
+import { didKeyOf, didKeyResolver, verifyProof } from '../../src/transparency/eddsa-jcs-2022.ts';
+import { publicKeyFromHex } from '../../src/signing/keyring.ts';
+import type { JsonObject } from '../../src/signing/rfc8785.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -120,3 +124,28 @@ describe('the result log: every paid result is a leaf, proven against signed che
     expect(wrongKey).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL key id/) });
   });
 });
+
+describe('any logged result as a W3C Verifiable Credential (eddsa-jcs-2022)', () => {
+  it('issues the record as credentialSubject under a did:key that resolves offline to the published credentials key; the same credential every time; any change fails', async () => {
+    const { sha256 } = await paidResult('https://g.example/mcp');
+    const res = await fetch(`${service.url}/v1/credentials/${sha256}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/application\/vc\+ld\+json/);
+    const text = await res.text();
+    expect(await (await fetch(`${service.url}/v1/credentials/${sha256}`)).text()).toBe(text);
+    const vc = JSON.parse(text) as JsonObject & { issuer: string; credentialSubject: JsonObject; proof: { verificationMethod: string } };
+    const { body: bundle } = await getJson<{ result: { record: JsonObject } }>(`/v1/log/result/${sha256}`);
+    expect(vc.credentialSubject).toEqual(bundle.result.record);
+    const credentialsKey = (await getJson<{ publicKey: string }>('/v1/credentials/public-key')).body.publicKey;
+    expect(vc.issuer).toBe(didKeyOf(Buffer.from(credentialsKey, 'hex')).did);
+    expect(vc.proof.verificationMethod.startsWith(`${vc.issuer}#`)).toBe(true);
+    expect(verifyProof(vc, didKeyResolver, ed25519Verify)).toMatchObject({ verified: true });
+    const tampered = { ...vc, credentialSubject: { ...vc.credentialSubject, outcome: 'DOWN' } };
+    expect(verifyProof(tampered, didKeyResolver, ed25519Verify).verified).toBe(false);
+    expect((await fetch(`${service.url}/v1/credentials/${'cd'.repeat(32)}`)).status).toBe(404);
+  });
+});
+
+function ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  return cryptoVerify(null, message, publicKeyFromHex(Buffer.from(publicKey).toString('hex')), signature);
+}
