@@ -98,19 +98,19 @@ describe.skipIf(!chromiumPath)('the browser page at /verify, in headless Chromiu
       const page = await browser.newPage();
       // A browser whose WebCrypto lacks Ed25519: the page must fall back to tweetnacl.
       if (options.withoutWebCryptoEd25519)
-        await page.addInitScript(() => {
+        await page.addInitScript(`{
           const importKey = crypto.subtle.importKey.bind(crypto.subtle);
-          crypto.subtle.importKey = ((format: never, data: never, algorithm: { name?: string } | string, ...rest: never[]) =>
-            (typeof algorithm === 'object' && algorithm.name === 'Ed25519') || algorithm === 'Ed25519' ? Promise.reject(new DOMException('Algorithm: Unrecognized name', 'NotSupportedError')) : importKey(format, data, algorithm as never, ...rest)) as typeof crypto.subtle.importKey;
-        });
+          crypto.subtle.importKey = (format, data, algorithm, ...rest) =>
+            (algorithm === 'Ed25519' || algorithm?.name === 'Ed25519') ? Promise.reject(new DOMException('Algorithm: Unrecognized name', 'NotSupportedError')) : importKey(format, data, algorithm, ...rest);
+        }`);
       const requests: string[] = [];
       page.on('request', (r) => requests.push(r.url()));
       await page.goto(`${service.url}/verify`);
       await page.fill('#bundle', JSON.stringify(bundle));
       await page.click('#check');
-      await page.waitForFunction(() => document.getElementById('verdict')?.textContent !== '');
+      await page.waitForFunction(`document.getElementById('verdict').textContent !== ''`);
       const verdict = await page.textContent('#verdict');
-      const steps = await page.$$eval('#steps li', (items) => items.map((li) => ({ name: (li as HTMLElement).dataset['step'], ok: li.className === 'ok' })));
+      const steps = await page.$$eval('#steps li', (items) => items.map((li) => ({ name: li.getAttribute('data-step'), ok: li.className === 'ok' })));
       return { verdict, steps, requests };
     } finally {
       await browser.close();
