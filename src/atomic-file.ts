@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, linkSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -29,6 +29,29 @@ export function createFileAtomically(path: string, text: string, mode: number): 
       closeSync(dir);
     }
     return true;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
+/** Replaces `path` with `text`, whole or not at all: temporary file, fsync, rename, fsync of the directory. */
+export function replaceFileAtomically(path: string, text: string, mode: number): void {
+  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    const fd = openSync(temporary, 'wx', mode);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+    const dir = openSync(dirname(path), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
   } finally {
     rmSync(temporary, { force: true });
   }

@@ -53,7 +53,8 @@ export function readDataManifest(dataDir: string): DataManifest | undefined {
  * (atomically: atomic-file.ts).
  */
 export function checkDataManifest(dataDir: string, keyring: Keyring): DataManifest {
-  const keyIds = Object.fromEntries(keyring.all().map((k) => [k.family, k.keyId]));
+  // The first generation's keys: a rotation adds keys, it never changes these.
+  const keyIds = Object.fromEntries(keyring.history().filter((k) => k.validFrom === 0).map((k) => [k.family, k.keyId]));
   const existing = readDataManifest(dataDir);
   if (existing) {
     const changed = Object.entries(existing.keyIds).filter(([family, keyId]) => keyIds[family] !== undefined && keyIds[family] !== keyId);

@@ -14,7 +14,8 @@ import { createStatsReader, publicStatsProjection } from './projections/public-s
 import { createFileCheckpointStore, startProjection } from './projections/runner.ts';
 import { projectionCheckpointDirectory } from './events/open-store.ts';
 import { checkDataManifest, readDataManifest } from './data-manifest.ts';
-import { createKeyring, resolveAttestationSecret } from './signing/keyring.ts';
+import { resolveAttestationSecret } from './signing/keyring.ts';
+import { loadKeyring } from './key-generations.ts';
 import { startResultLog } from './transparency/result-log.ts';
 
 export interface RunningService {
@@ -39,7 +40,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
   const secret = resolveAttestationSecret(settings.ATTESTATION_SECRET, settings.DATA_DIR, { mayGenerate: !holdsHistory });
   if (secret.origin === 'generated') log.warn({ path: secret.path }, 'ATTESTATION_SECRET is not set: generated one into the data directory (mode 0600); keep it to keep signatures verifiable');
   else if (secret.origin === 'data-dir') log.info({ path: secret.path }, 'attestation secret loaded from the data directory');
-  const keyring = createKeyring(secret.secret);
+  const keyring = loadKeyring(secret.secret, settings.DATA_DIR);
   checkDataManifest(settings.DATA_DIR, keyring);
 
   const checkpoints = createFileCheckpointStore(projectionCheckpointDirectory(settings.DATA_DIR));

@@ -61,7 +61,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
   const rulesOf = new Map<string, readonly ChainRule[]>();
   const chained = new Map<string, RecordedEvent[]>();
   const saga = new SagaOrderCheck();
-  const logKeys = new Map(options.keyring.all().filter((k) => k.family === 'log').map((k) => [k.keyId, k.publicKeyHex]));
+  const logKeys = new Map(options.keyring.history().filter((k) => k.family === 'log').map((k) => [k.keyId, k.publicKeyHex]));
   const resultTree = new ResultTreeCheck((keyId) => logKeys.get(keyId));
   let events = 0;
   let results = 0;

@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { openEventStoreForReading } from '../events/open-store.ts';
 import { stderrLogger } from '../events/file-log/logger.ts';
-import { createKeyring, MissingSecretError, resolveAttestationSecret } from '../signing/keyring.ts';
+import { MissingSecretError, resolveAttestationSecret } from '../signing/keyring.ts';
+import { loadKeyring } from '../key-generations.ts';
 import { auditEventLog } from './audit.ts';
 import { formatReport } from './report.ts';
 import { auditRules } from '../catalog/index.ts';
@@ -37,7 +38,7 @@ async function main(): Promise<number> {
     console.error(`audit: no ATTESTATION_SECRET and no usable secret in ${dataDir}: ${err.message}`);
     return 2;
   }
-  const keyring = createKeyring(secret.secret);
+  const keyring = loadKeyring(secret.secret, dataDir);
   const quietLog = { ...stderrLogger, info: () => {} };
   const store = await openEventStoreForReading({ EVENTSTORE_URL: eventStoreUrl, DATA_DIR: dataDir }, quietLog);
   try {

@@ -21,10 +21,13 @@ export function checkSignedResult(event: RecordedEvent, keyring: Keyring): Audit
   if (!isKeyFamily(result.keyFamily))
     return [{ kind: 'result-key-family', ...at, message: `unknown key family ${JSON.stringify(result.keyFamily)}` }];
   const failures: AuditFailure[] = [];
-  const expectedKeyId = keyring.publicKey(result.keyFamily).keyId;
-  if (result.keyId !== expectedKeyId)
-    failures.push({ kind: 'result-key-id', ...at, message: `keyId ${result.keyId} is not the ${result.keyFamily} key (${expectedKeyId})` });
-  const outcome = check(keyring, result.keyFamily, result.record, result.sha256, result.ed25519Sig);
+  // The key must be the family's key of the generation valid when the result was signed.
+  const key = keyring.keyById(result.keyId);
+  if (!key || key.family !== result.keyFamily)
+    failures.push({ kind: 'result-key-id', ...at, message: `keyId ${result.keyId} is no ${result.keyFamily} key of this service` });
+  else if (result.signedAt < key.validFrom || (key.validUntil !== null && result.signedAt >= key.validUntil))
+    failures.push({ kind: 'result-key-window', ...at, message: `signed at ${result.signedAt} with key ${result.keyId}, valid from ${key.validFrom} until ${key.validUntil ?? 'now'}` });
+  const outcome = check(keyring, result.keyFamily, result.record, result.sha256, result.ed25519Sig, result.signedAt);
   if (!outcome.checks.sha256)
     failures.push({ kind: 'result-sha256', ...at, message: `sha256 does not match the canonical record${outcome.reason?.startsWith('record cannot') ? ` (${outcome.reason})` : ''}` });
   if (!outcome.checks.signature)

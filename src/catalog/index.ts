@@ -11,13 +11,14 @@ import { publicKeyRoutes } from './public-keys.ts';
 import { transparencyRoutes } from './transparency-routes.ts';
 import { credentialRoutes } from './credential-routes.ts';
 import { verifierPageRoutes } from './verifier-page.ts';
+import { keyHistoryRoute } from './key-history-route.ts';
 import { createServiceRoutes } from './service.ts';
 
 /** The 7 families of spec section 1, in the order the documents list them. */
 export const families: readonly FamilyModule[] = [governanceFamily, trustFamily, forensicsFamily, securityFamily, agentFamily, documentsFamily, researchFamily];
 
 /** THE operation catalogue: every route of the service, once. */
-export const catalog: readonly Route[] = [...createServiceRoutes(() => catalog), ...families.flatMap((f) => f.routes), ...publicKeyRoutes, ...transparencyRoutes, ...credentialRoutes, ...verifierPageRoutes];
+export const catalog: readonly Route[] = [...createServiceRoutes(() => catalog), ...families.flatMap((f) => f.routes), ...publicKeyRoutes, ...transparencyRoutes, ...credentialRoutes, ...verifierPageRoutes, keyHistoryRoute];
 
 /** Every hash-chain rule of the audit, as the families declare them. */
 export const auditRules: readonly ChainRule[] = families.flatMap((f) => f.auditRules);

@@ -50,6 +50,8 @@ export type LoggedResult = {
 };
 
 export interface ResultLogReader {
+  /** The first checkpoint signed with this log key: where a key rotation shows in the log. */
+  firstCheckpointSignedBy(keyId: string): Promise<SignedCheckpoint | undefined>;
   /** The signed result of this digest, read from the event log; undefined when not logged. */
   signedResult(sha256: string): Promise<LoggedResult | undefined>;
   size(): number;

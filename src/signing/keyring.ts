@@ -25,17 +25,38 @@ export interface FamilyKey {
   keyId: string;
 }
 
-export interface Keyring {
-  sign(family: KeyFamily, message: Uint8Array): string;
-  /** Whether signatureHex is a valid Ed25519 signature of message under the family's public key. */
-  verify(family: KeyFamily, message: Uint8Array, signatureHex: string): boolean;
-  publicKey(family: KeyFamily): FamilyKey;
-  /** The family whose key carries this keyId, for auditors replaying signatures. */
-  familyOfKeyId(keyId: string): KeyFamily | undefined;
-  all(): FamilyKey[];
+/** One key of the key history: a family's key of one generation, with its validity window. */
+export interface HistoricKey extends FamilyKey {
+  generation: number;
+  /** Unix seconds from which results are signed with it (0: since the beginning). */
+  validFrom: number;
+  /** Unix seconds from which the next generation signs; null while it is the current key. */
+  validUntil: number | null;
 }
 
-interface LoadedKey extends FamilyKey {
+export interface Keyring {
+  /** Signs with the family's current key (the generation valid now). */
+  sign(family: KeyFamily, message: Uint8Array): string;
+  /**
+   * Whether signatureHex is a valid Ed25519 signature of message under the family's key that
+   * was valid at `at` (Unix seconds); without `at`, under any of the family's keys.
+   */
+  verify(family: KeyFamily, message: Uint8Array, signatureHex: string, at?: number): boolean;
+  /** Which of the family's keys (any generation) made this signature, if any did. */
+  signerOf(family: KeyFamily, message: Uint8Array, signatureHex: string): HistoricKey | undefined;
+  /** The family's current key. */
+  publicKey(family: KeyFamily): FamilyKey;
+  /** The family whose key carries this keyId (any generation), for auditors replaying signatures. */
+  familyOfKeyId(keyId: string): KeyFamily | undefined;
+  /** The key with this id, with its window. */
+  keyById(keyId: string): HistoricKey | undefined;
+  /** Every family's current key. */
+  all(): FamilyKey[];
+  /** Every key of every generation, oldest generation first. */
+  history(): HistoricKey[];
+}
+
+interface LoadedKey extends HistoricKey {
   privateKey: KeyObject;
   publicKey: KeyObject;
 }
@@ -67,38 +88,87 @@ export function familySeed(secret: string | Uint8Array, family: KeyFamily): Buff
   return Buffer.from(hkdfSync('sha256', ikm, HKDF_SALT, Buffer.from(family, 'utf8'), 32));
 }
 
-/** Derives every family's Ed25519 key from one secret (familySeed). */
+/** One generation of keys: its own secret, and the time from which it signs. */
+export interface KeyGenerationSecret {
+  generation: number;
+  /** Unix seconds; generation 0 is valid from 0. */
+  validFrom: number;
+  secret: string | Uint8Array;
+}
+
+function loadKey(secret: string | Uint8Array, family: KeyFamily, window: Pick<HistoricKey, 'generation' | 'validFrom' | 'validUntil'>): LoadedKey {
+  const seed = familySeed(secret, family);
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const publicKey = createPublicKey(privateKey);
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
+  return { family, privateKey, publicKey, publicKeyHex: raw.toString('hex'), keyId: keyIdOf(raw), ...window };
+}
+
+/** Derives every family's Ed25519 key from one secret (familySeed): one generation, valid always. */
 export function createKeyring(secret: string | Uint8Array): Keyring {
-  const keys = new Map<KeyFamily, LoadedKey>();
-  const byKeyId = new Map<string, KeyFamily>();
-  for (const family of KEY_FAMILY_NAMES) {
-    const seed = familySeed(secret, family);
-    const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-    const publicKey = createPublicKey(privateKey);
-    const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
-    const key: LoadedKey = { family, privateKey, publicKey, publicKeyHex: raw.toString('hex'), keyId: keyIdOf(raw) };
-    keys.set(family, key);
-    byKeyId.set(key.keyId, family);
-  }
-  const get = (family: KeyFamily): LoadedKey => {
-    const key = keys.get(family);
+  return createRotatingKeyring([{ generation: 0, validFrom: 0, secret }]);
+}
+
+/**
+ * A keyring of several generations (rotation by configuration: a new secret from a given time,
+ * the previous generations kept to verify what they signed). It signs with the generation valid
+ * now, and verifies a result against the key that was valid when it was signed.
+ */
+export function createRotatingKeyring(generations: readonly KeyGenerationSecret[], clock: () => number = () => Math.floor(Date.now() / 1000)): Keyring {
+  const ordered = [...generations].sort((a, b) => a.validFrom - b.validFrom);
+  if (ordered.length === 0 || ordered[0]!.validFrom !== 0) throw new Error('the first key generation must be valid from 0');
+  ordered.forEach((g, i) => {
+    if (i > 0 && g.validFrom <= ordered[i - 1]!.validFrom) throw new Error(`key generations ${ordered[i - 1]!.generation} and ${g.generation} start at the same time`);
+  });
+  const byGeneration = ordered.map((g, i) => {
+    const window = { generation: g.generation, validFrom: g.validFrom, validUntil: ordered[i + 1]?.validFrom ?? null };
+    return new Map(KEY_FAMILY_NAMES.map((family) => [family, loadKey(g.secret, family, window)] as const));
+  });
+  const byKeyId = new Map<string, LoadedKey>();
+  for (const keys of byGeneration) for (const key of keys.values()) byKeyId.set(key.keyId, key);
+
+  const generationAt = (at: number) => {
+    let found = byGeneration[0]!;
+    for (const keys of byGeneration) if (keys.values().next().value!.validFrom <= at) found = keys;
+    return found;
+  };
+  const keyAt = (family: KeyFamily, at: number): LoadedKey => {
+    const key = generationAt(at).get(family);
     if (!key) throw new Error(`unknown key family: ${family}`);
     return key;
   };
+  const current = (family: KeyFamily) => keyAt(family, clock());
+  const describe = (key: LoadedKey): HistoricKey => ({ family: key.family, publicKeyHex: key.publicKeyHex, keyId: key.keyId, generation: key.generation, validFrom: key.validFrom, validUntil: key.validUntil });
+  const verifyWith = (key: LoadedKey, message: Uint8Array, signature: Buffer) => isOwnSignature(key, message, signature) || edVerify(null, message, key.publicKey, signature);
+
   return {
-    sign: (family, message) => edSign(null, message, get(family).privateKey).toString('hex'),
-    verify: (family, message, signatureHex) => {
+    sign: (family, message) => edSign(null, message, current(family).privateKey).toString('hex'),
+    verify: (family, message, signatureHex, at) => {
       if (!/^[0-9a-f]{128}$/.test(signatureHex)) return false;
-      const key = get(family);
       const signature = Buffer.from(signatureHex, 'hex');
-      return isOwnSignature(key, message, signature) || edVerify(null, message, key.publicKey, signature);
+      if (at !== undefined) return verifyWith(keyAt(family, at), message, signature);
+      return byGeneration.some((keys) => verifyWith(keys.get(family)!, message, signature));
+    },
+    signerOf: (family, message, signatureHex) => {
+      if (!/^[0-9a-f]{128}$/.test(signatureHex)) return undefined;
+      const signature = Buffer.from(signatureHex, 'hex');
+      const key = byGeneration.map((keys) => keys.get(family)!).find((k) => verifyWith(k, message, signature));
+      return key ? describe(key) : undefined;
     },
     publicKey: (family) => {
-      const { publicKeyHex, keyId } = get(family);
+      const { publicKeyHex, keyId } = current(family);
       return { family, publicKeyHex, keyId };
     },
-    familyOfKeyId: (keyId) => byKeyId.get(keyId),
-    all: () => KEY_FAMILY_NAMES.map((f) => ({ family: f, publicKeyHex: get(f).publicKeyHex, keyId: get(f).keyId })),
+    familyOfKeyId: (keyId) => byKeyId.get(keyId)?.family,
+    keyById: (keyId) => {
+      const key = byKeyId.get(keyId);
+      return key ? describe(key) : undefined;
+    },
+    all: () => KEY_FAMILY_NAMES.map((f) => {
+      const { publicKeyHex, keyId } = current(f);
+      return { family: f, publicKeyHex, keyId };
+    }),
+    history: () => byGeneration.flatMap((keys) => [...keys.values()].map(describe)),
   };
 }
 

@@ -1,7 +1,7 @@
 import { canonicalBytes } from './rfc8785.ts';
 import { sha256Hex } from './hash.ts';
 import type { KeyFamily } from './key-families.ts';
-import type { Keyring } from './keyring.ts';
+import type { HistoricKey, Keyring } from './keyring.ts';
 
 export interface Seal {
   sha256: string;
@@ -23,6 +23,8 @@ export interface CheckResult {
   valid: boolean;
   checks: { sha256: boolean; signature: boolean };
   reason?: string;
+  /** The key that made a valid signature. */
+  signer?: HistoricKey;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface CheckResult {
  * checked over the recomputed bytes, never over the supplied digest, so a matching pair of
  * forged hash and stale signature cannot pass.
  */
-export function check(keyring: Keyring, family: KeyFamily, record: unknown, sha256: string, signatureHex: string): CheckResult {
+export function check(keyring: Keyring, family: KeyFamily, record: unknown, sha256: string, signatureHex: string, signedAt?: number): CheckResult {
   let bytes: Buffer;
   try {
     bytes = canonicalBytes(record);
@@ -39,13 +41,15 @@ export function check(keyring: Keyring, family: KeyFamily, record: unknown, sha2
   }
   // Exact lowercase hex on both: the published form is the only accepted form.
   const hashOk = sha256Hex(bytes) === sha256;
-  const sigOk = keyring.verify(family, bytes, signatureHex);
+  const signer = keyring.signerOf(family, bytes, signatureHex);
+  // Given the signing time, only the key valid then counts (key rotation: docs/verifying.md).
+  const sigOk = signer !== undefined && (signedAt === undefined || (signedAt >= signer.validFrom && (signer.validUntil === null || signedAt < signer.validUntil)));
   const checks = { sha256: hashOk, signature: sigOk };
-  if (hashOk && sigOk) return { valid: true, checks };
+  if (hashOk && sigOk) return { valid: true, checks, signer };
   const reason = !hashOk && !sigOk
     ? 'sha256 does not match the canonical record and the signature does not verify'
     : !hashOk
       ? 'sha256 does not match the canonical record'
-      : `signature does not verify against the ${family} public key`;
+      : `signature does not verify against the ${family} public key${signedAt === undefined ? '' : ` valid at ${signedAt}`}`;
   return { valid: false, checks, reason };
 }

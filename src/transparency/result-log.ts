@@ -56,10 +56,13 @@ export async function startResultLog(store: EventStore, keyring: Keyring, option
 
   const stored = await store.readStream(RESULT_LOG_STREAM, { direction: 'backwards', maxCount: 1 });
   let latest: { checkpoint: CheckpointIssued; revision: bigint } | undefined = stored[0] ? { checkpoint: checkpointIssuedSchema.parse(stored[0].data), revision: stored[0].revision } : undefined;
-  const logKey = keyring.publicKey('log');
   // The origin names the log in every checkpoint: kept from the first checkpoint for the log's life.
-  const origin = latest?.checkpoint.origin ?? `attestation-service/result-log/${logKey.keyId}`;
-  const signer: NoteSigner = { name: origin, publicKey: Buffer.from(logKey.publicKeyHex, 'hex'), sign: (m) => Buffer.from(keyring.sign('log', m), 'hex') };
+  const origin = latest?.checkpoint.origin ?? `attestation-service/result-log/${keyring.publicKey('log').keyId}`;
+  // The log key of the generation valid at signing: a rotation changes it between two checkpoints.
+  const signerNow = (): NoteSigner & { keyId: string } => {
+    const key = keyring.publicKey('log');
+    return { name: origin, keyId: key.keyId, publicKey: Buffer.from(key.publicKeyHex, 'hex'), sign: (m) => Buffer.from(keyring.sign('log', m), 'hex') };
+  };
 
   function fold(event: RecordedEvent): void {
     const data = event.data as { keyFamily?: unknown; keyId?: unknown; sha256?: unknown };
@@ -128,12 +131,14 @@ export async function startResultLog(store: EventStore, keyring: Keyring, option
   }
 
   let issuing: Promise<CheckpointIssued | undefined> | undefined;
+  const firstByKey = new Map<string, CheckpointIssued>();
   async function issue(): Promise<CheckpointIssued | undefined> {
     const size = tree.size;
     if (size === 0 || (latest && latest.checkpoint.tree_size >= size)) return undefined;
     const rootHash = hex(tree.root(size));
     const issuedAt = clock();
-    const checkpoint: CheckpointIssued = { origin, tree_size: size, root_hash: rootHash, issued_at: issuedAt, key_id: logKey.keyId, note: signCheckpoint(signer, origin, size, rootHash, issuedAt) };
+    const signer = signerNow();
+    const checkpoint: CheckpointIssued = { origin, tree_size: size, root_hash: rootHash, issued_at: issuedAt, key_id: signer.keyId, note: signCheckpoint(signer, origin, size, rootHash, issuedAt) };
     const appended = await store.appendToStream(RESULT_LOG_STREAM, [{ id: checkpointEventId(origin, size), type: CHECKPOINT_ISSUED, data: checkpoint }], { expectedRevision: latest?.revision ?? 'no_stream' });
     latest = { checkpoint, revision: appended.nextExpectedRevision };
     return checkpoint;
@@ -167,6 +172,17 @@ export async function startResultLog(store: EventStore, keyring: Keyring, option
       return { first, second, first_root: hex(tree.root(first)), second_root: hex(tree.root(second)), path: tree.consistencyProof(first, second).map(hex) };
     },
     issueCheckpoint: issueOnce,
+    async firstCheckpointSignedBy(keyId) {
+      const known = firstByKey.get(keyId);
+      if (known) return known;
+      for (const event of await store.readStream(RESULT_LOG_STREAM)) {
+        const checkpoint = checkpointIssuedSchema.parse(event.data);
+        if (checkpoint.key_id !== keyId) continue;
+        firstByKey.set(keyId, checkpoint);
+        return checkpoint;
+      }
+      return undefined;
+    },
     async signedResult(sha256) {
       const index = leafIndexOf(sha256);
       if (index === undefined) return undefined;

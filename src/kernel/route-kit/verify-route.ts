@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../signing/rfc8785.ts';
+import type { HistoricKey } from '../../signing/keyring.ts';
 import type { KeyFamily } from '../../signing/key-families.ts';
-import { check } from '../../signing/seal.ts';
+import { check, type CheckResult } from '../../signing/seal.ts';
 import { IJsonRefused, parseIJson } from '../rfc7493.ts';
 import { freeRoute, type Family, type FreeRoute, type HttpMethod } from '../operation.ts';
 
@@ -21,7 +22,8 @@ export const verifyResultSchema = z.object({
   valid: z.boolean(),
   checks: z.object({ sha256: z.boolean(), signature: z.boolean() }),
   family: z.string(),
-  keyId: z.string(),
+  keyId: z.string().describe("The key that made the signature (any generation; see /v1/keys/history), or the current key when none did"),
+  key_generation: z.number().int().optional(),
   reason: z.string().optional(),
 });
 
@@ -87,7 +89,9 @@ export function verifyRoute<P extends z.ZodRawShape>(spec: VerifyRouteSpec<P>): 
       }
       const { signature, sha256 } = params as { signature: string; sha256: string };
       const result = check(deps.keyring, spec.keyFamily, record, sha256, signature);
-      return { body: { ...result, ...answer } };
+      const { signer, ...checked } = result;
+      if (!signer) return { body: { ...checked, ...answer } };
+      return { body: checkKeyWindow(signer, record, checked, spec.keyFamily) };
     },
   });
 }
@@ -95,3 +99,23 @@ export function verifyRoute<P extends z.ZodRawShape>(spec: VerifyRouteSpec<P>): 
 /** The rule of the "body" verify routes: the record itself, as JSON text. */
 export const bodyVerifyParams = { body: param.json() };
 export const rebuildFromBody = (p: { body: string }): JsonValue => parseJsonParam('body', p.body);
+
+/**
+ * The record's signing stamp: its one top-level integer member named `<verb>At` (attestedAt,
+ * servedAt, probedAt, ...). Undefined when it has none or several: the window is then left to
+ * the audit and the result log, which know the signing time exactly.
+ */
+export function signingStampOf(record: JsonValue): number | undefined {
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return undefined;
+  const stamps = Object.entries(record).filter(([name, value]) => /^[a-z][A-Za-z]*At$/.test(name) && Number.isInteger(value));
+  return stamps.length === 1 ? (stamps[0]![1] as number) : undefined;
+}
+
+/** A signature of an old key on a record stamped after that key's window is not valid. */
+function checkKeyWindow(key: HistoricKey, record: JsonValue, result: Omit<CheckResult, 'signer'>, family: string) {
+  const answer = { family, keyId: key.keyId, key_generation: key.generation };
+  const stamp = signingStampOf(record);
+  const inWindow = stamp === undefined || (stamp >= key.validFrom && (key.validUntil === null || stamp < key.validUntil));
+  if (inWindow) return { ...result, ...answer };
+  return { valid: false, checks: { ...result.checks, signature: false }, ...answer, reason: `signed with the ${family} key of generation ${key.generation} (valid ${key.validFrom} to ${key.validUntil ?? 'now'}), but the record is stamped ${stamp}: not the key of its time` };
+}

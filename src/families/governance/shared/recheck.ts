@@ -21,7 +21,7 @@ export function recheck(kinds: readonly string[]) {
       if (!(err instanceof UnusableContent)) throw err;
       return { body: { valid: false, checks: { sha256: false, signature: false }, ...answer, reason: 'body is not valid JSON' } };
     }
-    const result = check(deps.keyring, 'governance', record, input.sha256, input.signature);
+    const { signer: _signer, ...result } = check(deps.keyring, 'governance', record, input.sha256, input.signature);
     const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record.kind : undefined;
     if (result.valid && !kinds.includes(String(kind))) {
       return { body: { ...result, valid: false, ...answer, reason: `a ${String(kind)} record is not re-checked here (expected ${kinds.join(', ')})` } };
