@@ -1,15 +1,13 @@
 import { financeEvidence } from './finance-evidence/operation.ts';
 import { plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
+import { synthesisVerdict } from './synthesis-verdict/operation.ts';
 
 const routes: Route[] = [
   ...financeEvidence,
   plannedOperation({ id: 'research.attested-brief', method: 'POST', path: '/v1/research/attested-brief', family: 'research', priceUsd: '2.00', summary: 'Deterministic signed brief with source citations; only generatedAt varies.', keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
   plannedOperation({ id: 'signed-research', method: 'GET', path: '/v1/signed-research', family: 'research', priceUsd: '0.50', inputFrom: 'query', summary: "Signed research on a topic (query parameter topic, default 'quant research').", keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
-  plannedOperation({ id: 'synthesis.verdict', method: 'POST', path: '/v1/synthesis/verdict', family: 'research', priceUsd: '0.50', summary: 'Folds research, quant and audit evidence blocks into one signed verdict.', keyFamily: 'synthesis', signedMember: 'evidenceCore', verifyPath: '/v1/synthesis/verify' }),
-
-  verifyRoute({ id: 'synthesis.verify', method: 'GET', path: '/v1/synthesis/verify', family: 'research', keyFamily: 'synthesis', summary: 'Re-checks a synthesis verdict (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody }),
+  ...synthesisVerdict,
 ];
 
 export const researchFamily = defineFamily('research', routes);
