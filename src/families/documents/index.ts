@@ -1,7 +1,7 @@
-import { utilityRecord } from '../../kernel/route-kit/records.ts';
+import { utilsVerify } from './utils-verify/operation.ts';
+import { schemaCleanupRoutes } from './schema-cleanup/operation.ts';
 import { plannedFreeRoute, plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
-import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 const utility = (id: string, path: string, priceUsd: string, summary: string) =>
   plannedOperation({ id, method: 'POST', path, family: 'documents', priceUsd, summary, keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' });
@@ -13,21 +13,11 @@ const routes: Route[] = [
   utility('utils.doc-convert', '/v1/utils/doc-convert', '0.10', 'Converts text to JSON, Markdown or words, or to PDF.'),
   utility('utils.invoice-extract', '/v1/utils/invoice-extract', '0.10', 'Extracts vendor, amount, date, line items.'),
   utility('utils.pii-redact', '/v1/utils/pii-redact', '0.25', 'Returns redacted output with an audit list.'),
-  utility('utils.schema-cleanup', '/v1/utils/schema-cleanup', '0.05', 'Normalises messy JSON or CSV.'),
+  ...schemaCleanupRoutes,
   utility('utils.translate-doc', '/v1/utils/translate-doc', '0.10', 'Translated output with a SHA-256 receipt.'),
   plannedOperation({ id: 'ebook.download', method: 'GET', path: '/api/ebook/download', family: 'documents', priceUsd: '29.00', inputFrom: 'query', summary: 'Streams the full 121-page PDF after verified settlement.', keyFamily: null, signedMember: null }),
 
-  verifyRoute({
-    id: 'utils.verify',
-    method: 'GET',
-    path: '/v1/utils/verify',
-    family: 'documents',
-    keyFamily: 'utils',
-    summary: 'Re-checks a utility receipt {kind, utility, servedAt, utility_result} (result = utility_result as JSON).',
-    params: { kind: param.text(), utility: param.text(), served_at: param.integer(), result: param.json() },
-    rebuild: (p) =>
-      utilityRecord({ kind: p.kind, utility: p.utility, servedAt: parseIntegerParam(p.served_at), utility_result: parseJsonParam('result', p.result) }),
-  }),
+  ...utilsVerify,
   plannedFreeRoute({ id: 'ebook.card', method: 'GET', path: '/api/ebook', family: 'documents', summary: 'Product card for the ebook.' }),
   plannedFreeRoute({ id: 'ebook.sample', method: 'GET', path: '/api/ebook/sample', family: 'documents', summary: 'Streams the sample PDF.' }),
 ];

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { hex64, signedResponse } from '../../kernel/route-kit/schemas.ts';
 import type { CommandResult } from '../../kernel/operation.ts';
 import { utilityRecord } from '../../kernel/route-kit/records.ts';
 import { sha256Hex } from '../../signing/hash.ts';
@@ -59,4 +61,23 @@ export function utilityReceipt(parts: UtilityReceiptParts): CommandResult {
 /** The output's bytes as a verifier recovers them from the answer. */
 export function outputBytes(output: string, encoding: OutputEncoding): Buffer {
   return encoding === 'base64' ? Buffer.from(output, 'base64') : Buffer.from(output, 'utf8');
+}
+
+/** The documented answer of a utility: the receipt, its seal, and the output beside it. */
+export function utilityResponse(utility: string, findings: z.ZodRawShape): z.ZodObject {
+  const record = z.object({
+    kind: z.literal(UTILITY_RECEIPT_KIND),
+    utility: z.literal(utility),
+    servedAt: z.number().int(),
+    utility_result: z.looseObject({
+      ...findings,
+      ruleset: z.looseObject({ id: z.string(), version: z.string() }),
+      input_sha256: hex64,
+      output_sha256: hex64,
+      output_media_type: z.string(),
+      output_bytes: z.number().int(),
+      output_encoding: z.enum(['utf-8', 'base64']),
+    }),
+  });
+  return signedResponse(record, null).extend({ output: z.string().describe('The output itself, unsigned: its SHA-256 is utility_result.output_sha256 (decode base64 first when output_encoding says so)') });
 }

@@ -56,6 +56,11 @@ interface VerifyRouteSpec<P extends z.ZodRawShape> {
   /** The content parameters; `signature` and `sha256` are added to every verify route. */
   params: P;
   rebuild(params: z.infer<z.ZodObject<P>>): JsonValue;
+  /**
+   * A further check of what the signed record binds (e.g. an output's digest): the reason it
+   * fails, or undefined. Runs only when the signature is valid.
+   */
+  alsoCheck?(params: z.infer<z.ZodObject<P>>, record: JsonValue): string | undefined;
 }
 
 /**
@@ -91,7 +96,9 @@ export function verifyRoute<P extends z.ZodRawShape>(spec: VerifyRouteSpec<P>): 
       const result = check(deps.keyring, spec.keyFamily, record, sha256, signature);
       const { signer, ...checked } = result;
       if (!signer) return { body: { ...checked, ...answer } };
-      return { body: checkKeyWindow(signer, record, checked, spec.keyFamily) };
+      const windowed = checkKeyWindow(signer, record, checked, spec.keyFamily);
+      const further = windowed.valid ? spec.alsoCheck?.(params as z.infer<z.ZodObject<P>>, record) : undefined;
+      return { body: further === undefined ? windowed : { ...windowed, valid: false, reason: further } };
     },
   });
 }
