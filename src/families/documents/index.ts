@@ -1,5 +1,6 @@
 import { utilsVerify } from './utils-verify/operation.ts';
 import { schemaCleanupRoutes } from './schema-cleanup/operation.ts';
+import { piiRedactRoutes } from './pii-redact/operation.ts';
 import { plannedFreeRoute, plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
 
@@ -12,7 +13,7 @@ const routes: Route[] = [
   utility('utils.code-review-brief', '/v1/utils/code-review-brief', '0.15', 'Advisory brief of issues, security concerns, suggestions.'),
   utility('utils.doc-convert', '/v1/utils/doc-convert', '0.10', 'Converts text to JSON, Markdown or words, or to PDF.'),
   utility('utils.invoice-extract', '/v1/utils/invoice-extract', '0.10', 'Extracts vendor, amount, date, line items.'),
-  utility('utils.pii-redact', '/v1/utils/pii-redact', '0.25', 'Returns redacted output with an audit list.'),
+  ...piiRedactRoutes,
   ...schemaCleanupRoutes,
   utility('utils.translate-doc', '/v1/utils/translate-doc', '0.10', 'Translated output with a SHA-256 receipt.'),
   plannedOperation({ id: 'ebook.download', method: 'GET', path: '/api/ebook/download', family: 'documents', priceUsd: '29.00', inputFrom: 'query', summary: 'Streams the full 121-page PDF after verified settlement.', keyFamily: null, signedMember: null }),
