@@ -1,6 +1,7 @@
 import { utilsVerify } from './utils-verify/operation.ts';
 import { schemaCleanupRoutes } from './schema-cleanup/operation.ts';
 import { piiRedactRoutes } from './pii-redact/operation.ts';
+import { translateDocRoutes } from './translate-doc/operation.ts';
 import { plannedFreeRoute, plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
 
@@ -15,7 +16,7 @@ const routes: Route[] = [
   utility('utils.invoice-extract', '/v1/utils/invoice-extract', '0.10', 'Extracts vendor, amount, date, line items.'),
   ...piiRedactRoutes,
   ...schemaCleanupRoutes,
-  utility('utils.translate-doc', '/v1/utils/translate-doc', '0.10', 'Translated output with a SHA-256 receipt.'),
+  ...translateDocRoutes,
   plannedOperation({ id: 'ebook.download', method: 'GET', path: '/api/ebook/download', family: 'documents', priceUsd: '29.00', inputFrom: 'query', summary: 'Streams the full 121-page PDF after verified settlement.', keyFamily: null, signedMember: null }),
 
   ...utilsVerify,
