@@ -2,6 +2,7 @@ import { utilsVerify } from './utils-verify/operation.ts';
 import { schemaCleanupRoutes } from './schema-cleanup/operation.ts';
 import { piiRedactRoutes } from './pii-redact/operation.ts';
 import { translateDocRoutes } from './translate-doc/operation.ts';
+import { invoiceExtractRoutes } from './invoice-extract/operation.ts';
 import { plannedFreeRoute, plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
 
@@ -13,7 +14,7 @@ const routes: Route[] = [
   utility('sec-extract', '/v1/sec-extract', '0.05', 'Extraction from an SEC filing.'),
   utility('utils.code-review-brief', '/v1/utils/code-review-brief', '0.15', 'Advisory brief of issues, security concerns, suggestions.'),
   utility('utils.doc-convert', '/v1/utils/doc-convert', '0.10', 'Converts text to JSON, Markdown or words, or to PDF.'),
-  utility('utils.invoice-extract', '/v1/utils/invoice-extract', '0.10', 'Extracts vendor, amount, date, line items.'),
+  ...invoiceExtractRoutes,
   ...piiRedactRoutes,
   ...schemaCleanupRoutes,
   ...translateDocRoutes,

@@ -6,7 +6,7 @@ import { ENTITY_TYPES } from './recognisers.ts';
 
 const input = z
   .object({
-    text: z.string().min(1).max(500_000),
+    text: z.string().min(1).max(400_000),
     entities: z.array(z.enum(ENTITY_TYPES)).min(1).max(ENTITY_TYPES.length).optional().describe('Which types to look for; default all'),
     names: z.array(z.string().min(1).max(200)).max(500).optional().describe('Person names to redact (names are not detected otherwise)'),
     mode: z.enum(['mask', 'tag', 'pseudonym']).optional().describe('Default tag: <EMAIL_ADDRESS>; mask: asterisks; pseudonym: <TYPE:hmac> with pseudonym_key'),

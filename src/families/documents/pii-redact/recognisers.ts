@@ -1,4 +1,3 @@
-import { isIPv4, isIPv6 } from 'node:net';
 import { findPhoneNumbersInText } from 'libphonenumber-js/max';
 import { bitcoinAddressCheck, bsnValid, eip55, ibanCheck, luhnValid, spanishIdValid, ssnIssuable } from './checksums.ts';
 
@@ -28,6 +27,17 @@ interface PatternRecogniser {
 }
 
 // A few words before the match, as Presidio's context enhancer looks: far enough for "date of birth:", not the next sentence.
+const isIPv4 = (s: string) => /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(s);
+/** The WHATWG URL parser validates an IPv6 literal exactly (RFC 4291 forms, IPv4 tails); nothing is fetched. */
+function isIPv6(s: string): boolean {
+  if (!s.includes(':')) return false;
+  try {
+    return new URL(`http://[${s}]/`).hostname.startsWith('[');
+  } catch {
+    return false;
+  }
+}
+
 const CONTEXT_WINDOW = 20;
 
 /** Presidio's pattern + context + validator scheme, with deterministic rules only. */

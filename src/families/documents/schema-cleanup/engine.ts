@@ -4,6 +4,7 @@ import type { CommandResult } from '../../../kernel/operation.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import { quoteUnsafeIntegers } from './big-integers.ts';
+import { isCalendarDate } from '../../../kernel/calendar.ts';
 
 export const SCHEMA_CLEANUP_RULESET = { id: 'schema-cleanup', version: '1' } as const;
 const MAX_CHANGES_LISTED = 2_000;
@@ -114,7 +115,7 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** A date in one of the unambiguous forms, as ISO 8601; `ambiguous` when day and month could swap. */
 function asIsoDate(text: string): { iso: string; rule: string } | 'ambiguous' | undefined {
   let m: RegExpExecArray | null;
-  const valid = (y: number, mo: number, d: number) => mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  const valid = isCalendarDate;
   const iso = (y: number, mo: number, d: number) => `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
   if (ISO_DATE.test(text)) {
     const [y, mo, d] = text.split('-').map(Number) as [number, number, number];

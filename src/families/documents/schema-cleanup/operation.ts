@@ -5,7 +5,7 @@ import { schemaCleanup } from './engine.ts';
 
 const input = z
   .object({
-    input: z.string().min(1).max(1_000_000).describe('Messy JSON, or CSV with any of , ; tab | as delimiter'),
+    input: z.string().min(1).max(400_000).describe('Messy JSON, or CSV with any of , ; tab | as delimiter'),
     format: z.enum(['json', 'csv', 'auto']).optional().describe('Default auto: JSON when the text starts with [ or {, else CSV'),
   })
   .strict();

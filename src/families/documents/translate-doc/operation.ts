@@ -3,13 +3,8 @@ import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { utilityResponse } from '../utility-receipt.ts';
 import { translateDocument } from './engine.ts';
 
-const lang = z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en or de-CH').refine((tag) => {
-  try {
-    return Intl.getCanonicalLocales(tag).length === 1;
-  } catch {
-    return false;
-  }
-}, 'is not a well-formed BCP 47 tag');
+// BCP 47 language, optional script and region: every tag of this form is well formed.
+const lang = z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|\d{3}))?$/, 'must be a BCP 47 language tag such as en, de-CH or zh-Hant-TW');
 const pair = z.object({ source: z.string().min(1).max(5_000), target: z.string().max(5_000) }).strict();
 
 const input = z

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import type { FinanceInput, Statement } from './concepts.ts';
 import { analyseStatement } from './engine.ts';
-import { divide, formatDecimal, parseDecimal } from './exact-decimal.ts';
+import { divide, formatDecimal, parseDecimal } from '../../../kernel/exact-decimal.ts';
 import { FINANCE_EXAMPLE } from './operation.ts';
 
 const NOW = 1_767_225_600;

@@ -1,7 +1,7 @@
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { conceptsOf, type Concept, type FinanceInput } from './concepts.ts';
-import { abs, add, compare, divide, formatDecimal, parseDecimal, QUOTIENT_DECIMALS, sign, subtract, type Decimal } from './exact-decimal.ts';
+import { abs, add, compare, divide, formatDecimal, parseDecimal, QUOTIENT_DECIMALS, sign, subtract, type Decimal } from '../../../kernel/exact-decimal.ts';
 
 export const FINANCE_RULESET = { id: 'finance-evidence', version: '1', quotient_rounding: `half-even, ${QUOTIENT_DECIMALS} decimal places` } as const;
 

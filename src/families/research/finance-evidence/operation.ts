@@ -3,7 +3,7 @@ import { fromEngine, pricedOperation, type Route } from '../../../kernel/operati
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { BALANCE_SHEET_CONCEPTS, CASH_FLOW_CONCEPTS, INCOME_STATEMENT_CONCEPTS } from './concepts.ts';
 import { analyseStatement, FINANCE_RULESET } from './engine.ts';
-import { DECIMAL_PATTERN } from './exact-decimal.ts';
+import { DECIMAL_PATTERN } from '../../../kernel/exact-decimal.ts';
 
 const amount = z.string().regex(DECIMAL_PATTERN, 'must be a decimal string such as "1250000" or "-3.5" (at most 18 digits before the point and 6 after)');
 const section = <C extends readonly string[]>(concepts: C, what: string) =>

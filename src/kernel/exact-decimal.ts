@@ -64,3 +64,5 @@ export function formatDecimal(a: Decimal): string {
   const text = fraction ? `${whole}.${fraction}` : whole;
   return negative && text !== '0' ? `-${text}` : text;
 }
+
+export const multiply = (a: Decimal, b: Decimal): Decimal => ({ units: a.units * b.units, scale: a.scale + b.scale });
