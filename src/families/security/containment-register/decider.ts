@@ -1,0 +1,47 @@
+import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { assessContainment, type ContainmentInput } from './engine.ts';
+import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
+
+/** An agent's containment registrations: who registered first, and every registration in order. */
+export interface ContainmentState {
+  registrar: string | null;
+  registrations: JsonObject[];
+  byPayment: ReadonlyMap<string, JsonObject>;
+}
+
+export interface RegisterContainment {
+  input: ContainmentInput;
+  payer: string;
+  paymentId: string;
+  now: number;
+}
+
+export const initialContainmentState: ContainmentState = { registrar: null, registrations: [], byPayment: new Map() };
+
+export function foreignRegistrarRefusal(): DomainRefusal {
+  return new DomainRefusal(403, 'forbidden', "this agent's containment registrations belong to another payer: only the payer that first registered the agent may supersede them; nothing was charged or changed");
+}
+
+/** Anyone may register a new agent; only its first registrar may supersede the registration. */
+export function mayRegister(state: Pick<ContainmentState, 'registrar'>, payer: string): boolean {
+  return state.registrar === null || state.registrar === payer.toLowerCase();
+}
+
+export const containmentDecider: Decider<RegisterContainment, ContainmentEvent, ContainmentState> = {
+  initialState: initialContainmentState,
+  decide(command, state) {
+    if (!mayRegister(state, command.payer)) throw foreignRegistrarRefusal();
+    if (state.byPayment.has(command.paymentId)) return [];
+    const previous = state.registrations.at(-1);
+    const registration = assessContainment(command.input, { version: state.registrations.length + 1, supersedes: previous ? String(previous['registration_id']) : null, now: command.now });
+    return [{ type: CONTAINMENT_REGISTERED, data: { registration, registration_id: String(registration['registration_id']), registrar: command.payer.toLowerCase(), paymentId: command.paymentId } }];
+  },
+  evolve(state, event) {
+    return {
+      registrar: state.registrar ?? event.data.registrar,
+      registrations: [...state.registrations, event.data.registration],
+      byPayment: new Map(state.byPayment).set(event.data.paymentId, event.data.registration),
+    };
+  },
+};

@@ -1,0 +1,28 @@
+import { ed25519KeyOfDidKey, EVM_ADDRESS } from '../../../kernel/offline-signatures.ts';
+
+export type DidCheck = { syntax: 'valid'; method: string; resolution: 'decoded offline' | 'unresolved (offline)' } | { syntax: 'invalid'; reason: string };
+
+/** W3C DID Core syntax: did:<method>:<method-specific-id>. */
+const DID_SYNTAX = /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2}|:)*[A-Za-z0-9._-]$/;
+
+/**
+ * Checks a DID without the network: did:key is decoded (it carries its key), did:pkh is parsed
+ * (CAIP-10 account), and any other method (did:web, ...) is syntax-checked and reported as not
+ * resolved, never as verified.
+ */
+export function checkDid(did: string | undefined): DidCheck {
+  if (did === undefined || did === '') return { syntax: 'invalid', reason: 'missing' };
+  if (!DID_SYNTAX.test(did)) return { syntax: 'invalid', reason: 'not a DID (did:<method>:<id>)' };
+  const method = did.split(':')[1]!;
+  if (method === 'key') {
+    const decoded = ed25519KeyOfDidKey(did);
+    return 'key' in decoded ? { syntax: 'valid', method, resolution: 'decoded offline' } : { syntax: 'invalid', reason: decoded.reason };
+  }
+  if (method === 'pkh') return evmAddressOfDidPkh(did) ? { syntax: 'valid', method, resolution: 'decoded offline' } : { syntax: 'invalid', reason: 'did:pkh must be did:pkh:eip155:<chain id>:<0x address>' };
+  return { syntax: 'valid', method, resolution: 'unresolved (offline)' };
+}
+
+export function evmAddressOfDidPkh(did: string): string | undefined {
+  const m = /^did:pkh:eip155:(\d{1,32}):(0x[0-9a-fA-F]{40})$/.exec(did);
+  return m && EVM_ADDRESS.test(m[2]!) ? m[2] : undefined;
+}

@@ -1,0 +1,63 @@
+import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
+import { checkDid, evmAddressOfDidPkh } from './dids.ts';
+
+export const CONTAINMENT_RULESET = { id: 'containment-readiness', version: '1', signed_message: 'RFC 8785 text of {agent_did, action, trigger, target, signer}' } as const;
+
+export interface ContainmentRule {
+  action: 'notify' | 'throttle';
+  trigger: string;
+  target: string;
+  signer: string;
+  signature: string;
+}
+
+export interface ContainmentInput {
+  agent_did: string;
+  emergency_contact_did?: string | undefined;
+  policy?: JsonObject | undefined;
+  rules?: ContainmentRule[] | undefined;
+}
+
+/** What a rule's signer signs: the rule bound to the agent, as RFC 8785 text. */
+export function ruleMessage(agentDid: string, rule: Omit<ContainmentRule, 'signature'>): string {
+  return canonicalText({ agent_did: agentDid, action: rule.action, trigger: rule.trigger, target: rule.target, signer: rule.signer });
+}
+
+function verifyRule(agentDid: string, rule: ContainmentRule): JsonObject {
+  const signer = evmAddressOfDidPkh(rule.signer) ?? rule.signer;
+  const checked = verifyBySigner(signer, ruleMessage(agentDid, rule), rule.signature);
+  return checked.ok ? { status: 'VERIFIED', scheme: checked.scheme ?? null } : { status: 'FAILED', scheme: checked.scheme ?? null, reason: checked.reason };
+}
+
+/** The registration as signed: readiness from the supplied parts only, never defaulted to ready. */
+export function assessContainment(input: ContainmentInput, context: { version: number; supersedes: string | null; now: number }): JsonObject {
+  const agent = checkDid(input.agent_did);
+  const contact = checkDid(input.emergency_contact_did);
+  const rules = (input.rules ?? []).map((rule) => ({ ...rule, verification: verifyRule(input.agent_did, rule) }));
+  const gaps: JsonValue[] = [];
+  if (agent.syntax === 'invalid') gaps.push({ element: 'agent_did', reason: agent.reason });
+  if (contact.syntax === 'invalid') gaps.push({ element: 'emergency_contact_did', reason: contact.reason });
+  if (!input.policy || Object.keys(input.policy).length === 0) gaps.push({ element: 'policy', reason: 'no declared policy' });
+  if (!rules.some((r) => (r.action === 'notify' || r.action === 'throttle') && r.verification['status'] === 'VERIFIED'))
+    gaps.push({ element: 'rules', reason: rules.length === 0 ? 'no signed notify or throttle rule' : 'no notify or throttle rule whose signature verifies' });
+  const readiness = gaps.length === 0 ? 'READY' : 'READINESS-GAP';
+  const content = {
+    kind: 'containment-registration',
+    ruleset: { ...CONTAINMENT_RULESET },
+    agent_did: input.agent_did,
+    agent_did_check: agent as unknown as JsonValue,
+    emergency_contact_did: input.emergency_contact_did ?? null,
+    emergency_contact_did_check: contact as unknown as JsonValue,
+    policy: input.policy ?? null,
+    rules: rules as unknown as JsonValue,
+    readiness,
+    outcome: readiness,
+    gaps,
+    authority: 'none: the service holds no kill-switch authority; it attests readiness and relays the signed rules verbatim, and cannot notify, throttle or stop the agent',
+    evidence_source: 'caller-supplied',
+    not_performed: [{ check: 'resolving DIDs other than did:key and did:pkh', reason: 'no network: reported as unresolved (offline)' }],
+  };
+  return { ...content, registration_id: canonicalSha256(content), version: context.version, supersedes: context.supersedes, registeredAt: context.now };
+}

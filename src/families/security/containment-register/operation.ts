@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { fold, handleCommand } from '../../../kernel/decider.ts';
+import { pricedOperation, type CallContext, type Route } from '../../../kernel/operation.ts';
+import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import { containmentDecider, foreignRegistrarRefusal, mayRegister } from './decider.ts';
+import { CONTAINMENT_STREAM_PREFIX, parseContainmentEvent } from './events.ts';
+
+const rule = z
+  .object({
+    action: z.enum(['notify', 'throttle']),
+    trigger: z.string().min(1).max(1_000).describe('The condition, as the signer wrote it'),
+    target: z.string().min(1).max(1_000).describe('Who is notified or what is throttled'),
+    signer: z.string().min(1).max(200).describe('did:key (Ed25519), an EVM address or did:pkh:eip155:<chain>:<address> (EIP-191)'),
+    signature: z.string().min(1).max(300).describe('Over the RFC 8785 text of {agent_did, action, trigger, target, signer}: Ed25519 (hex or base64) or EIP-191 (65 bytes hex)'),
+  })
+  .strict();
+
+const input = z
+  .object({
+    agent_did: z.string().min(1).max(500),
+    emergency_contact_did: z.string().max(500).optional(),
+    policy: z.record(z.string(), z.json()).optional().describe('The declared containment policy, relayed verbatim'),
+    rules: z.array(rule).max(50).optional(),
+  })
+  .strict();
+
+const streamOf = (agentDid: string) => `${CONTAINMENT_STREAM_PREFIX}${canonicalSha256([agentDid])}`;
+const stateOf = async (ctx: CallContext, agentDid: string) => fold(containmentDecider, (await ctx.store.readStream(streamOf(agentDid))).map(parseContainmentEvent));
+
+const registration = z.looseObject({
+  kind: z.literal('containment-registration'),
+  readiness: z.enum(['READY', 'READINESS-GAP']),
+  gaps: z.array(z.object({ element: z.string(), reason: z.string() })),
+  rules: z.array(z.looseObject({ verification: z.looseObject({ status: z.enum(['VERIFIED', 'FAILED']) }) })),
+  authority: z.string(),
+  registration_id: z.string(),
+  version: z.number().int(),
+  supersedes: z.string().nullable(),
+  registeredAt: z.number().int(),
+});
+
+export const containmentRegister = pricedOperation({
+  id: 'containment.register',
+  method: 'POST',
+  path: '/v1/containment/register',
+  family: 'security',
+  priceUsd: '0.25',
+  summary: 'Attests readiness and relays signed notify/throttle rules.',
+  description:
+    "Each rule's signature is verified offline (did:key Ed25519; EIP-191 for an EVM address or did:pkh) over the RFC 8785 text of {agent_did, action, trigger, target, signer}; DIDs are syntax-checked (did:key decoded; did:web and others unresolved (offline)). READINESS-GAP lists every missing element: agent DID, emergency-contact DID, declared policy, a signed notify or throttle rule that verifies. Registrations are events in the agent's stream: a later one supersedes the earlier (named in `supersedes`), the history stays, and only the payer that first registered the agent may supersede it. The service holds no kill-switch authority.",
+  inputFrom: 'json',
+  input,
+  example: {
+    agent_did: 'did:key:z6Mkj4typzeYrJ1kowMVJXd7LF8F2CdmQJE6rLpCesMssNJN',
+    emergency_contact_did: 'did:web:ops.example.com',
+    policy: { max_spend_per_day_usd: '50', escalation: 'notify the emergency contact, then throttle to read-only' },
+    rules: [
+      {
+        action: 'notify',
+        trigger: 'spend above 50 USD in 24 h',
+        target: 'did:web:ops.example.com',
+        signer: 'did:key:z6Mkj4typzeYrJ1kowMVJXd7LF8F2CdmQJE6rLpCesMssNJN',
+        signature: '7d3264c35102cd77a667d9996485eb7b9e92a1b0a427f5cd3adbc421fc7576881f100fcc22d477ab21fd5aa19b6c5c0877492bc4256c52973f24f8cf5ed74105',
+      },
+    ],
+  },
+  output: signedResponse(registration, 'evidenceCore'),
+  keyFamily: 'containment',
+  signedMember: 'evidenceCore',
+  verifyPath: '/v1/containment/verify',
+  command: {
+    async authorize(i, ctx) {
+      if (mayRegister(await stateOf(ctx, i.agent_did), ctx.payer)) return undefined;
+      const refusal = foreignRegistrarRefusal();
+      return { status: refusal.status, error: refusal.error, message: refusal.message };
+    },
+    async execute(i, ctx) {
+      const handled = await handleCommand(ctx.store, streamOf(i.agent_did), containmentDecider, { input: i, payer: ctx.payer, paymentId: ctx.paymentId, now: ctx.now }, { origin: ctx.paymentId, parse: parseContainmentEvent, metadata: { paymentId: ctx.paymentId } });
+      const record = handled.state.byPayment.get(ctx.paymentId);
+      if (!record) throw new Error(`containment registration by ${ctx.paymentId} left no event`);
+      return { record };
+    },
+  },
+});
+
+const containmentVerify = verifyRoute({ id: 'containment.verify', method: 'GET', path: '/v1/containment/verify', family: 'security', keyFamily: 'containment', summary: 'Re-checks a containment registration (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+
+export const containmentRoutes: Route[] = [containmentRegister, containmentVerify];
