@@ -3,10 +3,11 @@ import { plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { attestationReadBack } from '../../kernel/route-kit/read-back.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
 import { containmentRoutes } from './containment-register/operation.ts';
+import { budgetPreflightRoutes } from './budget-preflight/operation.ts';
 import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 const routes: Route[] = [
-  plannedOperation({ id: 'budget.preflight', method: 'POST', path: '/v1/budget/preflight', family: 'security', priceUsd: '0.25', summary: 'Budget preflight (behaviour not yet specified).', keyFamily: 'budget', signedMember: 'evidenceCore' }),
+  ...budgetPreflightRoutes,
   plannedOperation({ id: 'compliance.check', method: 'POST', path: '/v1/compliance/check', family: 'security', priceUsd: '1.00', summary: 'Classifies an AI use case against EU AI Act Annex III risk classes and lists obligations in a signed snapshot.', keyFamily: 'compliance', signedMember: null, verifyPath: '/v1/compliance/verify' }),
   ...containmentRoutes,
   plannedOperation({ id: 'security.dependency-risk', method: 'POST', path: '/v1/security/dependency-risk', family: 'security', priceUsd: '0.20', summary: 'Risk of a dependency tree from a curated fix-version list; unknown packages or versions reported as unknown.', keyFamily: 'compliance', signedMember: 'evidenceCore' }),
