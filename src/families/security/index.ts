@@ -4,6 +4,7 @@ import { attestationReadBack } from '../../kernel/route-kit/read-back.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
 import { containmentRoutes } from './containment-register/operation.ts';
 import { budgetPreflightRoutes } from './budget-preflight/operation.ts';
+import { redteamRoutes } from './redteam-scan/operation.ts';
 import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 const routes: Route[] = [
@@ -11,7 +12,7 @@ const routes: Route[] = [
   plannedOperation({ id: 'compliance.check', method: 'POST', path: '/v1/compliance/check', family: 'security', priceUsd: '1.00', summary: 'Classifies an AI use case against EU AI Act Annex III risk classes and lists obligations in a signed snapshot.', keyFamily: 'compliance', signedMember: null, verifyPath: '/v1/compliance/verify' }),
   ...containmentRoutes,
   plannedOperation({ id: 'security.dependency-risk', method: 'POST', path: '/v1/security/dependency-risk', family: 'security', priceUsd: '0.20', summary: 'Risk of a dependency tree from a curated fix-version list; unknown packages or versions reported as unknown.', keyFamily: 'compliance', signedMember: 'evidenceCore' }),
-  plannedOperation({ id: 'security.redteam.authorized-scan', method: 'POST', path: '/v1/security/redteam/authorized-scan', family: 'security', priceUsd: '0.25', summary: 'Compliance gate: refuses any assessment without a well-formed authorization proof; refusals are signed; no live probe.', keyFamily: 'redteam', signedMember: 'evidenceCore', verifyPath: '/v1/security/redteam/recheck' }),
+  ...redteamRoutes,
   plannedOperation({ id: 'security.threatmodel', method: 'POST', path: '/v1/security/threatmodel', family: 'security', priceUsd: '0.25', summary: 'Threat model of one tool manifest; persisted under attestation_id.', keyFamily: 'threatmodel', signedMember: 'evidenceCore', verifyPath: '/v1/security/threatmodel/verify/{attestation_id}' }),
 
   verifyRoute({
@@ -25,7 +26,6 @@ const routes: Route[] = [
     rebuild: (p) =>
       complianceRecord({ kind: p.kind, assessedAt: parseIntegerParam(p.assessed_at), asset: p.asset, assessment: parseJsonParam('assessment', p.assessment) }),
   }),
-  verifyRoute({ id: 'security.redteam.recheck', method: 'POST', path: '/v1/security/redteam/recheck', family: 'security', keyFamily: 'redteam', summary: 'Re-checks a red-team scan result or signed refusal (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody }),
   attestationReadBack({ id: 'security.threatmodel.read-back', path: '/v1/security/threatmodel/verify/:attestation_id', family: 'security', keyFamily: 'threatmodel', streamPrefix: 'threatmodel', eventType: 'ThreatModelRecorded', summary: 'Read-back of a persisted threat model.' }),
 ];
 
