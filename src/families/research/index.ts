@@ -2,10 +2,11 @@ import { financeEvidence } from './finance-evidence/operation.ts';
 import { plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
 import { synthesisVerdict } from './synthesis-verdict/operation.ts';
+import { attestedBriefRoutes } from './attested-brief/operation.ts';
 
 const routes: Route[] = [
   ...financeEvidence,
-  plannedOperation({ id: 'research.attested-brief', method: 'POST', path: '/v1/research/attested-brief', family: 'research', priceUsd: '2.00', summary: 'Deterministic signed brief with source citations; only generatedAt varies.', keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
+  ...attestedBriefRoutes,
   plannedOperation({ id: 'signed-research', method: 'GET', path: '/v1/signed-research', family: 'research', priceUsd: '0.50', inputFrom: 'query', summary: "Signed research on a topic (query parameter topic, default 'quant research').", keyFamily: 'synthesis', signedMember: 'evidenceCore' }),
   ...synthesisVerdict,
 ];

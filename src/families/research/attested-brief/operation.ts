@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { composeBrief, DEFAULT_POINTS } from './engine.ts';
+
+const source = z
+  .object({
+    id: z.string().min(1).max(100),
+    title: z.string().min(1).max(500),
+    url: z.url().max(2_000).optional(),
+    published_at: z.iso.date().optional(),
+    text: z.string().max(100_000),
+  })
+  .strict();
+
+const input = z
+  .object({
+    question: z.string().min(3).max(1_000),
+    sources: z.array(source).min(1).max(20),
+    max_points: z.number().int().min(1).max(20).optional().describe(`Default ${DEFAULT_POINTS}`),
+  })
+  .strict();
+
+export const BRIEF_EXAMPLE = {
+  question: 'How large is the momentum premium?',
+  sources: [
+    { id: 'jt1993', title: 'Returns to Buying Winners and Selling Losers', published_at: '1993-03-01', text: 'Strategies that buy past winners and sell past losers over 3 to 12 months earn abnormal returns. The momentum premium was about 1% per month over 1965 to 1989. The profits are not due to systematic risk.' },
+    { id: 'survey', title: 'A survey of momentum', text: 'Later samples report a smaller momentum premium of 0.6% per month after costs. Momentum crashes occur after market rebounds. The effect appears in many asset classes.' },
+  ],
+};
+
+export const attestedBrief = pricedOperation({
+  id: 'research.attested-brief',
+  method: 'POST',
+  path: '/v1/research/attested-brief',
+  family: 'research',
+  priceUsd: '2.00',
+  summary: 'Deterministic signed brief with source citations; only generatedAt varies.',
+  description:
+    'An extractive brief: sentences segmented by Unicode rules, ranked by BM25 against the question and by TextRank centrality, chosen with maximal marginal relevance; each point a verbatim quote with its source id, code point offsets and the source\'s SHA-256. Numbers that disagree across sources about the same question term are listed as conflicts; sources without usable text are listed as unusable; fewer than 2 usable sources give INSUFFICIENT-DATA. Scores are rounded and ties broken by position, so the record is the same for the same sources in any order.',
+  inputFrom: 'json',
+  input,
+  example: BRIEF_EXAMPLE,
+  output: signedResponse(z.looseObject({ kind: z.literal('research-brief'), outcome: z.enum(['BRIEF', 'INSUFFICIENT-DATA']), points: z.array(z.looseObject({ quote: z.string(), source_id: z.string() })), conflicts: z.array(z.looseObject({})), generatedAt: z.number().int() }), 'evidenceCore'),
+  keyFamily: 'synthesis',
+  signedMember: 'evidenceCore',
+  verifyPath: '/v1/synthesis/verify',
+  precheck(i) {
+    const ids = i.sources.map((s) => s.id);
+    const duplicate = ids.find((id, k) => ids.indexOf(id) !== k);
+    return duplicate === undefined ? undefined : { status: 422, error: 'duplicate_source_id', message: `source id ${duplicate} appears twice: ids name the citations`, outcome: 'INVALID-INPUT', issues: [{ path: `sources.${ids.lastIndexOf(duplicate)}.id`, message: 'duplicate id' }] };
+  },
+  command: fromEngine(composeBrief),
+});
+
+export const attestedBriefRoutes: Route[] = [attestedBrief];

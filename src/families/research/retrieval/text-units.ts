@@ -1,0 +1,34 @@
+/** Sentences and words by the Unicode rules (UAX #29 through Intl.Segmenter), offsets in code points. */
+export interface Sentence {
+  /** Verbatim, trimmed. */
+  text: string;
+  /** Code point offsets in the source text, end exclusive. */
+  start: number;
+  end: number;
+  words: string[];
+}
+
+const STOPWORDS = new Set(
+  'a an and are as at be been but by can could did do does for from had has have how i if in into is it its may might more most no not of on or our so such than that the their them then there these they this those to was we were what when where which while who why will with would you your'.split(' '),
+);
+
+const wordSegmenter = new Intl.Segmenter('und', { granularity: 'word' });
+const sentenceSegmenter = new Intl.Segmenter('und', { granularity: 'sentence' });
+const codePoints = (s: string) => Array.from(s).length;
+
+/** Content words: word-like segments, NFKC, lower case, stopwords and one-letter words dropped. */
+export function contentWords(text: string): string[] {
+  return [...wordSegmenter.segment(text.normalize('NFKC'))].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase()).filter((w) => w.length > 1 && !STOPWORDS.has(w));
+}
+
+export function sentencesOf(text: string): Sentence[] {
+  const out: Sentence[] = [];
+  for (const s of sentenceSegmenter.segment(text)) {
+    const trimmed = s.segment.trim();
+    if (trimmed === '') continue;
+    const lead = s.segment.indexOf(trimmed);
+    const start = codePoints(text.slice(0, s.index + lead));
+    out.push({ text: trimmed, start, end: start + codePoints(trimmed), words: contentWords(trimmed) });
+  }
+  return out;
+}
