@@ -5,6 +5,7 @@ import { defineFamily, type Route } from '../../kernel/operation.ts';
 import { containmentRoutes } from './containment-register/operation.ts';
 import { budgetPreflightRoutes } from './budget-preflight/operation.ts';
 import { redteamRoutes } from './redteam-scan/operation.ts';
+import { threatModelRoutes } from './threatmodel/operation.ts';
 import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 const routes: Route[] = [
@@ -13,7 +14,7 @@ const routes: Route[] = [
   ...containmentRoutes,
   plannedOperation({ id: 'security.dependency-risk', method: 'POST', path: '/v1/security/dependency-risk', family: 'security', priceUsd: '0.20', summary: 'Risk of a dependency tree from a curated fix-version list; unknown packages or versions reported as unknown.', keyFamily: 'compliance', signedMember: 'evidenceCore' }),
   ...redteamRoutes,
-  plannedOperation({ id: 'security.threatmodel', method: 'POST', path: '/v1/security/threatmodel', family: 'security', priceUsd: '0.25', summary: 'Threat model of one tool manifest; persisted under attestation_id.', keyFamily: 'threatmodel', signedMember: 'evidenceCore', verifyPath: '/v1/security/threatmodel/verify/{attestation_id}' }),
+  ...threatModelRoutes,
 
   verifyRoute({
     id: 'compliance.verify',
@@ -26,7 +27,6 @@ const routes: Route[] = [
     rebuild: (p) =>
       complianceRecord({ kind: p.kind, assessedAt: parseIntegerParam(p.assessed_at), asset: p.asset, assessment: parseJsonParam('assessment', p.assessment) }),
   }),
-  attestationReadBack({ id: 'security.threatmodel.read-back', path: '/v1/security/threatmodel/verify/:attestation_id', family: 'security', keyFamily: 'threatmodel', streamPrefix: 'threatmodel', eventType: 'ThreatModelRecorded', summary: 'Read-back of a persisted threat model.' }),
 ];
 
 export const securityFamily = defineFamily('security', routes);

@@ -1,0 +1,158 @@
+import { canonicalSha256 } from '../../../signing/hash.ts';
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { OWASP_MCP_TOP10_VERSION } from '../../../kernel/standards/owasp-mcp-top10.ts';
+import { LEVEL_SCORE, THREAT_RULES, type ThreatRule } from './rules.ts';
+
+export const THREATMODEL_RULESET_ID = 'stride-manifest';
+const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const URL_NAME = /(^|_)(url|uri|link|endpoint|webhook|callback|href)s?$/i;
+const PATH_NAME = /(^|_)(path|file|filename|dir|directory|folder)s?$/i;
+const COMMAND_NAME = /(^|_)(command|cmd|shell|script|code|sql|query|expression|eval)$/i;
+const SECRET_NAME = /(password|passwd|secret|token|api_?key|private_?key|credential)/i;
+const WRITE_VERB = /(^|[_-])(delete|remove|drop|update|write|create|send|transfer|pay|post|exec|execute|run|deploy|modify|set)([_-]|$)/i;
+const INSTRUCTION_TEXT = /(ignore (all |any )?(previous|prior) instructions|<important>|do not (tell|mention|inform)|always (call|use) this tool|before (using|calling) any other tool)/i;
+
+interface Element {
+  id: string;
+  kind: 'tool' | 'operation';
+  name: string;
+  inputs: Array<{ name: string; schema: JsonObject }>;
+  destructive: { value: boolean; evidence: string };
+  openWorld: { value: boolean; evidence: string };
+  idempotent: { value: boolean; evidence: string };
+  description: string;
+  authenticated: boolean | null;
+}
+
+/** MCP annotations with the spec's defaults when absent: destructive, open-world, not idempotent. */
+function hint(annotations: JsonObject, name: string, fallback: boolean): { value: boolean; evidence: string } {
+  const v = annotations[name];
+  return typeof v === 'boolean' ? { value: v, evidence: `annotations.${name} = ${v}` } : { value: fallback, evidence: `annotations.${name} absent (MCP default ${fallback})` };
+}
+
+function propertiesOf(schema: unknown): Array<{ name: string; schema: JsonObject }> {
+  if (!isObject(schema) || !isObject(schema['properties'])) return [];
+  return Object.entries(schema['properties']).flatMap(([name, s]) => (isObject(s) ? [{ name, schema: s }] : []));
+}
+
+function elementsOfMcp(manifest: JsonObject): Element[] {
+  const tools = Array.isArray(manifest['tools']) ? manifest['tools'].filter(isObject) : [];
+  return tools.map((t, i) => {
+    const annotations = isObject(t['annotations']) ? t['annotations'] : {};
+    const readOnly = annotations['readOnlyHint'] === true;
+    return {
+      id: `tool:${String(t['name'] ?? i)}`,
+      kind: 'tool',
+      name: String(t['name'] ?? `tool ${i}`),
+      inputs: propertiesOf(t['inputSchema']),
+      // A read-only tool is not destructive whatever destructiveHint says (the spec: it applies only when readOnlyHint is false).
+      destructive: readOnly ? { value: false, evidence: 'annotations.readOnlyHint = true' } : hint(annotations, 'destructiveHint', true),
+      openWorld: hint(annotations, 'openWorldHint', true),
+      idempotent: readOnly ? { value: true, evidence: 'annotations.readOnlyHint = true' } : hint(annotations, 'idempotentHint', false),
+      description: String(t['description'] ?? ''),
+      authenticated: null,
+    };
+  });
+}
+
+function elementsOfOpenApi(doc: JsonObject): Element[] {
+  const globalSecurity = Array.isArray(doc['security']) && doc['security'].length > 0;
+  const paths = isObject(doc['paths']) ? doc['paths'] : {};
+  return Object.entries(paths).flatMap(([path, item]) =>
+    ['get', 'put', 'post', 'delete', 'patch'].flatMap((method) => {
+      const op = isObject(item) ? item[method] : undefined;
+      if (!isObject(op)) return [];
+      const write = method !== 'get';
+      const params = (Array.isArray(op['parameters']) ? op['parameters'] : []).filter(isObject).map((p) => ({ name: String(p['name'] ?? ''), schema: isObject(p['schema']) ? p['schema'] : {} }));
+      const body = isObject(op['requestBody']) && isObject(op['requestBody']['content']) ? Object.values(op['requestBody']['content']).flatMap((c) => (isObject(c) ? propertiesOf(c['schema']) : [])) : [];
+      const authenticated = Array.isArray(op['security']) ? op['security'].some((s) => isObject(s) && Object.keys(s).length > 0) : globalSecurity;
+      return [{
+        id: `operation:${method.toUpperCase()} ${path}`,
+        kind: 'operation' as const,
+        name: `${method.toUpperCase()} ${path}`,
+        inputs: [...params, ...body],
+        destructive: { value: write, evidence: `HTTP ${method.toUpperCase()}` },
+        openWorld: { value: false, evidence: 'an HTTP operation: what it fetches is not declared' },
+        idempotent: { value: method !== 'post' && method !== 'patch', evidence: `HTTP ${method.toUpperCase()} semantics (RFC 9110)` },
+        description: String(op['description'] ?? op['summary'] ?? ''),
+        authenticated,
+      }];
+    }),
+  );
+}
+
+const unbounded = (schema: JsonObject) => (schema['type'] === 'string' && schema['maxLength'] === undefined && schema['enum'] === undefined && schema['format'] === undefined) || (schema['type'] === 'array' && schema['maxItems'] === undefined);
+
+function threatsOf(e: Element): JsonObject[] {
+  const threats: JsonObject[] = [];
+  const raise = (rule: ThreatRule, target: string, evidence: string) =>
+    threats.push({ rule: rule.id, stride: rule.stride, title: rule.title, element: e.id, target, evidence, likelihood: rule.likelihood, impact: rule.impact, risk: LEVEL_SCORE[rule.likelihood] * LEVEL_SCORE[rule.impact], mitigations: [...rule.mitigations], owasp_mcp: [...rule.owasp_mcp], cwe: [...rule.cwe] });
+  if (e.destructive.value || (e.kind === 'tool' && WRITE_VERB.test(e.name) && e.destructive.evidence.includes('absent'))) raise(THREAT_RULES.destructive, e.id, e.destructive.evidence);
+  if (e.openWorld.value) raise(THREAT_RULES.openWorldOutput, `${e.id} output`, e.openWorld.evidence);
+  if (e.destructive.value && !e.idempotent.value) raise(THREAT_RULES.unaudited, e.id, `${e.destructive.evidence}; ${e.idempotent.evidence}`);
+  if (INSTRUCTION_TEXT.test(e.description)) raise(THREAT_RULES.poisonedDescription, e.id, `description: "${INSTRUCTION_TEXT.exec(e.description)![0]}"`);
+  if (e.authenticated === false) raise(THREAT_RULES.unauthenticated, e.id, 'no security requirement (operation or global)');
+  for (const input of e.inputs) {
+    const target = `${e.id} input ${input.name}`;
+    if (URL_NAME.test(input.name) || input.schema['format'] === 'uri' || input.schema['format'] === 'url') raise(THREAT_RULES.urlInput, target, `input ${input.name}${input.schema['format'] ? ` (format ${String(input.schema['format'])})` : ''}`);
+    if (PATH_NAME.test(input.name)) raise(THREAT_RULES.pathInput, target, `input ${input.name}`);
+    if (COMMAND_NAME.test(input.name)) raise(THREAT_RULES.commandInput, target, `input ${input.name}`);
+    if (SECRET_NAME.test(input.name)) raise(THREAT_RULES.secretInput, target, `input ${input.name}`);
+    if (unbounded(input.schema)) raise(THREAT_RULES.unboundedInput, target, `input ${input.name}: ${String(input.schema['type'])} without ${input.schema['type'] === 'array' ? 'maxItems' : 'maxLength'}`);
+  }
+  return threats;
+}
+
+/** OWASP Threat Dragon v2: one diagram, a process per element, its threats on the cell. */
+function threatDragon(elements: Element[], threats: JsonObject[], title: string): JsonObject {
+  const cells = elements.map((e, i) => ({
+    id: `cell-${i}`,
+    shape: 'process',
+    position: { x: 40 + (i % 4) * 220, y: 40 + Math.floor(i / 4) * 160 },
+    size: { width: 160, height: 80 },
+    data: {
+      type: 'tm.Process',
+      name: e.name,
+      description: e.description.slice(0, 500),
+      outOfScope: false,
+      hasOpenThreats: threats.some((t) => t['element'] === e.id),
+      threats: threats.filter((t) => t['element'] === e.id).map((t, k) => ({ id: `${i}-${k}`, title: t['title'], status: 'Open', severity: Number(t['risk']) >= 6 ? 'High' : Number(t['risk']) >= 3 ? 'Medium' : 'Low', type: t['stride'], description: `${t['evidence']} (${(t['cwe'] as string[]).join(', ')})`, mitigation: (t['mitigations'] as string[]).join('; '), modelType: 'STRIDE', number: k + 1, score: String(t['risk']) })),
+    },
+  }));
+  return { version: '2.2.0', summary: { title, owner: '', description: 'Generated from a tool manifest by a deterministic rule table', id: 0 }, detail: { contributors: [], diagrams: [{ id: 0, title: 'Manifest', diagramType: 'STRIDE', placeholder: '', thumbnail: './public/content/images/thumbnail.stride.jpg', version: '2.2.0', cells: cells as unknown as JsonValue }], diagramTop: 1, reviewer: '', threatTop: threats.length } };
+}
+
+export interface ThreatModelInput {
+  manifest: JsonObject;
+  format?: 'mcp' | 'openapi' | undefined;
+}
+
+/** The record's content (everything but the stamp); attestation_id is its SHA-256. */
+export function threatModelContent(input: ThreatModelInput): JsonObject {
+  const format = input.format ?? (typeof input.manifest['openapi'] === 'string' ? 'openapi' : 'mcp');
+  const elements = format === 'openapi' ? elementsOfOpenApi(input.manifest) : elementsOfMcp(input.manifest);
+  const threats = elements.flatMap(threatsOf);
+  const title = format === 'openapi' && isObject(input.manifest['info']) ? String(input.manifest['info']['title'] ?? 'API') : 'MCP server';
+  const byStride: Record<string, number> = {};
+  for (const t of threats) byStride[String(t['stride'])] = (byStride[String(t['stride'])] ?? 0) + 1;
+  return {
+    kind: 'threat-model',
+    ruleset: { id: THREATMODEL_RULESET_ID, version: '1', rules: Object.values(THREAT_RULES) as unknown as JsonValue, owasp_mcp: OWASP_MCP_TOP10_VERSION, risk: 'likelihood x impact, each low 1, medium 2, high 3' },
+    format,
+    manifest_sha256: canonicalSha256(input.manifest),
+    outcome: elements.length === 0 ? 'INSUFFICIENT-DATA' : threats.length === 0 ? 'NO-THREATS-FOUND' : 'THREATS-FOUND',
+    elements: elements.map((e) => ({ id: e.id, kind: e.kind, inputs: e.inputs.map((i) => i.name), destructive: e.destructive.value, open_world: e.openWorld.value, idempotent: e.idempotent.value, authenticated: e.authenticated })),
+    trust_boundaries: elements.filter((e) => e.openWorld.value).map((e) => ({ element: e.id, crosses: 'to the open world (external systems, untrusted content)' })),
+    threats,
+    by_stride: byStride,
+    threat_dragon: threatDragon(elements, threats, title),
+    evidence_source: 'caller-supplied',
+    limitations: ['from the manifest alone: names, schemas, annotations and descriptions; the server\'s code and behaviour are not examined', 'annotations are hints the server declares about itself, not guarantees'],
+  };
+}
+
+export function modelThreats(input: ThreatModelInput, now: number): JsonObject {
+  const content = threatModelContent(input);
+  return { ...content, attestation_id: canonicalSha256(content), modeledAt: now };
+}
