@@ -1,7 +1,6 @@
-import { utilityRecord } from '../../kernel/route-kit/records.ts';
 import { plannedFreeRoute, plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
-import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
+import { utilsVerifyRoutes } from './utils-verify/operation.ts';
 
 const utility = (id: string, path: string, priceUsd: string, summary: string) =>
   plannedOperation({ id, method: 'POST', path, family: 'documents', priceUsd, summary, keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' });
@@ -17,17 +16,7 @@ const routes: Route[] = [
   utility('utils.translate-doc', '/v1/utils/translate-doc', '0.10', 'Translated output with a SHA-256 receipt.'),
   plannedOperation({ id: 'ebook.download', method: 'GET', path: '/api/ebook/download', family: 'documents', priceUsd: '29.00', inputFrom: 'query', summary: 'Streams the full 121-page PDF after verified settlement.', keyFamily: null, signedMember: null }),
 
-  verifyRoute({
-    id: 'utils.verify',
-    method: 'GET',
-    path: '/v1/utils/verify',
-    family: 'documents',
-    keyFamily: 'utils',
-    summary: 'Re-checks a utility receipt {kind, utility, servedAt, utility_result} (result = utility_result as JSON).',
-    params: { kind: param.text(), utility: param.text(), served_at: param.integer(), result: param.json() },
-    rebuild: (p) =>
-      utilityRecord({ kind: p.kind, utility: p.utility, servedAt: parseIntegerParam(p.served_at), utility_result: parseJsonParam('result', p.result) }),
-  }),
+  ...utilsVerifyRoutes,
   plannedFreeRoute({ id: 'ebook.card', method: 'GET', path: '/api/ebook', family: 'documents', summary: 'Product card for the ebook.' }),
   plannedFreeRoute({ id: 'ebook.sample', method: 'GET', path: '/api/ebook/sample', family: 'documents', summary: 'Streams the sample PDF.' }),
 ];
