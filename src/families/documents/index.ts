@@ -3,6 +3,7 @@ import { defineFamily, type Route } from '../../kernel/operation.ts';
 import { utilsVerifyRoutes } from './utils-verify/operation.ts';
 import { invoiceExtractRoutes } from './invoice-extract/operation.ts';
 import { piiRedactRoutes } from './pii-redact/operation.ts';
+import { schemaCleanupRoutes } from './schema-cleanup/operation.ts';
 
 const utility = (id: string, path: string, priceUsd: string, summary: string) =>
   plannedOperation({ id, method: 'POST', path, family: 'documents', priceUsd, summary, keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' });
@@ -14,7 +15,7 @@ const routes: Route[] = [
   utility('utils.doc-convert', '/v1/utils/doc-convert', '0.10', 'Converts text to JSON, Markdown or words, or to PDF.'),
   ...invoiceExtractRoutes,
   ...piiRedactRoutes,
-  utility('utils.schema-cleanup', '/v1/utils/schema-cleanup', '0.05', 'Normalises messy JSON or CSV.'),
+  ...schemaCleanupRoutes,
   utility('utils.translate-doc', '/v1/utils/translate-doc', '0.10', 'Translated output with a SHA-256 receipt.'),
   plannedOperation({ id: 'ebook.download', method: 'GET', path: '/api/ebook/download', family: 'documents', priceUsd: '29.00', inputFrom: 'query', summary: 'Streams the full 121-page PDF after verified settlement.', keyFamily: null, signedMember: null }),
 
