@@ -4,6 +4,7 @@ import { utilsVerifyRoutes } from './utils-verify/operation.ts';
 import { invoiceExtractRoutes } from './invoice-extract/operation.ts';
 import { piiRedactRoutes } from './pii-redact/operation.ts';
 import { schemaCleanupRoutes } from './schema-cleanup/operation.ts';
+import { translateDocRoutes } from './translate-doc/operation.ts';
 
 const utility = (id: string, path: string, priceUsd: string, summary: string) =>
   plannedOperation({ id, method: 'POST', path, family: 'documents', priceUsd, summary, keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' });
@@ -16,7 +17,7 @@ const routes: Route[] = [
   ...invoiceExtractRoutes,
   ...piiRedactRoutes,
   ...schemaCleanupRoutes,
-  utility('utils.translate-doc', '/v1/utils/translate-doc', '0.10', 'Translated output with a SHA-256 receipt.'),
+  ...translateDocRoutes,
   plannedOperation({ id: 'ebook.download', method: 'GET', path: '/api/ebook/download', family: 'documents', priceUsd: '29.00', inputFrom: 'query', summary: 'Streams the full 121-page PDF after verified settlement.', keyFamily: null, signedMember: null }),
 
   ...utilsVerifyRoutes,
