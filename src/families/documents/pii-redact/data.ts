@@ -1,14 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { sha256Hex } from '../../../signing/hash.ts';
+import type { PiiData } from './engine.ts';
 
 /**
  * The pinned data of the PII recognisers, read once at module load (engines read no files):
  * the IBAN length of each country, as the SWIFT IBAN Registry publishes it.
  */
-export interface PiiData {
-  ibanLengths: Readonly<Record<string, number>>;
-  dataset: { name: string; version: string; sha256: string; data_date: string };
-}
 
 const bytes = readFileSync(new URL('./data/iban-lengths.json', import.meta.url));
 const parsed = JSON.parse(bytes.toString('utf8')) as { lengths: Record<string, number> };

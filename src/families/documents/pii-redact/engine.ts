@@ -5,12 +5,17 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import type { CommandResult } from '../../../kernel/operation.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
-import type { PiiData } from './data.ts';
 import { PII_TYPES, RECOGNISERS, type Candidate, type PiiType } from './recognisers.ts';
 
 export const PII_REDACT_RULESET = { id: 'pii-redact', version: '1' } as const;
 export const PII_MODES = ['mask', 'tag', 'pseudonym'] as const;
 export type PiiMode = (typeof PII_MODES)[number];
+
+/** The pinned data the recognisers use, read by data.ts and handed in. */
+export interface PiiData {
+  ibanLengths: Readonly<Record<string, number>>;
+  dataset: { name: string; version: string; sha256: string; data_date: string };
+}
 
 export interface PiiRedactInput {
   text: string;
