@@ -1,17 +1,18 @@
-import { utilsVerify } from './utils-verify/operation.ts';
-import { schemaCleanupRoutes } from './schema-cleanup/operation.ts';
-import { piiRedactRoutes } from './pii-redact/operation.ts';
-import { translateDocRoutes } from './translate-doc/operation.ts';
-import { invoiceExtractRoutes } from './invoice-extract/operation.ts';
 import { plannedFreeRoute, plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
+import { utilsVerifyRoutes } from './utils-verify/operation.ts';
+import { invoiceExtractRoutes } from './invoice-extract/operation.ts';
+import { piiRedactRoutes } from './pii-redact/operation.ts';
+import { schemaCleanupRoutes } from './schema-cleanup/operation.ts';
+import { translateDocRoutes } from './translate-doc/operation.ts';
+import { secExtractRoutes } from './sec-extract/operation.ts';
 
 const utility = (id: string, path: string, priceUsd: string, summary: string) =>
   plannedOperation({ id, method: 'POST', path, family: 'documents', priceUsd, summary, keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' });
 
 const routes: Route[] = [
   plannedOperation({ id: 'invoice-ocr', method: 'POST', path: '/v1/invoice-ocr', family: 'documents', priceUsd: '0.02', inputFrom: 'multipart', summary: 'Invoice OCR from an uploaded file (multipart/form-data).', keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' }),
-  utility('sec-extract', '/v1/sec-extract', '0.05', 'Extraction from an SEC filing.'),
+  ...secExtractRoutes,
   utility('utils.code-review-brief', '/v1/utils/code-review-brief', '0.15', 'Advisory brief of issues, security concerns, suggestions.'),
   utility('utils.doc-convert', '/v1/utils/doc-convert', '0.10', 'Converts text to JSON, Markdown or words, or to PDF.'),
   ...invoiceExtractRoutes,
@@ -20,7 +21,7 @@ const routes: Route[] = [
   ...translateDocRoutes,
   plannedOperation({ id: 'ebook.download', method: 'GET', path: '/api/ebook/download', family: 'documents', priceUsd: '29.00', inputFrom: 'query', summary: 'Streams the full 121-page PDF after verified settlement.', keyFamily: null, signedMember: null }),
 
-  ...utilsVerify,
+  ...utilsVerifyRoutes,
   plannedFreeRoute({ id: 'ebook.card', method: 'GET', path: '/api/ebook', family: 'documents', summary: 'Product card for the ebook.' }),
   plannedFreeRoute({ id: 'ebook.sample', method: 'GET', path: '/api/ebook/sample', family: 'documents', summary: 'Streams the sample PDF.' }),
 ];

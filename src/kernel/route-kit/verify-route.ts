@@ -20,7 +20,11 @@ export const param = {
 
 export const verifyResultSchema = z.object({
   valid: z.boolean(),
-  checks: z.object({ sha256: z.boolean(), signature: z.boolean() }),
+  checks: z.object({
+    sha256: z.boolean(),
+    signature: z.boolean(),
+    output_sha256: z.boolean().optional().describe('Present when an output travelling beside the record was supplied: whether its SHA-256 equals the digest the record binds'),
+  }),
   family: z.string(),
   keyId: z.string().describe("The key that made the signature (any generation; see /v1/keys/history), or the current key when none did"),
   key_generation: z.number().int().optional(),

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalText, type JsonObject } from '../../../signing/rfc8785.ts';
+import { runSchemaCleanup, type SchemaCleanupInput } from './engine.ts';
+
+const clean = (input: SchemaCleanupInput) => {
+  const { record, beside } = runSchemaCleanup(input, 1_767_225_600);
+  const output = JSON.parse(beside!['output'] as string) as { rows: JsonObject[]; schema: JsonObject; changes: Array<Record<string, unknown>>; ambiguities: Array<Record<string, unknown>> };
+  return { result: record['utility_result'] as JsonObject, output, record, text: beside!['output'] as string };
+};
+
+describe('CSV', () => {
+  const csv = '\uFEFFName ;Birth Date;Amount;Account ID\r\n"Smith; J";03.04.2026;"12,50";12345678901234567890\r\n"multi\r\nline";2026/03/04;7; 42 \r\nDoe;25/12/1990;;9\r\n';
+
+  it('a semicolon CSV with a BOM, quoted newlines and mixed dates comes out clean, with every change listed by row and column', () => {
+    const { result, output } = clean({ input: csv });
+    expect(result).toMatchObject({ outcome: 'CLEANED', format_detected: 'csv', delimiter: ';', row_count: 3, columns: ['name', 'birth_date', 'amount', 'account_id'] });
+    expect(output.rows).toEqual([
+      { name: 'Smith; J', birth_date: '03.04.2026', amount: 12.5, account_id: '12345678901234567890' },
+      { name: 'multi\r\nline', birth_date: '2026-03-04', amount: 7, account_id: 42 },
+      { name: 'Doe', birth_date: '1990-12-25', amount: null, account_id: 9 },
+    ]);
+    const changes = output.changes.map((c) => `${c['row']}/${c['column']}/${c['change']}`);
+    expect(changes).toEqual([
+      'null/null/bom-removed',
+      '0/name/header-normalised', '0/birth_date/header-normalised', '0/amount/header-normalised', '0/account_id/header-normalised',
+      '1/amount/decimal-comma-to-point', '1/account_id/integer-beyond-2^53-kept-as-string',
+      '2/birth_date/date-normalised', '2/account_id/whitespace-trimmed',
+      '3/birth_date/date-normalised', '3/amount/empty-to-null',
+    ]);
+    expect(output.ambiguities).toEqual([expect.objectContaining({ row: 1, column: 'birth_date', from: '03.04.2026' })]);
+    expect(result['change_count']).toBe(11);
+  });
+
+  it('infers a JSON Schema 2020-12 of the rows', () => {
+    const { output } = clean({ input: 'id,when,ok\n1,2026-01-02,true\n2,2026-01-03,false\n' });
+    expect(output.schema).toEqual({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'integer' }, when: { type: 'string', format: 'date' }, ok: { type: 'boolean' } }, required: ['id', 'when', 'ok'], additionalProperties: false },
+    });
+  });
+
+  it('detects comma and tab delimiters; an untouched table is UNCHANGED', () => {
+    expect(clean({ input: 'a\tb\n1\t2\n' }).result).toMatchObject({ delimiter: '\t', outcome: 'UNCHANGED' });
+    expect(clean({ input: 'a,b\n"1,5",2\n' }).output.rows).toEqual([{ a: '1,5', b: 2 }]);
+  });
+});
+
+describe('JSON', () => {
+  it('repairs messy JSON, keeps integers beyond 2^53 digit for digit, and says where', () => {
+    const { result, output } = clean({ input: "[{name: 'x', 'Big N': 12345678901234567890, tags: [1,2,],}, {name: 'y', 'Big N': 3}]" });
+    expect(result['outcome']).toBe('CLEANED');
+    expect(output.rows).toEqual([{ name: 'x', big_n: '12345678901234567890', tags: [1, 2] }, { name: 'y', big_n: 3 }]);
+    expect(output.changes).toContainEqual({ row: 1, column: 'big_n', change: 'integer-beyond-2^53-kept-as-string', from: '12345678901234567890', to: '12345678901234567890' });
+    expect(output.changes[0]).toMatchObject({ change: 'json-repaired' });
+  });
+
+  it('JSON that is not objects is NOT-TABULAR; the same input twice gives the same bytes', () => {
+    expect(clean({ input: '[1, 2]', format: 'json' }).result['outcome']).toBe('NOT-TABULAR');
+    const a = clean({ input: '{"a": 1}' });
+    const b = clean({ input: '{"a": 1}' });
+    expect(canonicalText(a.record)).toBe(canonicalText(b.record));
+    expect(a.text).toBe(b.text);
+  });
+});

@@ -1,0 +1,264 @@
+import { jsonrepair } from 'jsonrepair';
+import Papa from 'papaparse';
+import type { CommandResult } from '../../../kernel/operation.ts';
+import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
+import { readDay } from '../invoice-extract/text-invoice.ts';
+import { utilityReceipt } from '../utility-receipt.ts';
+import { BIG_INTEGER_MARK, isBeyondSafeInteger, markBigIntegers } from './big-integers.ts';
+
+export const SCHEMA_CLEANUP_RULESET = { id: 'schema-cleanup', version: '1' } as const;
+export const SCHEMA_CLEANUP_OUTCOMES = ['CLEANED', 'UNCHANGED', 'NOT-TABULAR', 'UNREPAIRABLE'] as const;
+export const CLEANUP_FORMATS = ['json', 'csv', 'auto'] as const;
+
+export interface SchemaCleanupInput {
+  input: string;
+  format?: (typeof CLEANUP_FORMATS)[number] | undefined;
+}
+
+/** One change: row 0 is the header; data rows count from 1; column is the clean column name. */
+interface Change {
+  row: number | null;
+  column: string | null;
+  change: string;
+  from?: JsonValue;
+  to?: JsonValue;
+}
+
+type Cell = JsonValue;
+
+class Changes {
+  readonly list: Change[] = [];
+  add(change: Change): void {
+    this.list.push(change);
+  }
+}
+
+// ---- headers -----------------------------------------------------------------------------
+
+/** snake_case ASCII names, unique, never empty: what every consumer of the rows can address. */
+function normaliseHeaders(raw: string[], changes: Changes): string[] {
+  const seen = new Map<string, number>();
+  return raw.map((original, index) => {
+    let name = original.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+    if (name === '') name = `column_${index + 1}`;
+    if (/^\d/.test(name)) name = `c_${name}`;
+    const count = seen.get(name) ?? 0;
+    seen.set(name, count + 1);
+    if (count > 0) name = `${name}_${count + 1}`;
+    if (name !== original) changes.add({ row: 0, column: name, change: 'header-normalised', from: original, to: name });
+    return name;
+  });
+}
+
+// ---- cells -------------------------------------------------------------------------------
+
+const INTEGER = /^[+-]?\d+$/;
+const DECIMAL_POINT = /^[+-]?\d+\.\d+$/;
+const DECIMAL_COMMA = /^[+-]?\d+,\d+$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?$/;
+const DATE_LIKE = /^(?:\d{1,2}[./-]\d{1,2}[./-]\d{4}|\d{4}[./]\d{1,2}[./]\d{1,2}|\d{1,2}\.?\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4})$/;
+const SIGNIFICANT_DIGITS_OF_A_DOUBLE = 15;
+
+/** A decimal is a JSON number only when a double holds every digit written; otherwise it stays text. */
+function decimalCell(text: string, row: number, column: string, changes: Changes, from: string): Cell {
+  const significant = text.replace(/[-+.]/g, '').replace(/^0+/, '').length;
+  if (significant > SIGNIFICANT_DIGITS_OF_A_DOUBLE) {
+    changes.add({ row, column, change: 'decimal-kept-as-string', from, to: text });
+    return text;
+  }
+  return Number(text);
+}
+
+function dateCell(text: string, row: number, column: string, changes: Changes, ambiguities: Change[]): Cell {
+  const slashIso = /^(\d{4})[./](\d{1,2})[./](\d{1,2})$/.exec(text);
+  const read = slashIso ? readDay(`${slashIso[1]}-${slashIso[2]!.padStart(2, '0')}-${slashIso[3]!.padStart(2, '0')}`) : readDay(text);
+  if (read === undefined) return text;
+  if ('iso' in read.day) {
+    changes.add({ row, column, change: 'date-normalised', from: text, to: read.day.iso });
+    return read.day.iso;
+  }
+  ambiguities.push({ row, column, change: 'date-kept-as-written', from: text, to: read.day.reason });
+  return text;
+}
+
+/** The typed value of one CSV cell, listing every way its text differs from the value. */
+function typeCell(raw: string, row: number, column: string, delimiter: string, changes: Changes, ambiguities: Change[]): Cell {
+  const text = raw.trim();
+  if (text !== raw) changes.add({ row, column, change: 'whitespace-trimmed', from: raw, to: text });
+  if (text === '') {
+    changes.add({ row, column, change: 'empty-to-null', from: raw, to: null });
+    return null;
+  }
+  if (INTEGER.test(text)) {
+    if (isBeyondSafeInteger(text)) {
+      changes.add({ row, column, change: 'integer-beyond-2^53-kept-as-string', from: text, to: text });
+      return text;
+    }
+    // A leading zero is part of an identifier (a postcode, an account), not of a number.
+    if (/^[+-]?0\d/.test(text)) return text;
+    const value = Number(text);
+    if (String(value) !== text) changes.add({ row, column, change: 'integer-normalised', from: text, to: value });
+    return value;
+  }
+  if (DECIMAL_POINT.test(text)) return decimalCell(text, row, column, changes, text);
+  if (delimiter !== ',' && DECIMAL_COMMA.test(text)) {
+    const pointed = text.replace(',', '.');
+    changes.add({ row, column, change: 'decimal-comma-to-point', from: text, to: pointed });
+    return decimalCell(pointed, row, column, changes, text);
+  }
+  if (/^(true|false)$/i.test(text)) {
+    const value = text.toLowerCase() === 'true';
+    if (text !== String(value)) changes.add({ row, column, change: 'boolean-normalised', from: text, to: value });
+    return value;
+  }
+  if (ISO_DATE.test(text) || ISO_DATE_TIME.test(text)) return text;
+  if (DATE_LIKE.test(text)) return dateCell(text, row, column, changes, ambiguities);
+  return text;
+}
+
+// ---- JSON Schema 2020-12 -------------------------------------------------------------------
+
+function jsonType(value: JsonValue): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function columnSchema(values: JsonValue[]): JsonObject {
+  const types = [...new Set(values.map(jsonType))];
+  // integer is a subset of number: a column of both is number.
+  const merged = types.includes('number') ? types.filter((t) => t !== 'integer') : types;
+  const order = ['string', 'integer', 'number', 'boolean', 'object', 'array', 'null'];
+  merged.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  const schema: JsonObject = { type: merged.length === 1 ? merged[0]! : merged };
+  const strings = values.filter((v): v is string => typeof v === 'string');
+  if (strings.length > 0 && strings.length === values.filter((v) => v !== null).length) {
+    if (strings.every((s) => ISO_DATE.test(s))) schema['format'] = 'date';
+    else if (strings.every((s) => ISO_DATE_TIME.test(s))) schema['format'] = 'date-time';
+  }
+  return schema;
+}
+
+function inferSchema(columns: string[], rows: JsonObject[]): JsonObject {
+  const properties: JsonObject = {};
+  for (const column of columns) properties[column] = columnSchema(rows.filter((r) => column in r).map((r) => r[column]!));
+  const required = columns.filter((c) => rows.every((r) => c in r));
+  return { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', items: { type: 'object', properties, required, additionalProperties: false } };
+}
+
+// ---- CSV ---------------------------------------------------------------------------------
+
+interface Cleaned {
+  rows: JsonObject[];
+  columns: string[];
+  details: JsonObject;
+}
+
+function cleanCsv(text: string, changes: Changes, ambiguities: Change[]): Cleaned {
+  const parsed = Papa.parse<string[]>(text, { delimiter: '', quoteChar: '"', skipEmptyLines: 'greedy' });
+  const delimiter = parsed.meta.delimiter;
+  const [headerRow = [], ...dataRows] = parsed.data;
+  const width = Math.max(headerRow.length, ...dataRows.map((r) => r.length));
+  const rawHeaders = Array.from({ length: width }, (_, i) => headerRow[i] ?? '');
+  const columns = normaliseHeaders(rawHeaders, changes);
+  const rows = dataRows.map((fields, r) => {
+    const row: JsonObject = {};
+    columns.forEach((column, c) => {
+      const raw = fields[c];
+      if (raw === undefined) {
+        changes.add({ row: r + 1, column, change: 'missing-field-to-null', to: null });
+        row[column] = null;
+      } else row[column] = typeCell(raw, r + 1, column, delimiter, changes, ambiguities);
+    });
+    return row;
+  });
+  const parseErrors = parsed.errors.map((e) => ({ row: typeof e.row === 'number' ? e.row : null, code: e.code, message: e.message }));
+  return { rows, columns, details: { delimiter, quote: '"', linebreak: JSON.stringify(parsed.meta.linebreak).slice(1, -1), parse_errors: parseErrors } };
+}
+
+// ---- JSON --------------------------------------------------------------------------------
+
+/** Big integers come back from their mark as digit strings, each listed where it lands. */
+function unmark(value: JsonValue, row: number | null, column: string | null, changes: Changes): JsonValue {
+  if (typeof value === 'string' && value.startsWith(BIG_INTEGER_MARK)) {
+    const digits = value.slice(BIG_INTEGER_MARK.length);
+    changes.add({ row, column, change: 'integer-beyond-2^53-kept-as-string', from: digits, to: digits });
+    return digits;
+  }
+  if (Array.isArray(value)) return value.map((v) => unmark(v, row, column, changes));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmark(v, row, column, changes)]));
+  return value;
+}
+
+function cleanJson(text: string, changes: Changes): Cleaned | { outcome: 'NOT-TABULAR' | 'UNREPAIRABLE'; reason: string; value?: JsonValue } {
+  let source = text;
+  try {
+    JSON.parse(source);
+  } catch {
+    try {
+      source = jsonrepair(source);
+      changes.add({ row: null, column: null, change: 'json-repaired', to: 'the text was repaired into valid JSON (jsonrepair): quotes, commas, brackets or comments' });
+    } catch (err) {
+      return { outcome: 'UNREPAIRABLE', reason: (err as Error).message };
+    }
+  }
+  const parsed = JSON.parse(markBigIntegers(source)) as JsonValue;
+  const records = Array.isArray(parsed) ? parsed : [parsed];
+  if (!records.every((r) => r !== null && typeof r === 'object' && !Array.isArray(r))) return { outcome: 'NOT-TABULAR', reason: 'the JSON is not an object or an array of objects', value: unmark(parsed, null, null, changes) };
+  const rawColumns = [...new Set(records.flatMap((r) => Object.keys(r as JsonObject)))];
+  const columns = normaliseHeaders(rawColumns, changes);
+  const rows = (records as JsonObject[]).map((record, r) => {
+    const row: JsonObject = {};
+    rawColumns.forEach((raw, c) => {
+      if (raw in record) row[columns[c]!] = unmark(record[raw]!, r + 1, columns[c]!, changes);
+    });
+    return row;
+  });
+  return { rows, columns, details: {} };
+}
+
+// ---- the utility -------------------------------------------------------------------------
+
+export function runSchemaCleanup(input: SchemaCleanupInput, now: number): CommandResult {
+  const changes = new Changes();
+  const ambiguities: Change[] = [];
+  let text = input.input;
+  if (text.startsWith('\uFEFF')) {
+    text = text.slice(1);
+    changes.add({ row: null, column: null, change: 'bom-removed', from: 'U+FEFF' });
+  }
+  const trimmed = text.trimStart();
+  const format = input.format && input.format !== 'auto' ? input.format : trimmed.startsWith('{') || trimmed.startsWith('[') ? 'json' : 'csv';
+  const cleaned = format === 'json' ? cleanJson(text, changes) : cleanCsv(text, changes, ambiguities);
+
+  let findings: JsonObject;
+  let output: JsonObject;
+  if ('outcome' in cleaned) {
+    output = { rows: [], schema: null, changes: changes.list as unknown as JsonValue, ...(cleaned.value !== undefined ? { value: cleaned.value } : {}) };
+    findings = { outcome: cleaned.outcome, format_detected: format, reason: cleaned.reason, row_count: 0, columns: [], schema: null };
+  } else {
+    const schema = inferSchema(cleaned.columns, cleaned.rows);
+    output = { rows: cleaned.rows, schema, changes: changes.list as unknown as JsonValue, ambiguities: ambiguities as unknown as JsonValue };
+    findings = { outcome: changes.list.length > 0 ? 'CLEANED' : 'UNCHANGED', format_detected: format, ...cleaned.details, row_count: cleaned.rows.length, columns: cleaned.columns, schema };
+  }
+  const counts: Record<string, number> = {};
+  for (const c of changes.list) counts[c.change] = (counts[c.change] ?? 0) + 1;
+
+  return utilityReceipt({
+    utility: 'utils.schema-cleanup',
+    now,
+    input: input.input,
+    output: { content: canonicalText(output), mediaType: 'application/json' },
+    ruleset: { ...SCHEMA_CLEANUP_RULESET },
+    findings: {
+      ...findings,
+      change_count: changes.list.length,
+      change_counts: counts,
+      ambiguity_count: ambiguities.length,
+      evidence_source: 'caller-supplied',
+      limitations: ['Dates whose day and month order the text leaves open (03/04/2026) are kept as written and listed under ambiguities, never guessed.', 'The full list of changes, with row and column, is in the output, which output_sha256 binds.'],
+    },
+  });
+}

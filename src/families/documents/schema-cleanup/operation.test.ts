@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../../../../test/support/service.ts';
+import { postJson, runAgainst } from '../../../../test/support/http.ts';
+import { changeOneOutputByte, verifyUtilityAnswer, type UtilityAnswer } from '../utils-verify/verify-client.ts';
+
+const service = useTestService();
+const PATH = '/v1/utils/schema-cleanup';
+const input = { input: '\uFEFFName;Birth Date;Amount\n"Smith; J";25/12/1990;"12,50"\n' };
+
+describe('schema cleanup over HTTP', () => {
+  it('quotes with 402; an unknown format or an empty input is 422 naming the field', async () => {
+    expect((await postJson(`${service.url}${PATH}`, input)).status).toBe(402);
+    expect(await postJson(`${service.url}${PATH}`, { ...input, format: 'xml' })).toMatchObject({ status: 422, body: { issues: [{ path: 'format' }] } });
+    expect(await postJson(`${service.url}${PATH}`, { input: '' })).toMatchObject({ status: 422, body: { issues: [{ path: 'input' }] } });
+  });
+
+  it('signs the receipt; the verify route accepts it with its output; a changed output byte or member fails', async () => {
+    const result = await runAgainst(service, 'utils.schema-cleanup', input);
+    const answer = result.body as unknown as UtilityAnswer;
+    expect(answer.utility_result).toMatchObject({ outcome: 'CLEANED', delimiter: ';' });
+    expect(await verifyUtilityAnswer(service.url, answer)).toMatchObject({ valid: true, checks: { output_sha256: true } });
+    expect((await verifyUtilityAnswer(service.url, { ...answer, output: changeOneOutputByte(answer.output!, 'utf-8') })).valid).toBe(false);
+    expect((await verifyUtilityAnswer(service.url, { ...answer, servedAt: answer.servedAt - 1 })).valid).toBe(false);
+  });
+});

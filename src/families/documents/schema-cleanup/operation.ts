@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { jsonObject } from '../../../kernel/route-kit/schemas.ts';
+import { fromUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
+import { CLEANUP_FORMATS, runSchemaCleanup, SCHEMA_CLEANUP_OUTCOMES, SCHEMA_CLEANUP_RULESET } from './engine.ts';
+
+const schemaCleanupInput = z
+  .object({
+    input: z.string().min(1).max(500_000).describe('Messy JSON, or CSV with any common delimiter, as text'),
+    format: z.enum(CLEANUP_FORMATS).optional().describe('auto (default): JSON when the text starts with { or [, CSV otherwise'),
+  })
+  .strict();
+
+const findings = {
+  outcome: z.enum(SCHEMA_CLEANUP_OUTCOMES),
+  format_detected: z.enum(['json', 'csv']),
+  reason: z.string().optional(),
+  delimiter: z.string().optional(),
+  quote: z.string().optional(),
+  linebreak: z.string().optional(),
+  parse_errors: z.array(z.object({ row: z.number().int().nullable(), code: z.string(), message: z.string() })).optional(),
+  row_count: z.number().int(),
+  columns: z.array(z.string()),
+  schema: jsonObject.nullable().describe('The inferred JSON Schema (draft 2020-12) of the clean rows'),
+  change_count: z.number().int(),
+  change_counts: z.record(z.string(), z.number().int()),
+  ambiguity_count: z.number().int(),
+  evidence_source: z.literal('caller-supplied'),
+  limitations: z.array(z.string()),
+};
+
+const schemaCleanup = pricedOperation({
+  id: 'utils.schema-cleanup',
+  method: 'POST',
+  path: '/v1/utils/schema-cleanup',
+  family: 'documents',
+  priceUsd: '0.05',
+  summary: 'Normalises messy JSON or CSV.',
+  description: `Cleans tabular data (rule ${SCHEMA_CLEANUP_RULESET.id}/${SCHEMA_CLEANUP_RULESET.version}): a byte-order mark removed; messy JSON repaired (jsonrepair); CSV parsed with delimiter and quote detection (papaparse), quoted newlines kept; headers normalised to unique snake_case; types inferred (integers, decimals, booleans, ISO 8601 dates, empty as null); integers beyond 2^53 and decimals with more digits than a double holds kept as strings; unambiguous dates in other formats normalised to ISO 8601, ambiguous ones (03/04/2026) kept as written and listed. The output beside the receipt is RFC 8785 JSON {rows, schema (JSON Schema 2020-12), changes (every change with its row and column), ambiguities}. Outcome: CLEANED, UNCHANGED, NOT-TABULAR (JSON that is not objects), UNREPAIRABLE.`,
+  inputFrom: 'json',
+  input: schemaCleanupInput,
+  example: { input: '\uFEFFName;Birth Date;Amount\n"Smith; J";25/12/1990;"12,50"\n"multi\nline";2026-03-04;7\n', format: 'auto' },
+  output: utilityReceiptResponse('utils.schema-cleanup', findings),
+  keyFamily: 'utils',
+  signedMember: null,
+  verifyPath: '/v1/utils/verify',
+  command: fromUtilityEngine(runSchemaCleanup),
+  outputBeside: true,
+});
+
+export const schemaCleanupRoutes: Route[] = [schemaCleanup];

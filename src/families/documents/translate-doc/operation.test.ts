@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../../../../test/support/service.ts';
+import { postJson, runAgainst } from '../../../../test/support/http.ts';
+import { changeOneOutputByte, verifyUtilityAnswer, type UtilityAnswer } from '../utils-verify/verify-client.ts';
+
+const service = useTestService();
+const PATH = '/v1/utils/translate-doc';
+const input = { text: 'Thank you for your order. See you.', source_lang: 'en', target_lang: 'fr', memory: [{ source: 'Thank you for your order.', target: 'Merci pour votre commande.' }] };
+
+describe('document translation over HTTP', () => {
+  it('quotes with 402; a bad language tag or a conflicting memory is 422 before the quote', async () => {
+    expect((await postJson(`${service.url}${PATH}`, input)).status).toBe(402);
+    expect(await postJson(`${service.url}${PATH}`, { ...input, target_lang: 'french!' })).toMatchObject({ status: 422, body: { issues: [{ path: 'target_lang' }] } });
+    const conflicting = { ...input, memory: [...input.memory, { source: 'Thank you for your order. ', target: 'Merci.' }] };
+    expect(await postJson(`${service.url}${PATH}`, conflicting)).toMatchObject({ status: 422, body: { error: 'memory_conflict', issues: [{ path: 'memory.1.target' }] } });
+  });
+
+  it('signs the receipt; the verify route accepts it with its output; a changed output byte or member fails', async () => {
+    const result = await runAgainst(service, 'utils.translate-doc', input);
+    const answer = result.body as unknown as UtilityAnswer;
+    expect(answer.output).toBe('Merci pour votre commande. See you.');
+    expect(answer.utility_result).toMatchObject({ outcome: 'PARTIAL', segment_counts: { 'TM-EXACT': 1, 'NOT-TRANSLATED': 1 } });
+    expect(await verifyUtilityAnswer(service.url, answer)).toMatchObject({ valid: true, checks: { output_sha256: true } });
+    expect((await verifyUtilityAnswer(service.url, { ...answer, output: changeOneOutputByte(answer.output!, 'utf-8') })).valid).toBe(false);
+    expect((await verifyUtilityAnswer(service.url, { ...answer, kind: 'other' })).valid).toBe(false);
+  });
+});
