@@ -2,13 +2,14 @@ import { complianceRecord } from '../../kernel/route-kit/records.ts';
 import { plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { attestationReadBack } from '../../kernel/route-kit/read-back.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
+import { dependencyRiskRoutes } from './dependency-risk/operation.ts';
 import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 const routes: Route[] = [
   plannedOperation({ id: 'budget.preflight', method: 'POST', path: '/v1/budget/preflight', family: 'security', priceUsd: '0.25', summary: 'Budget preflight (behaviour not yet specified).', keyFamily: 'budget', signedMember: 'evidenceCore' }),
   plannedOperation({ id: 'compliance.check', method: 'POST', path: '/v1/compliance/check', family: 'security', priceUsd: '1.00', summary: 'Classifies an AI use case against EU AI Act Annex III risk classes and lists obligations in a signed snapshot.', keyFamily: 'compliance', signedMember: null, verifyPath: '/v1/compliance/verify' }),
   plannedOperation({ id: 'containment.register', method: 'POST', path: '/v1/containment/register', family: 'security', priceUsd: '0.25', summary: 'Attests readiness and relays signed notify/throttle rules.', keyFamily: 'containment', signedMember: 'evidenceCore', verifyPath: '/v1/containment/verify' }),
-  plannedOperation({ id: 'security.dependency-risk', method: 'POST', path: '/v1/security/dependency-risk', family: 'security', priceUsd: '0.20', summary: 'Risk of a dependency tree from a curated fix-version list; unknown packages or versions reported as unknown.', keyFamily: 'compliance', signedMember: 'evidenceCore' }),
+  ...dependencyRiskRoutes,
   plannedOperation({ id: 'security.redteam.authorized-scan', method: 'POST', path: '/v1/security/redteam/authorized-scan', family: 'security', priceUsd: '0.25', summary: 'Compliance gate: refuses any assessment without a well-formed authorization proof; refusals are signed; no live probe.', keyFamily: 'redteam', signedMember: 'evidenceCore', verifyPath: '/v1/security/redteam/recheck' }),
   plannedOperation({ id: 'security.threatmodel', method: 'POST', path: '/v1/security/threatmodel', family: 'security', priceUsd: '0.25', summary: 'Threat model of one tool manifest; persisted under attestation_id.', keyFamily: 'threatmodel', signedMember: 'evidenceCore', verifyPath: '/v1/security/threatmodel/verify/{attestation_id}' }),
 
