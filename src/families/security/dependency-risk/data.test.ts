@@ -26,7 +26,10 @@ describe('the curated advisory set', () => {
     const validate = ajv.compile(osvSchema);
     // The validator does reject: an id outside the registered prefixes and a missing modified stamp.
     expect(validate({ id: 'NOPE-1', summary: 'x' })).toBe(false);
-    const invalid = raw.advisories.flatMap((advisory) => (validate(advisory) ? [] : [`${String(advisory.id)}: ${ajv.errorsText(validate.errors)}`]));
+    const invalid = raw.advisories.flatMap((advisory) => {
+      const id = String(advisory.id);
+      return validate(advisory) ? [] : [`${id}: ${ajv.errorsText(validate.errors)}`];
+    });
     expect(invalid).toEqual([]);
   });
 
