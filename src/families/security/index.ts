@@ -2,11 +2,12 @@ import { complianceRecord } from '../../kernel/route-kit/records.ts';
 import { plannedOperation } from '../../kernel/route-kit/planned.ts';
 import { attestationReadBack } from '../../kernel/route-kit/read-back.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
+import { budgetPreflightRoutes } from './budget-preflight/operation.ts';
 import { dependencyRiskRoutes } from './dependency-risk/operation.ts';
 import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
 
 const routes: Route[] = [
-  plannedOperation({ id: 'budget.preflight', method: 'POST', path: '/v1/budget/preflight', family: 'security', priceUsd: '0.25', summary: 'Budget preflight (behaviour not yet specified).', keyFamily: 'budget', signedMember: 'evidenceCore' }),
+  ...budgetPreflightRoutes,
   plannedOperation({ id: 'compliance.check', method: 'POST', path: '/v1/compliance/check', family: 'security', priceUsd: '1.00', summary: 'Classifies an AI use case against EU AI Act Annex III risk classes and lists obligations in a signed snapshot.', keyFamily: 'compliance', signedMember: null, verifyPath: '/v1/compliance/verify' }),
   plannedOperation({ id: 'containment.register', method: 'POST', path: '/v1/containment/register', family: 'security', priceUsd: '0.25', summary: 'Attests readiness and relays signed notify/throttle rules.', keyFamily: 'containment', signedMember: 'evidenceCore', verifyPath: '/v1/containment/verify' }),
   ...dependencyRiskRoutes,
