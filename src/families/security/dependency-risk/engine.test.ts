@@ -45,7 +45,7 @@ const CASES = [
   {
     ecosystem: 'Maven',
     vulnerable: ['pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1', 'org.apache.logging.log4j:log4j-core', '2.14.1', 'GHSA-jfh8-c2jp-5v3q', 'CVE-2021-44228', '2.15.0'],
-    fixed: ['pkg:maven/org.apache.logging.log4j/log4j-core@2.16.0', 'org.apache.logging.log4j:log4j-core', '2.16.0'],
+    fixed: ['pkg:maven/org.apache.logging.log4j/log4j-core@2.17.0', 'org.apache.logging.log4j:log4j-core', '2.17.0'],
     uncovered: ['pkg:maven/com.google.guava/guava@33.0.0-jre', 'com.google.guava:guava', '33.0.0-jre'],
     unparseable: ['pkg:maven/org.apache.logging.log4j/log4j-core@%24%7Blog4j.version%7D', 'org.apache.logging.log4j:log4j-core', '${log4j.version}'],
   },
@@ -90,20 +90,27 @@ describe('severity, ranges and Go versions', () => {
     const log4shell = record.dependencies[0]!.advisories!.find((a) => a.id === 'GHSA-jfh8-c2jp-5v3q')!;
     expect(log4shell.severity).toEqual([{ type: 'CVSS_V3', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H' }]);
   });
-  it('evaluates every range of an advisory: the 2.12 backport line is fixed at 2.12.2, and 2.12.1 is not', () => {
-    const record = run({ purls: ['pkg:maven/org.apache.logging.log4j/log4j-core@2.12.1', 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.2'] });
+  it('evaluates every range of an advisory: on the 2.12 backport line each fix is found in its own range', () => {
+    const record = run({ purls: ['pkg:maven/org.apache.logging.log4j/log4j-core@2.12.1', 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.2', 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.3'] });
     expect(find(record, 'org.apache.logging.log4j:log4j-core', '2.12.1').advisories!.map((a) => [a.id, a.fixed_version])).toContainEqual(['GHSA-jfh8-c2jp-5v3q', '2.12.2']);
-    expect(find(record, 'org.apache.logging.log4j:log4j-core', '2.12.2').status).toBe('NOT-AFFECTED');
+    expect(find(record, 'org.apache.logging.log4j:log4j-core', '2.12.2').advisories!.map((a) => [a.id, a.fixed_version])).toEqual([['GHSA-p6xc-xr62-6r2g', '2.12.3']]);
+    expect(find(record, 'org.apache.logging.log4j:log4j-core', '2.12.3').status).toBe('NOT-AFFECTED');
   });
   it('reads Maven qualifiers in Maven order: 5.2.20.RELEASE is fixed, 5.2.19.RELEASE is not', () => {
     const record = run({ purls: ['pkg:maven/org.springframework/spring-webmvc@5.2.19.RELEASE', 'pkg:maven/org.springframework/spring-webmvc@5.2.20.RELEASE'] });
     expect(find(record, 'org.springframework:spring-webmvc', '5.2.19.RELEASE').status).toBe('VULNERABLE');
     expect(find(record, 'org.springframework:spring-webmvc', '5.2.20.RELEASE').status).toBe('NOT-AFFECTED');
   });
-  it('orders npm prereleases: express 5.0.0-beta.1 is inside the 5.0.0 alpha/beta range', () => {
-    const record = run({ purls: ['pkg:npm/express@5.0.0-beta.1', 'pkg:npm/express@5.0.0-beta.3'] });
-    expect(find(record, 'express', '5.0.0-beta.1').advisories!.map((a) => a.id)).toEqual(['GHSA-rv95-896h-c2vc']);
-    expect(find(record, 'express', '5.0.0-beta.3').status).toBe('NOT-AFFECTED');
+  it('orders npm prereleases: 5.0.0-beta.1 is inside both 5.0.0 prerelease ranges, beta.3 only in the one fixed at 5.0.0', () => {
+    const record = run({ purls: ['pkg:npm/express@5.0.0-beta.1', 'pkg:npm/express@5.0.0-beta.3', 'pkg:npm/express@5.0.0'] });
+    expect(find(record, 'express', '5.0.0-beta.1').advisories!.map((a) => a.id).sort()).toEqual(['GHSA-qw6h-vgh9-j6wx', 'GHSA-rv95-896h-c2vc']);
+    expect(find(record, 'express', '5.0.0-beta.3').advisories!.map((a) => [a.id, a.fixed_version])).toEqual([['GHSA-qw6h-vgh9-j6wx', '5.0.0']]);
+    expect(find(record, 'express', '5.0.0').status).toBe('NOT-AFFECTED');
+  });
+  it('carries a CVSS 4.0 vector beside the 3.1 one, and no vector where the advisory has none', () => {
+    const record = run({ purls: ['pkg:npm/express@4.19.2', 'pkg:npm/micromatch@4.0.5'] });
+    expect(find(record, 'express', '4.19.2').advisories![0]!.severity.map((s) => s.type)).toEqual(['CVSS_V3', 'CVSS_V4']);
+    expect(find(record, 'micromatch', '4.0.5').advisories![0]).toMatchObject({ id: 'GHSA-952p-6rrq-rcjv', severity: [], fixed_version: '4.0.8' });
   });
   it('reads +incompatible Go versions and pseudo-versions', () => {
     const record = run({ purls: ['pkg:golang/github.com/docker/docker@v20.10.0%2Bincompatible', 'pkg:golang/golang.org/x/text@v0.3.7', 'pkg:golang/github.com/minio/minio@v0.0.0-20250403145552-8c70975283f9', 'pkg:golang/github.com/minio/minio@v0.0.0-20250101000000-000000000000'] });

@@ -13,7 +13,7 @@ const lockfile = {
   packages: {
     '': { name: 'shop-api', version: '1.0.0' },
     'node_modules/lodash': { version: '4.17.20', resolved: 'https://registry.npmjs.org/lodash/-/lodash-4.17.20.tgz', integrity: 'sha512-x', license: 'MIT' },
-    'node_modules/express': { version: '4.19.2', dependencies: { qs: '6.11.0' } },
+    'node_modules/express': { version: '4.21.2', dependencies: { qs: '6.13.0' } },
     'node_modules/left-pad': { version: '1.3.0' },
   },
 };

@@ -72,7 +72,7 @@ const dependencyRisk = pricedOperation({
       packages: {
         '': { name: 'shop-api', version: '1.0.0' },
         'node_modules/lodash': { version: '4.17.20' },
-        'node_modules/express': { version: '4.19.2' },
+        'node_modules/express': { version: '4.21.2' },
         'node_modules/left-pad': { version: '1.3.0' },
       },
     },
