@@ -4,6 +4,7 @@ import { attestationReadBack } from '../../kernel/route-kit/read-back.ts';
 import { defineFamily, type Route } from '../../kernel/operation.ts';
 import { containmentRoutes } from './containment-register/operation.ts';
 import { budgetPreflightRoutes } from './budget-preflight/operation.ts';
+import { dependencyRiskRoutes } from './dependency-risk/operation.ts';
 import { redteamRoutes } from './redteam-scan/operation.ts';
 import { threatModelRoutes } from './threatmodel/operation.ts';
 import { bodyVerifyParams, param, parseIntegerParam, parseJsonParam, rebuildFromBody, verifyRoute } from '../../kernel/route-kit/verify-route.ts';
@@ -12,7 +13,7 @@ const routes: Route[] = [
   ...budgetPreflightRoutes,
   plannedOperation({ id: 'compliance.check', method: 'POST', path: '/v1/compliance/check', family: 'security', priceUsd: '1.00', summary: 'Classifies an AI use case against EU AI Act Annex III risk classes and lists obligations in a signed snapshot.', keyFamily: 'compliance', signedMember: null, verifyPath: '/v1/compliance/verify' }),
   ...containmentRoutes,
-  plannedOperation({ id: 'security.dependency-risk', method: 'POST', path: '/v1/security/dependency-risk', family: 'security', priceUsd: '0.20', summary: 'Risk of a dependency tree from a curated fix-version list; unknown packages or versions reported as unknown.', keyFamily: 'compliance', signedMember: 'evidenceCore' }),
+  ...dependencyRiskRoutes,
   ...redteamRoutes,
   ...threatModelRoutes,
 

@@ -1,0 +1,72 @@
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+
+/**
+ * The x402 quote as an agent receives it: the PAYMENT-REQUIRED header (base64 of JSON) or the
+ * decoded JSON. Version 2 (x402Version 2: resource {url}, accepts [{scheme, network (CAIP-2),
+ * amount, asset, payTo, maxTimeoutSeconds, extra}]) and version 1 (x402Version 1: accepts
+ * [{scheme, network name, maxAmountRequired, resource, asset, payTo, maxTimeoutSeconds, extra}]).
+ * Every member is read defensively: a malformed entry is reported entry by entry, not refused.
+ */
+export interface QuoteEntry {
+  index: number;
+  scheme: JsonValue | undefined;
+  network: JsonValue | undefined;
+  amount: JsonValue | undefined;
+  asset: JsonValue | undefined;
+  payTo: JsonValue | undefined;
+  maxTimeoutSeconds: JsonValue | undefined;
+  extra: JsonValue | undefined;
+  resourceUrl: JsonValue | undefined;
+}
+
+export type DecodedQuote =
+  | { ok: true; encoding: 'base64-json' | 'json'; quote: JsonObject; version: 1 | 2 | null; entries: QuoteEntry[] }
+  | { ok: false; encoding: 'base64-json' | 'json'; problem: string };
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function decodeHeader(text: string): { value: JsonValue } | { problem: string } {
+  const trimmed = text.trim();
+  const normalised = trimmed.replace(/-/g, '+').replace(/_/g, '/');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(normalised)) return { problem: 'the header value is not base64' };
+  try {
+    return { value: JSON.parse(Buffer.from(normalised, 'base64').toString('utf8')) as JsonValue };
+  } catch {
+    return { problem: 'the header value is base64 but not of JSON' };
+  }
+}
+
+export function decodeQuote(quote: string | JsonObject): DecodedQuote {
+  const encoding = typeof quote === 'string' ? 'base64-json' : 'json';
+  let value: JsonValue;
+  if (typeof quote === 'string') {
+    const decoded = decodeHeader(quote);
+    if ('problem' in decoded) return { ok: false, encoding, problem: decoded.problem };
+    value = decoded.value;
+  } else {
+    value = quote;
+  }
+  if (!isObject(value)) return { ok: false, encoding, problem: 'the quote is not a JSON object' };
+  if (!Array.isArray(value.accepts) || value.accepts.length === 0) return { ok: false, encoding, problem: 'the quote has no accepts entry' };
+  const version = value.x402Version === 1 || value.x402Version === 2 ? value.x402Version : null;
+  const quoteResource = isObject(value.resource) ? value.resource.url : undefined;
+  const entries = value.accepts.map((raw, index): QuoteEntry => {
+    const entry = isObject(raw) ? raw : {};
+    return {
+      index,
+      scheme: entry.scheme,
+      network: entry.network,
+      // v2 names it amount; v1 maxAmountRequired.
+      amount: version === 1 ? entry.maxAmountRequired : (entry.amount ?? entry.maxAmountRequired),
+      asset: entry.asset,
+      payTo: entry.payTo,
+      maxTimeoutSeconds: entry.maxTimeoutSeconds,
+      extra: entry.extra,
+      // v2 names the resource once for the quote; v1 in each entry.
+      resourceUrl: version === 1 ? entry.resource : (quoteResource ?? entry.resource),
+    };
+  });
+  return { ok: true, encoding, quote: value, version, entries };
+}
