@@ -21,7 +21,7 @@ const FORBIDDEN_CODE: Array<[RegExp, string]> = [
   [/\bDate\b/, 'reads the clock (Date)'],
   [/\bMath\.random\b/, 'uses randomness (Math.random)'],
   [/\bperformance\b/, 'reads the clock (performance)'],
-  [/\bprocess\b/, 'reads the process (process)'],
+  [/(?<!['"])\bprocess\b(?!['"])/, 'reads the process (process)'],
   [/\b(setTimeout|setInterval|setImmediate|queueMicrotask)\b/, 'uses a timer'],
   [/\bfetch\s*\(|\bXMLHttpRequest\b|\bWebSocket\b/, 'uses the network'],
   [/\b(randomBytes|randomUUID|getRandomValues|randomInt|randomFill|randomFillSync|generateKeyPair|generateKeyPairSync|randomPrivateKey|randomSecretKey)\b/, 'uses crypto randomness'],

@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
-import { checkBlockSignature } from './block-signatures.ts';
+// Parsed from a JSON body, so every value is JSON; the schema says unknown to keep $refs out of the published documents.
+import { checkBlockSignature, type SignedBlockEvidence } from './block-signatures.ts';
 import { foldVerdict, VERDICT_RULESET } from './engine.ts';
 
 const signedEvidence = z
   .object({
-    record: z.record(z.string(), z.json()).describe('The signed record (evidenceCore, sealed, ... of a result)'),
+    record: z.record(z.string(), z.unknown()).describe('The signed record (evidenceCore, sealed, ... of a result)'),
     sha256: hex64,
     ed25519Sig: z.string().regex(/^[0-9a-f]{128}$/, 'must be 128 lowercase hex characters'),
     publicKey: z.string().regex(/^[0-9a-f]{64}$/, 'must be a raw Ed25519 public key, 64 lowercase hex characters').optional().describe('For a signer other than this service; omit for results of this service'),
@@ -84,7 +85,7 @@ const verdict = pricedOperation({
   verifyPath: '/v1/synthesis/verify',
   command: {
     async execute(input, ctx) {
-      const blocks = input.blocks.map((b) => ({ type: b.type, stance: b.stance, strength: b.strength, content: b.content, signature: checkBlockSignature(b.signed, ctx.keyring) }));
+      const blocks = input.blocks.map((b) => ({ type: b.type, stance: b.stance, strength: b.strength, content: b.content, signature: checkBlockSignature(b.signed as SignedBlockEvidence | undefined, ctx.keyring) }));
       return { record: foldVerdict({ question: input.question, blocks }, ctx.now) };
     },
   },

@@ -21,7 +21,7 @@ const input = z
   .object({
     agent_did: z.string().min(1).max(500),
     emergency_contact_did: z.string().max(500).optional(),
-    policy: z.record(z.string(), z.json()).optional().describe('The declared containment policy, relayed verbatim'),
+    policy: z.record(z.string(), z.unknown()).optional().describe('The declared containment policy, relayed verbatim'),
     rules: z.array(rule).max(50).optional(),
   })
   .strict();

@@ -22,7 +22,7 @@ const input = z
     authorization: z.array(proof).max(10).optional().describe('At least one valid proof is required for any assessment; without one the answer is a signed refusal'),
     artefacts: z
       .object({
-        openapi: z.record(z.string(), z.json()).optional().describe('An OpenAPI 3.x document of the target'),
+        openapi: z.record(z.string(), z.unknown()).optional().describe('An OpenAPI 3.x document of the target'),
         response_headers: z.record(z.string().max(200), z.string().max(8_000)).optional().describe('Response headers captured from the target'),
         security_txt: z.string().max(64_000).optional().describe('The target\'s /.well-known/security.txt'),
       })

@@ -5,14 +5,14 @@ import { pricedOperation, type CallContext, type Route } from '../../../kernel/o
 import { attestationReadBack, attestationRecordedSchema, attestationStream } from '../../../kernel/route-kit/read-back.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
-import { modelThreats } from './engine.ts';
+import { modelThreats, type ThreatModelInput } from './engine.ts';
 
 const STREAM_PREFIX = 'threatmodel';
 const RECORDED = 'ThreatModelRecorded';
 
 const input = z
   .object({
-    manifest: z.record(z.string(), z.json()).describe('An MCP tools/list result ({tools: [...]}) or an OpenAPI 3.x document'),
+    manifest: z.record(z.string(), z.unknown()).describe('An MCP tools/list result ({tools: [...]}) or an OpenAPI 3.x document'),
     format: z.enum(['mcp', 'openapi']).optional().describe('Default: openapi when the document has an `openapi` member, else mcp'),
   })
   .strict();
@@ -48,7 +48,8 @@ export const threatModel = pricedOperation({
   outputBeside: true,
   command: {
     async execute(i, ctx) {
-      const record = modelThreats(i, ctx.now);
+      // Parsed from a JSON body: the manifest's values are JSON (the schema says unknown to keep $refs out of the documents).
+      const record = modelThreats(i as ThreatModelInput, ctx.now);
       const id = String(record['attestation_id']);
       const earlier = await storedModel(ctx, id);
       if (earlier) return { record: earlier, beside: { already_recorded: { note: 'this manifest was modelled before: the first model is kept and returned', modeledAt: earlier['modeledAt'] ?? null } } };
