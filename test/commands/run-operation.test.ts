@@ -39,6 +39,6 @@ describe('veritrack attest through the command layer', () => {
       signature: seal.ed25519Sig,
     });
     const res = await fetch(`${service.url}/v1/veritrack/verify?${params}`);
-    expect(await res.json()).toEqual({ valid: true, checks: { sha256: true, signature: true }, family: 'veritrack', keyId: seal.keyId });
+    expect(await res.json()).toEqual({ valid: true, checks: { sha256: true, signature: true }, family: 'veritrack', keyId: seal.keyId, key_generation: 0 });
   });
 });
