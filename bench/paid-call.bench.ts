@@ -2,7 +2,8 @@ import { tmpdir } from 'node:os';
 import { findOperation } from '../src/catalog/index.ts';
 import { loadSettings } from '../src/config.ts';
 import { paymentRequirements } from '../src/payments/x402/quote.ts';
-import { load, median, type LoadResult } from './support/load.ts';
+import { median, type LoadResult } from './support/load.ts';
+import { paidSlice, stopWithin } from './support/paid-slices.ts';
 import { cpuSecondsOf, inRounds, list, roundRatios } from './support/rounds.ts';
 import { presignPayments } from './support/paid-payments.ts';
 import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-server.ts';
@@ -30,8 +31,6 @@ const ROUNDS = 9;
 /** Long enough for the JIT to settle in every server: the first thousand calls of the service cost twice the later ones. */
 const WARM_UP = { requests: 3_000, seconds: 5 };
 const SLICE = { requests: 4_000, seconds: 1.5 };
-/** Beyond its own bound, how long a load may take before its server is presumed hung. */
-const HANG_SECONDS = 15;
 
 const DESCRIPTIONS: Record<Role, string> = {
   full: `the service, POST ${PATH}, SETTLEMENT=local, file log: Koa + our middleware, zod input, request hash, schema-checked payload, quote checks, digest, native recovery, Ed25519 seal, saga in 1 atomic append (claim + local settlement + result), no claim read-back (the process holds the log's lock and is its only writer)`,
@@ -113,56 +112,14 @@ async function measure(): Promise<void> {
   }
 }
 
-/** One bounded load on a server, spending the next unspent payments of the pool. */
-async function slice(r: Running, payments: string[], bound: { requests: number; seconds: number }): Promise<LoadResult> {
-  const from = r.next;
-  const result = await bounded(
-    load({
-      url: r.server.url,
-      method: 'POST',
-      pathOf: () => PATH,
-      bodyOf: () => BODY,
-      headersOf: (i) => ({ 'PAYMENT-SIGNATURE': payments[from + i]! }),
-      concurrency: CONCURRENCY,
-      maxRequests: Math.min(bound.requests, payments.length - from),
-      maxSeconds: bound.seconds,
-    }),
-    bound.seconds + HANG_SECONDS,
-    // A hung server: killing it fails the requests in flight, which ends the load.
-    () => r.server.child.kill('SIGKILL'),
-  );
-  r.next += result.requests;
-  return result;
-}
-
-/** `work`, or a rejection after `limitSeconds` (having called `onTimeout`). */
-async function bounded<T>(work: Promise<T>, limitSeconds: number, onTimeout: () => void): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      onTimeout();
-      reject(new Error(`no end within ${limitSeconds} s`));
-    }, limitSeconds * 1000);
-  });
-  work.catch(() => undefined); // its late failure, after a timeout, is already reported
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** SIGTERM (the server closes its log and removes it), SIGKILL if it does not exit in time. */
-async function stopWithin(server: BenchServer, limitSeconds: number): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  await bounded(server.stop(), limitSeconds, () => server.child.kill('SIGKILL')).catch(() => undefined);
-}
-
 function selectedRoles(): Role[] {
   const all: Role[] = ['full', 'bare', 'viem'];
   const wanted = process.env['PAID_CALL_BENCH_ROLES']?.split(',').map((r) => r.trim());
   return wanted ? all.filter((r) => wanted.includes(r)) : all;
 }
+
+const slice = (r: Running, payments: string[], bound: { requests: number; seconds: number }): Promise<LoadResult> =>
+  paidSlice(r, { path: PATH, body: BODY, concurrency: CONCURRENCY }, payments, bound);
 
 function seconds(since: bigint): number {
   return Number(process.hrtime.bigint() - since) / 1e9;

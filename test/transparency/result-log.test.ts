@@ -118,6 +118,25 @@ describe('the result log: every paid result is a leaf, proven against signed che
     const failed = await run(process.execPath, ['verifiers/cli/verify.mjs', tampered, ...pinned]).catch((err: { code: number; stdout: string }) => err);
     expect(failed).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL digest[\s\S]*INVALID/) });
 
+    type Bundle = typeof bundle & { checkpoint: string; inclusion: { leaf_index: number; audit_path: string[] } };
+    const full = bundle as Bundle;
+    const flipLastBase64 = (line: string) => line.slice(0, -2) + (line.at(-2) === 'A' ? 'B' : 'A') + line.at(-1);
+    const [body, signatures] = full.checkpoint.split('\n\n') as [string, string];
+    const bodyLines = body.split('\n');
+    const otherRoot = Buffer.alloc(32, 7).toString('base64');
+    const variants: Array<[string, Bundle, RegExp]> = [
+      ['checkpoint signature', { ...full, checkpoint: `${body}\n\n${signatures.split('\n').map((l, i) => (i === 0 ? flipLastBase64(l) : l)).join('\n')}` }, /FAIL (error|checkpoint)/],
+      ['checkpoint root', { ...full, checkpoint: `${[bodyLines[0], bodyLines[1], otherRoot].join('\n')}\n\n${signatures}` }, /FAIL (error|checkpoint)/],
+      ['leaf index', { ...full, inclusion: { ...full.inclusion, leaf_index: full.inclusion.leaf_index + 1 } }, /FAIL inclusion/],
+      ['proof step', { ...full, inclusion: { ...full.inclusion, audit_path: full.inclusion.audit_path.length ? ['00'.repeat(32), ...full.inclusion.audit_path.slice(1)] : ['00'.repeat(32)] } }, /FAIL inclusion/],
+    ];
+    for (const [name, variant, failure] of variants) {
+      const file = join(workDir, `${name.replace(' ', '-')}.json`);
+      writeFileSync(file, JSON.stringify(variant));
+      const answer = await run(process.execPath, ['verifiers/cli/verify.mjs', file, ...pinned]).catch((err: { code: number; stdout: string }) => err);
+      expect(answer, name).toMatchObject({ code: 1, stdout: expect.stringMatching(failure) });
+    }
+
     const otherKey = join(workDir, 'other-key.json');
     writeFileSync(otherKey, JSON.stringify(bundle));
     const wrongKey = await run(process.execPath, ['verifiers/cli/verify.mjs', otherKey, '--signing-key', 'ab'.repeat(32)]).catch((err: { code: number; stdout: string }) => err);
