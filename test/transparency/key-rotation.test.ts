@@ -16,6 +16,7 @@ import { startTestService, TEST_SECRET, type TestService } from '../support/serv
 
 const run = promisify(execFile);
 const uptime = findOperation('mcp.verify.uptime')!;
+const threatModel = findOperation('security.threatmodel')!;
 const dataDir = mkdtempSync(join(tmpdir(), 'attest-rotation-'));
 const pay = createPayingFetch();
 let service: TestService;
@@ -35,6 +36,7 @@ type History = { keys: Array<{ family: string; generation: number; public_key: s
 
 let before: Paid;
 let after: Paid;
+let persistedBefore: { evidenceCore: JsonObject & { attestation_id: string }; sha256: string; ed25519Sig: string };
 
 beforeAll(async () => {
   const now = Math.floor(Date.now() / 1000);
@@ -42,6 +44,8 @@ beforeAll(async () => {
   rotateKeys(dataDir, rotationAt, now);
   service = await startTestService({ DATA_DIR: dataDir, LOG_CHECKPOINT_INTERVAL_MS: '100' });
   before = await paid('https://before.example/mcp');
+  const persisted = await pay(`${service.url}${threatModel.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(threatModel.example) });
+  persistedBefore = (await persisted.json()) as typeof persistedBefore;
   while (Math.floor(Date.now() / 1000) < rotationAt) await new Promise((r) => setTimeout(r, 100));
   after = await paid('https://after.example/mcp');
 }, 20_000);
@@ -56,6 +60,13 @@ describe('key rotation by configuration', () => {
     expect(after.evidenceCore.probedAt).toBeGreaterThanOrEqual(rotationAt);
     expect(await recheck(before.evidenceCore, before.sha256, before.ed25519Sig)).toMatchObject({ valid: true, key_generation: 0 });
     expect(await recheck(after.evidenceCore, after.sha256, after.ed25519Sig)).toMatchObject({ valid: true, key_generation: 1 });
+  });
+
+  it('reads a record persisted before the rotation back with the signature it was paid with, not one by the new key', async () => {
+    const read = (await (await fetch(`${service.url}/v1/security/threatmodel/verify/${persistedBefore.evidenceCore.attestation_id}`)).json()) as { sha256: string; ed25519Sig: string; keyId: string };
+    expect(read).toMatchObject({ sha256: persistedBefore.sha256, ed25519Sig: persistedBefore.ed25519Sig });
+    const fresh = createKeyring(TEST_SECRET);
+    expect(read.keyId).toBe(fresh.publicKey('threatmodel').keyId);
   });
 
   it('publishes the key history with windows, and the first checkpoint signed by the new log key', async () => {
@@ -87,7 +98,7 @@ describe('key rotation by configuration', () => {
       expect(stdout).toMatch(/VALID$/m);
     }
     const report = await auditEventLog({ store: service.deps.store, keyring: service.deps.keyring, chainRules: [] });
-    expect(report).toMatchObject({ ok: true, results: 2 });
+    expect(report).toMatchObject({ ok: true, results: 3 });
   });
 
   it('a result stamped after the old key\'s window but signed with the old key fails, on the free route and in the audit', async () => {

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { JsonObject } from '../../signing/rfc8785.ts';
 import { KEY_FAMILIES, type KeyFamily } from '../../signing/key-families.ts';
-import { seal } from '../../signing/seal.ts';
+import { canonicalBytes } from '../../signing/rfc8785.ts';
+import { sha256Hex } from '../../signing/hash.ts';
+import { seal, type Seal } from '../../signing/seal.ts';
+import type { ServiceDeps } from '../operation.ts';
 import { signatureEnvelope } from './schemas.ts';
 import { freeRoute, type Family, type FreeResponse, type FreeRoute } from '../operation.ts';
 
@@ -16,10 +19,20 @@ export const attestationRecordedSchema = z.object({ attestation_id: z.string(), 
 const attestationId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters: letters, digits and . _ : -');
 
 /**
+ * The seal the paid call returned: from the result log when it holds the record (so a record
+ * signed before a key rotation keeps its own generation's signature), otherwise signed again,
+ * which gives the very same bytes while the key has not rotated (Ed25519 is deterministic).
+ */
+async function originalSeal(deps: ServiceDeps, family: KeyFamily, record: JsonObject): Promise<Seal> {
+  const logged = await deps.resultLog?.signedResult(sha256Hex(canonicalBytes(record)));
+  if (logged && logged.key_family === family) return { sha256: logged.sha256, ed25519Sig: logged.ed25519Sig, keyId: logged.key_id };
+  return seal(deps.keyring, family, record);
+}
+
+/**
  * Free read-back of a persisted attestation by id. It reads the attestation's own stream (never
- * a lagging projection), so a read right after the paid call sees it. Ed25519 signatures are
- * deterministic, so re-sealing the stored record returns the very digest and signature the
- * paid call returned.
+ * a lagging projection), so a read right after the paid call sees it, with the seal the paid
+ * call returned.
  */
 export function attestationReadBack(spec: {
   id: string;
@@ -48,7 +61,7 @@ export function attestationReadBack(spec: {
       const recorded = events.find((e) => e.type === spec.eventType);
       if (!recorded) return { body: { found: false, attestation_id } };
       const { evidenceCore } = attestationRecordedSchema.parse(recorded.data);
-      const s = seal(deps.keyring, spec.keyFamily, evidenceCore);
+      const s = await originalSeal(deps, spec.keyFamily, evidenceCore as JsonObject);
       return {
         body: {
           found: true,
