@@ -1,9 +1,9 @@
 import { PAYMENT_EVENT_TYPES } from '../payments/saga/events.ts';
 import type { EventStore, RecordedEvent } from '../events/port.ts';
-import type { Keyring } from '../signing/keyring.ts';
 import type { ChainRule } from '../kernel/audit-rule.ts';
 import type { AuditFailure } from '../kernel/audit-failure.ts';
-import { checkSignedResult } from './result-check.ts';
+import { screenSignedResult, verdictFailures, type AuditKeys, type ScreenedResult } from './result-check.ts';
+import { inlineVerifier, type SignatureVerifier } from './signature-pool.ts';
 import { SagaOrderCheck } from './saga.ts';
 import { ResultTreeCheck } from './result-tree.ts';
 import { CHECKPOINT_ISSUED, RESULT_LOG_STREAM } from '../transparency/events.ts';
@@ -12,7 +12,10 @@ export type { AuditFailure } from '../kernel/audit-failure.ts';
 
 export interface AuditOptions {
   store: EventStore;
-  keyring: Keyring;
+  /** Public keys with their windows: a keyring, or the key history an outside auditor holds. */
+  keyring: AuditKeys;
+  /** Where digests and signatures are verified: on this thread by default, or a pool of worker threads. */
+  verifier?: SignatureVerifier;
   /** The hash-chain rules to apply: the catalogue's `auditRules` for a real log. */
   chainRules: readonly ChainRule[];
   /** Called every `progressEvery` events (default 1,000) and at the end. */
@@ -34,7 +37,7 @@ export interface AuditReport {
   lastPosition: bigint | undefined;
   failureCount: number;
   failuresByKind: Record<string, number>;
-  /** The first `maxFailuresKept` failures, in log order. */
+  /** The first `maxFailuresKept` failures found, sorted by log position. */
   failures: AuditFailure[];
   ok: boolean;
 }
@@ -66,6 +69,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
   let events = 0;
   let results = 0;
   let lastPosition: bigint | undefined;
+  const signatures = new SignatureBatches(options.verifier ?? inlineVerifier, record);
 
   try {
     for await (const event of options.store.readAll()) {
@@ -80,7 +84,9 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
 
       if (event.type === PAYMENT_EVENT_TYPES.signed) {
         results++;
-        for (const failure of checkSignedResult(event, options.keyring)) record(failure);
+        const screened = screenSignedResult(event, options.keyring);
+        for (const failure of screened.failures) record(failure);
+        await signatures.add(screened);
         resultTree.observeResult(event);
       }
       if (event.type === CHECKPOINT_ISSUED && event.stream === RESULT_LOG_STREAM) for (const failure of resultTree.observeCheckpoint(event)) record(failure);
@@ -105,6 +111,8 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
     record({ kind: 'log-unreadable', stream: '$all', position: lastPosition, message: (err as Error).message });
   }
 
+  await signatures.drain();
+
   for (const [stream, streamEvents] of chained) {
     for (const rule of rulesOf.get(stream) ?? []) {
       let found: AuditFailure[];
@@ -126,7 +134,49 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
     lastPosition,
     failureCount,
     failuresByKind,
-    failures,
+    failures: failures.sort((a, b) => (a.position ?? -1n) < (b.position ?? -1n) ? -1 : (a.position ?? -1n) > (b.position ?? -1n) ? 1 : 0),
     ok: failureCount === 0,
   };
+}
+
+const BATCH = 256;
+
+/**
+ * Digests and signatures to verify, sent in batches; at most `parallelism` batches in flight, so
+ * the records waiting for a thread stay bounded however long the log.
+ */
+class SignatureBatches {
+  private batch: ScreenedResult[] = [];
+  private readonly inFlight: Array<Promise<void>> = [];
+
+  constructor(
+    private readonly verifier: SignatureVerifier,
+    private readonly record: (failure: AuditFailure) => void,
+  ) {}
+
+  async add(screened: ScreenedResult): Promise<void> {
+    if (!screened.job) return;
+    this.batch.push(screened);
+    if (this.batch.length < BATCH) return;
+    this.send();
+    if (this.inFlight.length >= this.verifier.parallelism) await this.inFlight.shift();
+  }
+
+  async drain(): Promise<void> {
+    this.send();
+    while (this.inFlight.length > 0) await this.inFlight.shift();
+  }
+
+  private send(): void {
+    if (this.batch.length === 0) return;
+    const batch = this.batch;
+    this.batch = [];
+    const jobs = batch.map((s) => s.job!);
+    this.inFlight.push(
+      this.verifier.verify(jobs).then(
+        (verdicts) => verdicts.forEach((verdict, i) => verdictFailures(batch[i]!, verdict).forEach(this.record)),
+        (err: Error) => this.record({ kind: 'result-signature', stream: batch[0]!.where.stream, position: batch[0]!.where.position, message: `verification failed to run: ${err.message}` }),
+      ),
+    );
+  }
 }

@@ -1,8 +1,10 @@
 /**
- * `npm run audit -- --data-dir DIR`: replays the whole event log (the file log in DIR, or
- * EventStoreDB when EVENTSTORE_URL is set), re-verifies every signed result, saga and hash chain,
- * prints a summary, and exits 1 on any failure (2 when the audit cannot run at all).
+ * `npm run audit -- --data-dir DIR [--keys history.json] [--threads N]`: replays the whole event
+ * log (the file log in DIR, or EventStoreDB when EVENTSTORE_URL is set), re-verifies every signed
+ * result, saga and hash chain, prints a summary, and exits 1 on any failure (2 when the audit
+ * cannot run at all). With --keys it needs no secret: the public keys of a saved key history.
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { openEventStoreForReading } from '../events/open-store.ts';
@@ -11,36 +13,59 @@ import { MissingSecretError, resolveAttestationSecret } from '../signing/keyring
 import { loadKeyring } from '../key-generations.ts';
 import { auditEventLog } from './audit.ts';
 import { formatReport } from './report.ts';
+import { auditKeysFromHistoryFile } from './key-history-file.ts';
+import type { AuditKeys } from './result-check.ts';
+import { startSignaturePool } from './signature-pool.ts';
 import { auditRules } from '../catalog/index.ts';
 
-const USAGE = 'usage: npm run audit -- [--data-dir DIR]   (DATA_DIR, EVENTSTORE_URL and ATTESTATION_SECRET are read from the environment)';
+const USAGE = `usage: npm run audit -- [--data-dir DIR] [--keys HISTORY.json] [--threads N]
+  --keys     the public keys to check against, as GET /v1/keys/history answers them (no secret needed);
+             without it, the keys are derived from ATTESTATION_SECRET or the directory's secret
+  --threads  worker threads verifying signatures (default: one per core)
+DATA_DIR, EVENTSTORE_URL and ATTESTATION_SECRET are read from the environment.`;
 
 async function main(): Promise<number> {
   let dataDir: string;
+  let keysFile: string | undefined;
+  let threads: number;
   try {
-    const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, help: { type: 'boolean' } }, strict: true });
+    const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, keys: { type: 'string' }, threads: { type: 'string' }, help: { type: 'boolean' } }, strict: true });
     if (values.help) {
       console.log(USAGE);
       return 0;
     }
     dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? './data';
+    keysFile = values.keys;
+    threads = values.threads === undefined ? availableParallelism() : Number(values.threads);
+    if (!Number.isInteger(threads) || threads < 1 || threads > 256) throw new Error(`--threads takes a whole number from 1 to 256, not ${values.threads}`);
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
   const eventStoreUrl = process.env.EVENTSTORE_URL || undefined;
-  // An audit reads; it never writes a new secret into the directory it audits.
-  let secret;
-  try {
-    secret = resolveAttestationSecret(process.env.ATTESTATION_SECRET, dataDir, { mayGenerate: false });
-  } catch (err) {
-    if (!(err instanceof MissingSecretError)) throw err;
-    console.error(`audit: no ATTESTATION_SECRET and no usable secret in ${dataDir}: ${err.message}`);
-    return 2;
+  let keys: AuditKeys;
+  if (keysFile !== undefined) {
+    try {
+      keys = auditKeysFromHistoryFile(keysFile);
+    } catch (err) {
+      console.error(`audit: ${(err as Error).message}`);
+      return 2;
+    }
+  } else {
+    // An audit reads; it never writes a new secret into the directory it audits.
+    let secret;
+    try {
+      secret = resolveAttestationSecret(process.env.ATTESTATION_SECRET, dataDir, { mayGenerate: false });
+    } catch (err) {
+      if (!(err instanceof MissingSecretError)) throw err;
+      console.error(`audit: no --keys, no ATTESTATION_SECRET and no usable secret in ${dataDir}: ${err.message}`);
+      return 2;
+    }
+    keys = loadKeyring(secret.secret, dataDir);
   }
-  const keyring = loadKeyring(secret.secret, dataDir);
   const quietLog = { ...stderrLogger, info: () => {} };
   const store = await openEventStoreForReading({ EVENTSTORE_URL: eventStoreUrl, DATA_DIR: dataDir }, quietLog);
+  const verifier = startSignaturePool(threads);
   try {
     const head = await store.headPosition();
     const bar = process.stdout.isTTY && head !== undefined
@@ -50,7 +75,8 @@ async function main(): Promise<number> {
     bar?.start(Number(head ?? 0n) + 1, 0, { events: 0, rate: 0 });
     const report = await auditEventLog({
       store,
-      keyring,
+      keyring: keys,
+      verifier,
       chainRules: auditRules,
       progressEvery: 5000,
       onProgress: (events, position) => {
@@ -59,9 +85,10 @@ async function main(): Promise<number> {
       },
     });
     bar?.stop();
-    console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000 }));
+    console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000, threads, keys: keysFile === undefined ? 'derived from the secret' : `public keys of ${keysFile}` }));
     return report.ok ? 0 : 1;
   } finally {
+    await verifier.close();
     await store.close();
   }
 }

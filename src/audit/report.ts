@@ -1,7 +1,7 @@
 import type { AuditReport } from './audit.ts';
 
 /** The audit summary as an auditor reads it: counts, failures by kind, then the first failures. */
-export function formatReport(report: AuditReport, context: { source: string; seconds: number; detailLimit?: number }): string {
+export function formatReport(report: AuditReport, context: { source: string; seconds: number; threads?: number; keys?: string; detailLimit?: number }): string {
   const limit = context.detailLimit ?? 20;
   const lines = [
     `audit of ${context.source}`,
@@ -10,8 +10,10 @@ export function formatReport(report: AuditReport, context: { source: string; sec
     `  signed results:      ${report.results}`,
     `  hash chains checked: ${report.chains}`,
     `  log checkpoints:     ${report.checkpoints} (tree rebuilt, roots, signatures, consistency)`,
-    `  time:                ${context.seconds.toFixed(2)} s`,
+    `  time:                ${context.seconds.toFixed(2)} s (${Math.round(report.events / Math.max(context.seconds, 0.001))} events/s, ${Math.round(report.results / Math.max(context.seconds, 0.001))} results/s)`,
   ];
+  if (context.keys) lines.push(`  keys:                ${context.keys}`);
+  if (context.threads) lines.push(`  verifying threads:   ${context.threads}`);
   if (report.ok) {
     lines.push('result: PASS, no failures');
     return lines.join('\n');

@@ -1,36 +1,66 @@
+import { z } from 'zod';
 import { resultSignedSchema } from '../payments/saga/events.ts';
 import type { RecordedEvent } from '../events/port.ts';
 import { isKeyFamily } from '../signing/key-families.ts';
-import type { Keyring } from '../signing/keyring.ts';
-import { check } from '../signing/seal.ts';
+import type { HistoricKey } from '../signing/keyring.ts';
+import type { JsonValue } from '../signing/rfc8785.ts';
 import type { AuditFailure } from '../kernel/audit-failure.ts';
+import type { SignatureJob, SignatureVerdict } from './signature-job.ts';
+
+/** The public keys an audit needs: every generation's key with its window. No secret. */
+export interface AuditKeys {
+  keyById(keyId: string): HistoricKey | undefined;
+  history(): HistoricKey[];
+}
 
 /**
- * Re-verifies one ResultSigned event as an outside verifier would: the record re-canonicalised
- * and hashed, the signature checked over those bytes with the public key of the named family,
- * and the keyId matched to that key.
+ * The event's shape, its record checked only as an object here: the record's every value is
+ * checked where it is canonicalised (the verifying thread), so the log is not walked twice.
  */
-export function checkSignedResult(event: RecordedEvent, keyring: Keyring): AuditFailure[] {
-  const at = { stream: event.stream, position: event.position, revision: event.revision, eventId: event.id };
-  const parsed = resultSignedSchema.safeParse(event.data);
+const screenedSchema = resultSignedSchema.extend({ record: z.record(z.string(), z.unknown()) });
+
+type Where = Pick<AuditFailure, 'stream' | 'position' | 'revision' | 'eventId'>;
+
+export interface ScreenedResult {
+  /** What the event alone shows: its schema, its key family, its key id and window. */
+  failures: AuditFailure[];
+  /** The digest and signature left to verify, with the keys that may have made it. */
+  job?: SignatureJob;
+  where: Where;
+  family?: string;
+}
+
+/**
+ * The cheap part of re-checking one ResultSigned event, done in log order: the key must be the
+ * family's key of the generation valid when the result was signed. The hash and signature are
+ * verified afterwards (possibly on other threads) from the returned job.
+ */
+export function screenSignedResult(event: RecordedEvent, keys: AuditKeys): ScreenedResult {
+  const where: Where = { stream: event.stream, position: event.position, revision: event.revision, eventId: event.id };
+  const parsed = screenedSchema.safeParse(event.data);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`).join('; ');
-    return [{ kind: 'result-schema', ...at, message: `ResultSigned does not match its schema: ${issues}` }];
+    return { where, failures: [{ kind: 'result-schema', ...where, message: `ResultSigned does not match its schema: ${issues}` }] };
   }
   const result = parsed.data;
   if (!isKeyFamily(result.keyFamily))
-    return [{ kind: 'result-key-family', ...at, message: `unknown key family ${JSON.stringify(result.keyFamily)}` }];
+    return { where, failures: [{ kind: 'result-key-family', ...where, message: `unknown key family ${JSON.stringify(result.keyFamily)}` }] };
   const failures: AuditFailure[] = [];
-  // The key must be the family's key of the generation valid when the result was signed.
-  const key = keyring.keyById(result.keyId);
+  const key = keys.keyById(result.keyId);
   if (!key || key.family !== result.keyFamily)
-    failures.push({ kind: 'result-key-id', ...at, message: `keyId ${result.keyId} is no ${result.keyFamily} key of this service` });
-  else if (result.signedAt < key.validFrom || (key.validUntil !== null && result.signedAt >= key.validUntil))
-    failures.push({ kind: 'result-key-window', ...at, message: `signed at ${result.signedAt} with key ${result.keyId}, valid from ${key.validFrom} until ${key.validUntil ?? 'now'}` });
-  const outcome = check(keyring, result.keyFamily, result.record, result.sha256, result.ed25519Sig, result.signedAt);
-  if (!outcome.checks.sha256)
-    failures.push({ kind: 'result-sha256', ...at, message: `sha256 does not match the canonical record${outcome.reason?.startsWith('record cannot') ? ` (${outcome.reason})` : ''}` });
-  if (!outcome.checks.signature)
-    failures.push({ kind: 'result-signature', ...at, message: `ed25519Sig does not verify against the ${result.keyFamily} public key` });
+    failures.push({ kind: 'result-key-id', ...where, message: `keyId ${result.keyId} is no ${result.keyFamily} key of this service` });
+  else if (!inWindow(key, result.signedAt))
+    failures.push({ kind: 'result-key-window', ...where, message: `signed at ${result.signedAt} with key ${result.keyId}, valid from ${key.validFrom} until ${key.validUntil ?? 'now'}` });
+  const publicKeys = keys.history().filter((k) => k.family === result.keyFamily && inWindow(k, result.signedAt)).map((k) => k.publicKeyHex);
+  return { where, failures, family: result.keyFamily, job: { record: result.record as JsonValue, sha256: result.sha256, signature: result.ed25519Sig, publicKeys } };
+}
+
+/** The failures a verified job shows. */
+export function verdictFailures(screened: ScreenedResult, verdict: SignatureVerdict): AuditFailure[] {
+  const failures: AuditFailure[] = [];
+  if (!verdict.sha256) failures.push({ kind: 'result-sha256', ...screened.where, message: `sha256 does not match the canonical record${verdict.reason ? ` (${verdict.reason})` : ''}` });
+  if (!verdict.signature) failures.push({ kind: 'result-signature', ...screened.where, message: `ed25519Sig does not verify against the ${screened.family} public key valid at its signing time` });
   return failures;
 }
+
+const inWindow = (key: HistoricKey, at: number) => at >= key.validFrom && (key.validUntil === null || at < key.validUntil);

@@ -20,9 +20,9 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-function runAudit(secret: string | null = SECRET): { status: number | null; stdout: string; stderr: string } {
+function runAudit(secret: string | null = SECRET, args: string[] = []): { status: number | null; stdout: string; stderr: string } {
   const { EVENTSTORE_URL: _ignored, ATTESTATION_SECRET: _unset, ...env } = process.env;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'audit', 'cli.ts'), '--data-dir', dataDir], {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'audit', 'cli.ts'), '--data-dir', dataDir, ...args], {
     cwd: process.cwd(),
     env: { ...env, ...(secret ? { ATTESTATION_SECRET: secret } : {}) },
     encoding: 'utf8',
@@ -65,6 +65,34 @@ describe('npm run audit', () => {
     expect(status).toBe(2);
     expect(stderr).toContain('no usable secret');
     expect(existsSync(join(dataDir, 'attestation-secret'))).toBe(false);
+  });
+
+  it('audits with public keys only: a saved key history, no secret, signatures verified on worker threads', async () => {
+    const history = { keys: keyring.history().map((k) => ({ family: k.family, generation: k.generation, algorithm: 'Ed25519', public_key: k.publicKeyHex, key_id: k.keyId, valid_from: k.validFrom, valid_until: k.validUntil })), rotations: [] };
+    const keysFile = join(dataDir, '..', `${dataDir.split('/').pop()}-keys.json`);
+    await writeFile(keysFile, JSON.stringify(history));
+    try {
+      await writeLog(false);
+      const sound = runAudit(null, ['--keys', keysFile, '--threads', '2']);
+      expect(sound.stdout).toContain(`keys:                public keys of ${keysFile}`);
+      expect(sound.stdout).toContain('verifying threads:   2');
+      expect(sound.stdout).toContain('result: PASS');
+      expect(existsSync(join(dataDir, 'attestation-secret'))).toBe(false);
+
+      await rm(dataDir, { recursive: true, force: true });
+      await writeLog(true);
+      const tampered = runAudit(null, ['--keys', keysFile]);
+      expect(tampered.stdout).toContain('result-signature: 1');
+      expect(tampered.status).toBe(1);
+
+      const forged = { keys: history.keys.map((k, i) => (i === 0 ? { ...k, public_key: 'ab'.repeat(32) } : k)) };
+      await writeFile(keysFile, JSON.stringify(forged));
+      const refused = runAudit(null, ['--keys', keysFile]);
+      expect(refused.stderr).toMatch(/is not the id of its public key/);
+      expect(refused.status).toBe(2);
+    } finally {
+      await rm(keysFile, { force: true });
+    }
   });
 
   it('stops with exit code 2, naming file and offset, on a corrupt log', async () => {
