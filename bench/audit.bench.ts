@@ -1,4 +1,4 @@
-import { createPublicKey, randomBytes, randomUUID, verify as edVerify } from 'node:crypto';
+import { randomBytes, randomUUID, verify as edVerify } from 'node:crypto';
 import { availableParallelism, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { startSignaturePool } from '../src/audit/signature-pool.ts';
 import type { AuditKeys } from '../src/audit/result-check.ts';
 import { openEventStore, openEventStoreForReading } from '../src/events/open-store.ts';
 import { paymentStreamName } from '../src/payments/saga/events.ts';
-import { createKeyring } from '../src/signing/keyring.ts';
+import { createKeyring, publicKeyFromHex } from '../src/signing/keyring.ts';
 import { canonicalBytes } from '../src/signing/rfc8785.ts';
 import { seal } from '../src/signing/seal.ts';
 import { rate } from './support/load.ts';
@@ -43,7 +43,7 @@ export default async function run(): Promise<void> {
     await writer.close();
     console.log(`log of ${RESULTS} signed results (${RESULTS * 3} events) written in ${seconds(started).toFixed(1)} s`);
 
-    const publicKey = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(keyring.publicKey('veritrack').publicKeyHex, 'hex')]), format: 'der', type: 'spki' });
+    const publicKey = publicKeyFromHex(keyring.publicKey('veritrack').publicKeyHex);
     const bare = rate((i) => {
       const s = sample[i % sample.length]!;
       edVerify(null, s.bytes, publicKey, s.signature);

@@ -1,5 +1,6 @@
-import { createPublicKey, verify as edVerify, type KeyObject } from 'node:crypto';
+import { verify as edVerify, type KeyObject } from 'node:crypto';
 import { sha256Hex } from '../signing/hash.ts';
+import { publicKeyFromHex } from '../signing/keyring.ts';
 import { canonicalBytes, type JsonValue } from '../signing/rfc8785.ts';
 
 /** One signed result to re-check with public keys only: what a worker thread receives. */
@@ -18,12 +19,11 @@ export interface SignatureVerdict {
   reason?: string;
 }
 
-const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const keyObjects = new Map<string, KeyObject>();
 const keyObjectOf = (hex: string): KeyObject => {
   let key = keyObjects.get(hex);
   if (!key) {
-    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+    key = publicKeyFromHex(hex);
     keyObjects.set(hex, key);
   }
   return key;
