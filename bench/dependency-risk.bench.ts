@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { ADVISORIES } from '../src/families/security/dependency-risk/data.ts';
 import { assessDependencyRisk } from '../src/families/security/dependency-risk/engine.ts';
-import type { DependencyRiskInput } from '../src/families/security/dependency-risk/input.ts';
+import { lockfileOf } from './support/lockfile.ts';
 import { canonicalSha256 } from '../src/signing/hash.ts';
 
 /**
@@ -13,29 +13,8 @@ import { canonicalSha256 } from '../src/signing/hash.ts';
 const PACKAGES = 2_000;
 const SECONDS = 2;
 
-function lockfile(): DependencyRiskInput {
-  const covered: Array<[string, string]> = [
-    ['lodash', '4.17.20'],
-    ['lodash', '4.17.21'],
-    ['minimist', '1.2.5'],
-    ['minimist', '1.2.8'],
-    ['express', '4.18.2'],
-    ['express', '4.19.2'],
-    ['semver', '7.5.1'],
-    ['semver', '7.6.0'],
-    ['braces', '3.0.2'],
-    ['axios', '0.21.4'],
-  ];
-  const packages: Record<string, { version: string; resolved: string; integrity: string }> = {};
-  for (let i = 0; i < PACKAGES; i++) {
-    const [name, version] = i % 5 === 0 ? covered[(i / 5) % covered.length]! : [`pkg-${i}`, `1.${i % 17}.${i % 7}`];
-    packages[`node_modules/dep-${i}/node_modules/${name}`] = { version, resolved: `https://registry.npmjs.org/${name}/-/${name}-${version}.tgz`, integrity: `sha512-${'A'.repeat(86)}==` };
-  }
-  return { package_lock: { lockfileVersion: 3, packages: { '': { name: 'bench-app', version: '1.0.0' }, ...packages } } };
-}
-
 export default async function dependencyRiskBench(): Promise<void> {
-  const input = lockfile();
+  const input = lockfileOf(PACKAGES);
   // Warm up the JIT before measuring.
   for (let i = 0; i < 20; i++) canonicalSha256(assessDependencyRisk(input, 1_767_225_600, ADVISORIES));
   let runs = 0;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../signing/rfc8785.ts';
+import { checkSignedRecord } from '../../../kernel/signed-record.ts';
 import { useTestService } from '../../../../test/support/service.ts';
 import { createPayingFetch } from '../../../../test/support/paying-client.ts';
 import { postJson } from '../../../../test/support/http.ts';
@@ -30,6 +31,11 @@ describe('compliance check over HTTP', () => {
     const answer = (await response.json()) as Answer;
     expect(answer.assessment.risk_class).toBe('HIGH-RISK');
     expect(answer.assessment.ruleset.data[0]!.sha256).toBe(createHash('sha256').update(questionnaire).digest('hex'));
+
+    const { publicKey } = (await (await fetch(`${service.url}/v1/compliance/public-key`)).json()) as { publicKey: string };
+    const { sha256, ed25519Sig, keyId: _keyId, publicKeyUrl: _url, verifyUrl: _verify, ...record } = answer as Answer & { keyId?: string; publicKeyUrl?: string; verifyUrl?: string };
+    expect(checkSignedRecord(record, sha256, ed25519Sig, publicKey).valid).toBe(true);
+    expect(checkSignedRecord({ ...record, asset: 'another system' }, sha256, ed25519Sig, publicKey).valid).toBe(false);
 
     const check = async (s: Snapshot) => ((await (await fetch(verifyUrl(s, answer))).json()) as { valid: boolean }).valid;
     expect(await check(answer)).toBe(true);
