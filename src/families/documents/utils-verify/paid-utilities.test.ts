@@ -14,7 +14,7 @@ import { changeOneOutputByte, verifyUtilityAnswer, type UtilityAnswer } from './
 const service = useTestService();
 const payer = createPayingFetch();
 
-const UTILITIES = ['utils.invoice-extract', 'utils.pii-redact', 'utils.schema-cleanup', 'utils.translate-doc', 'sec-extract'];
+const UTILITIES = ['utils.invoice-extract', 'utils.pii-redact', 'utils.schema-cleanup', 'utils.translate-doc', 'sec-extract', 'utils.doc-convert'];
 
 /** Offline: the utils public key, the record rebuilt from the answer, and the output's digest. */
 async function verifiesOffline(answer: UtilityAnswer): Promise<boolean> {
@@ -42,7 +42,8 @@ describe('the documents utilities, paid over HTTP', () => {
       expect(typeof answer.output).toBe('string');
       expect(await verifyUtilityAnswer(service.url, answer)).toMatchObject({ valid: true, checks: { sha256: true, signature: true, output_sha256: true } });
       expect(await verifiesOffline(answer)).toBe(true);
-      const changed = { ...answer, output: changeOneOutputByte(answer.output!, 'utf-8') };
+      const encoding = (answer.utility_result as { output_encoding: 'utf-8' | 'base64' }).output_encoding;
+      const changed = { ...answer, output: changeOneOutputByte(answer.output!, encoding) };
       expect((await verifyUtilityAnswer(service.url, changed)).valid).toBe(false);
       expect(await verifiesOffline(changed)).toBe(false);
     });
