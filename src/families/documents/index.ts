@@ -7,6 +7,7 @@ import { schemaCleanupRoutes } from './schema-cleanup/operation.ts';
 import { translateDocRoutes } from './translate-doc/operation.ts';
 import { secExtractRoutes } from './sec-extract/operation.ts';
 import { docConvertRoutes } from './doc-convert/operation.ts';
+import { codeReviewBriefRoutes } from './code-review-brief/operation.ts';
 
 const utility = (id: string, path: string, priceUsd: string, summary: string) =>
   plannedOperation({ id, method: 'POST', path, family: 'documents', priceUsd, summary, keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' });
@@ -14,7 +15,7 @@ const utility = (id: string, path: string, priceUsd: string, summary: string) =>
 const routes: Route[] = [
   plannedOperation({ id: 'invoice-ocr', method: 'POST', path: '/v1/invoice-ocr', family: 'documents', priceUsd: '0.02', inputFrom: 'multipart', summary: 'Invoice OCR from an uploaded file (multipart/form-data).', keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' }),
   ...secExtractRoutes,
-  utility('utils.code-review-brief', '/v1/utils/code-review-brief', '0.15', 'Advisory brief of issues, security concerns, suggestions.'),
+  ...codeReviewBriefRoutes,
   ...docConvertRoutes,
   ...invoiceExtractRoutes,
   ...piiRedactRoutes,

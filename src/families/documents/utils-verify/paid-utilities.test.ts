@@ -14,7 +14,7 @@ import { changeOneOutputByte, verifyUtilityAnswer, type UtilityAnswer } from './
 const service = useTestService();
 const payer = createPayingFetch();
 
-const UTILITIES = ['utils.invoice-extract', 'utils.pii-redact', 'utils.schema-cleanup', 'utils.translate-doc', 'sec-extract', 'utils.doc-convert'];
+const UTILITIES = ['utils.invoice-extract', 'utils.pii-redact', 'utils.schema-cleanup', 'utils.translate-doc', 'sec-extract', 'utils.doc-convert', 'utils.code-review-brief'];
 
 /** Offline: the utils public key, the record rebuilt from the answer, and the output's digest. */
 async function verifiesOffline(answer: UtilityAnswer): Promise<boolean> {
