@@ -50,6 +50,10 @@ const settingsSchema = z
     RESULT_LOG: z.enum(['on', 'off']).default('on'),
     /** While results arrive, a signed checkpoint is issued at least this often. */
     LOG_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2_000),
+    /** Invoice OCR: tesseract worker threads (CPU-heavy; one per spare core). */
+    OCR_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
+    /** Invoice OCR: calls that may wait for a worker; beyond, 503 with Retry-After before the quote. */
+    OCR_QUEUE: z.coerce.number().int().min(0).max(256).default(4),
   })
   .superRefine((s, ctx) => {
     if (s.SETTLEMENT === 'facilitator' && !s.FACILITATOR_URL)

@@ -99,7 +99,10 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
     if (!parsed.success) throw validationProblem(issuesOf(parsed.error));
     const refusal = op.precheck?.(parsed.data, deps.settings, Math.floor(Date.now() / 1000));
     const stateRefusal = refusal ?? (await op.precheckState?.(parsed.data, deps));
-    if (stateRefusal) throw new HttpProblem(stateRefusal.status, stateRefusal.error, stateRefusal.message, { outcome: stateRefusal.outcome, issues: stateRefusal.issues });
+    if (stateRefusal) {
+      const retry = stateRefusal.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(stateRefusal.retryAfterSeconds) };
+      throw new HttpProblem(stateRefusal.status, stateRefusal.error, stateRefusal.message, { outcome: stateRefusal.outcome, issues: stateRefusal.issues }, retry);
+    }
 
     // Never quote a call the service cannot record now: the caller would pay for a 503.
     const readiness = deps.store.readiness?.();

@@ -14,13 +14,14 @@ type ToolEntry = { tool: Tool; route: PricedOperation } | { tool: Tool; route: F
 
 /**
  * The catalogue as MCP tools: every built priced operation (paid with the x402 MCP transport)
- * and every free verify or re-check route. Names are valid LLM function names; the operation id
+ * and every free verify or re-check route. An operation that takes a file upload (invoice OCR)
+ * is HTTP only: a tool call's arguments are JSON, and the upload path is multipart. Names are valid LLM function names; the operation id
  * rides along in `_meta`.
  */
 export function mcpTools(routes: readonly Route[]): Map<string, ToolEntry> {
   const tools = new Map<string, ToolEntry>();
   for (const route of routes) {
-    if (route.kind === 'priced' && route.command) {
+    if (route.kind === 'priced' && route.command && route.inputFrom !== 'multipart') {
       tools.set(toolNameOf(route.id), {
         route,
         tool: {

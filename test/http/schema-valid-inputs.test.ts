@@ -37,6 +37,8 @@ describe('schema-valid inputs of every priced operation', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(item)) {
         if (!op['x-price'] || op['x-status'] !== 'available') continue;
+        // A file upload's documented body is a binary file, not a JSON schema to sample: its refusals are tested with the operation.
+        if (method !== 'get' && !op.requestBody?.content['application/json']) continue;
         for (let seed = 1; seed <= SAMPLES; seed++) {
           const sample = (await generate({ ...requestSchema(method, op), components: document.components } as never, { seed, maxItems: 3, alwaysFakeOptionals: seed % 2 === 0 } as never)) as Record<string, unknown>;
           delete sample['components'];

@@ -43,10 +43,17 @@ describe('uploads never outlive their request', () => {
       upload(`${service.url}/v1/no-such-route`, oneMiB),
       upload(`${service.url}/v1/verify-catalog/recheck`, oneMiB),
       upload(`${service.url}/v1/veritrack/attest`, oneMiB),
-      upload(`${service.url}/v1/invoice-ocr`, oneMiB),
       upload(`${service.url}/v1/veritrack/attest`, Buffer.alloc(11 * 1024 * 1024, 1)),
     ]);
     expect(answers.map((r) => r.status).every((s) => s < 500 || s === 501)).toBe(true);
+    expect(entries()).toEqual(before);
+  });
+
+  it('an upload refused before the quote (not an image) leaves nothing behind once answered', async () => {
+    const before = entries();
+    const answer = await upload(`${service.url}/v1/invoice-ocr`, Buffer.alloc(1024 * 1024, 7));
+    expect(answer.status).toBe(422);
+    for (let i = 0; i < 40 && entries().length !== before.length; i++) await new Promise((r) => setTimeout(r, 50));
     expect(entries()).toEqual(before);
   });
 });

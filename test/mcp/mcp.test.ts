@@ -30,7 +30,7 @@ describe('the MCP server at /mcp (official SDK client, Streamable HTTP)', () => 
     expect(attest?._meta).toMatchObject({ operationId: 'veritrack.attest', 'x402/price': { usd: '0.25' } });
     expect(attest?.inputSchema.type).toBe('object');
     expect(tools.some((t) => t.name === 'veritrack_verify')).toBe(true);
-    expect(tools.some((t) => t.name === 'invoice-ocr')).toBe(false); // not built: not offered
+    expect(tools.some((t) => t.name === 'invoice-ocr')).toBe(false); // takes a file upload: HTTP only
   });
 
   it('a priced tool without payment answers the x402 payment-required result; invalid input is a tool error, free', async () => {

@@ -8,12 +8,13 @@ import { translateDocRoutes } from './translate-doc/operation.ts';
 import { secExtractRoutes } from './sec-extract/operation.ts';
 import { docConvertRoutes } from './doc-convert/operation.ts';
 import { codeReviewBriefRoutes } from './code-review-brief/operation.ts';
+import { invoiceOcrRoutes } from './invoice-ocr/operation.ts';
 
 const utility = (id: string, path: string, priceUsd: string, summary: string) =>
   plannedOperation({ id, method: 'POST', path, family: 'documents', priceUsd, summary, keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' });
 
 const routes: Route[] = [
-  plannedOperation({ id: 'invoice-ocr', method: 'POST', path: '/v1/invoice-ocr', family: 'documents', priceUsd: '0.02', inputFrom: 'multipart', summary: 'Invoice OCR from an uploaded file (multipart/form-data).', keyFamily: 'utils', signedMember: null, verifyPath: '/v1/utils/verify' }),
+  ...invoiceOcrRoutes,
   ...secExtractRoutes,
   ...codeReviewBriefRoutes,
   ...docConvertRoutes,

@@ -11,7 +11,8 @@ const reviewPath = z
   .string()
   .min(1)
   .max(500)
-  .regex(/^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\0\\]+$/, 'must be a relative path with / separators and no .. segment, e.g. src/app.ts')
+  // Segments of which none is empty or only dots: no leading /, no . or .. segment (no lookahead, so every JSON Schema tool reads it).
+  .regex(/^[^/\\\u0000]*[^/.\\\u0000][^/\\\u0000]*(?:\/[^/\\\u0000]*[^/.\\\u0000][^/\\\u0000]*)*$/, 'must be a relative path with / separators and no empty, . or .. segment, e.g. src/app.ts')
   .describe('The file name as in the repository: its extension decides the language (.js .mjs .cjs .jsx .ts .mts .cts .tsx are linted)');
 
 const input = z

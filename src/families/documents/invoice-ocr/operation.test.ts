@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { createPayingFetch } from '../../../../test/support/paying-client.ts';
+import { useTestService } from '../../../../test/support/service.ts';
+import { changeOneOutputByte, verifyUtilityAnswer, type UtilityAnswer } from '../utils-verify/verify-client.ts';
+import { renderPdf } from '../doc-convert/pdf-render.ts';
+import { convertDocument } from '../doc-convert/engine.ts';
+import { invoicePng } from './invoice-image.test-support.ts';
+
+const service = useTestService();
+const pay = createPayingFetch();
+const URL_PATH = '/v1/invoice-ocr';
+type Answer = UtilityAnswer & { utility_result: { outcome: string; method: string; mean_confidence: number | null; extraction: { invoice: Record<string, unknown> } | null; engine: Record<string, string> } };
+
+const form = (bytes: Uint8Array, type: string, name: string) => {
+  const body = new FormData();
+  body.set('file', new Blob([bytes], { type }), name);
+  return body;
+};
+const paid = async (bytes: Uint8Array, type = 'image/png', name = 'invoice.png') => {
+  const res = await pay(`${service.url}${URL_PATH}`, { method: 'POST', body: form(bytes, type, name) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Answer;
+};
+
+describe('invoice OCR over HTTP', () => {
+  it('reads an invoice image rendered at test time: number, date and total, with the trained data named by its SHA-256; the same image gives the same bytes', async () => {
+    const png = invoicePng();
+    const first = await paid(png);
+    expect(first.utility_result.method).toBe('ocr');
+    expect(first.utility_result.extraction!.invoice).toMatchObject({ invoice_number: 'INV-2026-0042', issue_date: '2026-03-04', grand_total: '24.00', currency: 'EUR' });
+    expect(first.utility_result.mean_confidence).toBeGreaterThan(60);
+    expect(first.utility_result.engine['trained_data_sha256']).toMatch(/^[0-9a-f]{64}$/);
+    expect(await verifyUtilityAnswer(service.url, first)).toMatchObject({ valid: true, checks: { output_sha256: true } });
+    expect((await verifyUtilityAnswer(service.url, { ...first, output: changeOneOutputByte(first.output!, 'utf-8') })).valid).toBe(false);
+    const second = await paid(png);
+    expect(second.output).toBe(first.output);
+    expect(second.utility_result).toEqual(first.utility_result);
+  }, 60_000);
+
+  it('reads a PDF from its text layer, without OCR', async () => {
+    const { blocks, title } = convertDocument({ text: 'Invoice No: INV-7\n\nInvoice date: 2026-01-15\n\nTotal: USD 99.50\n', from: 'text', to: 'pdf' });
+    const answer = await paid(await renderPdf(blocks, title), 'application/pdf', 'invoice.pdf');
+    expect(answer.utility_result.method).toBe('pdf-text-layer');
+    expect(answer.utility_result.extraction!.invoice).toMatchObject({ invoice_number: 'INV-7', issue_date: '2026-01-15', grand_total: '99.50' });
+  }, 60_000);
+
+  it('refuses, before any quote, a file that is not an image or a PDF (422) and an image beyond the pixel limit (413)', async () => {
+    const text = await fetch(`${service.url}${URL_PATH}`, { method: 'POST', body: form(new TextEncoder().encode('just text'), 'image/png', 'fake.png') });
+    expect(text.status).toBe(422);
+    expect(await text.json()).toMatchObject({ error: 'unsupported_file' });
+    const huge = await fetch(`${service.url}${URL_PATH}`, { method: 'POST', body: form(invoicePng(['x'], 9000, 5000), 'image/png', 'huge.png') });
+    expect(huge.status).toBe(413);
+    const quote = await fetch(`${service.url}${URL_PATH}`, { method: 'POST', body: form(invoicePng(), 'image/png', 'invoice.png') });
+    expect(quote.status).toBe(402);
+  }, 60_000);
+});
