@@ -54,6 +54,10 @@ const settingsSchema = z
     OCR_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
     /** Invoice OCR: calls that may wait for a worker; beyond, 503 with Retry-After before the quote. */
     OCR_QUEUE: z.coerce.number().int().min(0).max(256).default(4),
+    /** The PDF the ebook routes sell; unset: the service's own handbook, generated into DATA_DIR. */
+    EBOOK_PATH: z.string().min(1).optional(),
+    /** How many first pages of the ebook make its free sample. */
+    EBOOK_SAMPLE_PAGES: z.coerce.number().int().min(1).max(100).default(10),
   })
   .superRefine((s, ctx) => {
     if (s.SETTLEMENT === 'facilitator' && !s.FACILITATOR_URL)

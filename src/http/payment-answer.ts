@@ -1,4 +1,5 @@
 import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { createReadStream } from 'node:fs';
 import type { Context } from 'koa';
 import type { PricedOperation, ServiceDeps } from '../kernel/operation.ts';
 import type { PaymentHeaderName, PaymentOutcome } from '../payments/gateway.ts';
@@ -31,18 +32,41 @@ export function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: S
 /** The paid answer's leaf index in the result log (GET /v1/log/proof/inclusion takes it further). */
 export const LOG_LEAF_INDEX_HEADER = 'X-Log-Leaf-Index';
 
+type Paid = Extract<PaymentOutcome, { kind: 'paid' }>;
+
+/** 200 with the settlement for the client (v2 and v1 header names) and the result's leaf index. */
+function setPaidHeaders(ctx: Context, outcome: Paid, header: PaymentHeaderName): void {
+  ctx.status = 200;
+  const settlement = encodeSettleResponse(outcome.settlement);
+  ctx.set('PAYMENT-RESPONSE', settlement);
+  // x402 v1 clients read the settlement from X-PAYMENT-RESPONSE.
+  if (header === 'X-PAYMENT') ctx.set('X-PAYMENT-RESPONSE', settlement);
+  ctx.set('Cache-Control', 'private');
+  // Outside the signed record: where the result sits in the transparency log.
+  if (outcome.logLeafIndex !== undefined) ctx.set(LOG_LEAF_INDEX_HEADER, String(outcome.logLeafIndex));
+}
+
+/** The signed purchase receipt of a paid file, as a header: base64url of its JSON. */
+export const PURCHASE_RECEIPT_HEADER = 'X-Purchase-Receipt';
+
+/** A paid file: streamed from disk after settlement, its signed receipt in a header, ETag its SHA-256. */
+export async function answerPaidFile(ctx: Context, op: PricedOperation, deps: ServiceDeps, outcome: Paid, header: PaymentHeaderName): Promise<void> {
+  const file = await op.deliver!(outcome.body, deps);
+  if ('gone' in file) throw new HttpProblem(410, 'file_replaced', `${file.gone}; the payment was taken and its receipt is valid: contact the operator`);
+  setPaidHeaders(ctx, outcome, header);
+  ctx.set(PURCHASE_RECEIPT_HEADER, Buffer.from(JSON.stringify(outcome.body)).toString('base64url'));
+  ctx.set('ETag', `"${file.sha256}"`);
+  ctx.set('Content-Disposition', `attachment; filename="${file.filename}"`);
+  ctx.type = file.contentType;
+  ctx.length = file.bytes;
+  ctx.body = createReadStream(file.path);
+}
+
 /** The one place a payment outcome becomes a status code. */
 export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: ServiceDeps, outcome: PaymentOutcome, header: PaymentHeaderName): void {
   switch (outcome.kind) {
     case 'paid': {
-      ctx.status = 200;
-      const settlement = encodeSettleResponse(outcome.settlement);
-      ctx.set('PAYMENT-RESPONSE', settlement);
-      // x402 v1 clients read the settlement from X-PAYMENT-RESPONSE.
-      if (header === 'X-PAYMENT') ctx.set('X-PAYMENT-RESPONSE', settlement);
-      ctx.set('Cache-Control', 'private');
-      // Outside the signed record: where the result sits in the transparency log.
-      if (outcome.logLeafIndex !== undefined) ctx.set(LOG_LEAF_INDEX_HEADER, String(outcome.logLeafIndex));
+      setPaidHeaders(ctx, outcome, header);
       ctx.body = outcome.body;
       return;
     }

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { FreeRoute, PricedOperation, Route, ServiceDeps } from '../kernel/operation.ts';
@@ -5,7 +6,7 @@ import { NotImplementedError } from '../kernel/run-operation.ts';
 import type { PaymentGateway, PaymentHeaderName } from '../payments/gateway.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
 import { HttpProblem, issuesOf, validationProblem } from './problem.ts';
-import { answerPaymentOutcome, answerPaymentRequired } from './payment-answer.ts';
+import { answerPaidFile, answerPaymentOutcome, answerPaymentRequired } from './payment-answer.ts';
 import { readMultipart } from './multipart.ts';
 import { jsonBody, requestPath, singleValuedQuery } from './request-input.ts';
 
@@ -82,6 +83,9 @@ function freeHandler(route: FreeRoute, deps: ServiceDeps) {
     if ('text' in answer) {
       ctx.type = answer.contentType;
       ctx.body = answer.text;
+    } else if ('file' in answer) {
+      ctx.type = answer.contentType;
+      ctx.body = createReadStream(answer.file);
     } else {
       ctx.body = answer.body;
     }
@@ -117,7 +121,8 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
       { op, input: parsed.data, requestHash: canonicalSha256({ method: op.method, path: op.path, input: (upload ? upload.hashable : raw) as never }), payment },
       deps,
     );
-    answerPaymentOutcome(ctx, op, deps, outcome, payment.header);
+    if (outcome.kind === 'paid' && op.deliver) await answerPaidFile(ctx, op, deps, outcome, payment.header);
+    else answerPaymentOutcome(ctx, op, deps, outcome, payment.header);
   };
 }
 

@@ -160,6 +160,12 @@ export interface PricedOperation<I = unknown> extends RouteBase {
   /** Absent until built: the route then answers 501 and is never quoted. */
   command?: Command<I>;
   /**
+   * For an operation that sells a file: after settlement the answer is the file, streamed from
+   * disk, and the signed answer travels in the X-Purchase-Receipt header. Called again on a
+   * replay of the same payment, which streams the file again and charges nothing more.
+   */
+  deliver?(signedAnswer: JsonObject, deps: ServiceDeps): Promise<FileDelivery>;
+  /**
    * The command answers outputs beside its record (CommandResult.beside). Its replay then runs
    * the command again (engines are deterministic) and checks that it signs the stored digest.
    */
@@ -174,7 +180,15 @@ export interface FreeRequest {
 
 export type FreeResponse =
   | { status?: number; body: JsonValue; headers?: Record<string, string> }
-  | { status?: number; text: string; contentType: string; headers?: Record<string, string> };
+  | { status?: number; text: string; contentType: string; headers?: Record<string, string> }
+  /** A file streamed from disk, never buffered whole. */
+  | { status?: number; file: string; contentType: string; headers?: Record<string, string> };
+
+/** A paid file: what the HTTP layer streams after settlement, and how it is described. */
+export type FileDelivery =
+  | { path: string; contentType: string; bytes: number; sha256: string; filename: string }
+  /** The file bought is no longer the file served (replaced since the purchase). */
+  | { gone: string };
 
 export interface FreeRoute<I = unknown> extends RouteBase {
   kind: 'free';

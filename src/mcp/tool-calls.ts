@@ -76,6 +76,8 @@ export async function callFreeTool(route: FreeRoute, args: Record<string, unknow
   if (!parsed.success) return toolError(`invalid input: ${parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   const query = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   const answer = await route.handle(parsed.data, deps, { query, params: {}, body: args });
+  // Only verify and re-check routes are tools, and they answer JSON or text; a file is never a tool's answer.
+  if ('file' in answer) return toolError('this route answers a file: fetch it over HTTP');
   const body = 'body' in answer ? answer.body : answer.text;
   const isError = (answer.status ?? 200) >= 400;
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? { content: text(body), structuredContent: body, ...(isError ? { isError } : {}) } : { content: text(body), ...(isError ? { isError } : {}) };

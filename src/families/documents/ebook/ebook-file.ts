@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { handbookSource, renderHandbook } from './handbook.ts';
+
+export interface Ebook {
+  title: string;
+  path: string;
+  bytes: number;
+  sha256: string;
+  pages: number;
+  /** Where it came from: the operator's file, or the handbook generated from the documentation. */
+  source: 'operator' | 'handbook';
+  samplePages: number;
+}
+
+export type EbookState = { ok: true; ebook: Ebook } | { ok: false; reason: string };
+
+/** The SHA-256 of a file, read as a stream: a large ebook is never held in memory. */
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Written beside, then linked into place: a reader never sees a half-written handbook. */
+export async function writeFileOnce(path: string, bytes: Buffer): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, bytes);
+  try {
+    await link(temporary, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+async function handbookPath(dataDir: string): Promise<string> {
+  const source = handbookSource();
+  const dir = join(dataDir, 'ebook');
+  const path = join(dir, `handbook-${source.sha256.slice(0, 16)}.pdf`);
+  try {
+    await stat(path);
+  } catch {
+    await mkdir(dir, { recursive: true });
+    await writeFileOnce(path, await renderHandbook(source));
+  }
+  return path;
+}
+
+/** Opens the PDF being sold: its size, SHA-256 and page count (pdf-lib), or why it cannot be sold. */
+async function openEbook(settings: { EBOOK_PATH?: string | undefined; DATA_DIR: string; EBOOK_SAMPLE_PAGES: number }): Promise<EbookState> {
+  const source = settings.EBOOK_PATH ? 'operator' : 'handbook';
+  let path: string;
+  try {
+    path = settings.EBOOK_PATH ?? (await handbookPath(settings.DATA_DIR));
+  } catch (err) {
+    return { ok: false, reason: `the handbook could not be generated: ${(err as Error).message}` };
+  }
+  try {
+    const { size } = await stat(path);
+    // pdf-lib needs the document in memory once, at start, to count its pages; serving streams it.
+    const document = await PDFDocument.load(await readFile(path), { updateMetadata: false });
+    const pages = document.getPageCount();
+    const title = document.getTitle() ?? (source === 'handbook' ? 'The attestation service handbook' : 'Ebook');
+    return { ok: true, ebook: { title, path, bytes: size, sha256: await fileSha256(path), pages, source, samplePages: Math.min(settings.EBOOK_SAMPLE_PAGES, pages) } };
+  } catch (err) {
+    return { ok: false, reason: `the ebook at ${source === 'operator' ? 'EBOOK_PATH' : 'the data directory'} is missing or not a readable PDF: ${(err as Error).message}` };
+  }
+}
+
+const opened = new Map<string, Promise<EbookState>>();
+/** Opened once per configuration and process. */
+export function ebookOf(settings: { EBOOK_PATH?: string | undefined; DATA_DIR: string; EBOOK_SAMPLE_PAGES: number }): Promise<EbookState> {
+  const key = `${settings.EBOOK_PATH ?? ''}\u0000${settings.DATA_DIR}\u0000${settings.EBOOK_SAMPLE_PAGES}`;
+  let state = opened.get(key);
+  if (!state) {
+    state = openEbook(settings);
+    opened.set(key, state);
+  }
+  return state;
+}
+
+/** The first pages as a PDF of their own, with fixed dates: the same ebook gives the same sample. */
+export async function samplePdf(ebook: Ebook): Promise<Buffer> {
+  const whole = await PDFDocument.load(await readFile(ebook.path), { updateMetadata: false });
+  const sample = await PDFDocument.create({ updateMetadata: false });
+  const pages = await sample.copyPages(whole, Array.from({ length: ebook.samplePages }, (_, i) => i));
+  for (const page of pages) sample.addPage(page);
+  sample.setTitle(`${ebook.title} (sample: the first ${ebook.samplePages} pages)`);
+  const fixed = new Date(Date.UTC(2000, 0, 1));
+  sample.setCreationDate(fixed);
+  sample.setModificationDate(fixed);
+  return Buffer.from(await sample.save({ useObjectStreams: false }));
+}
