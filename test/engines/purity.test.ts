@@ -94,7 +94,8 @@ function engineFiles(): string[] {
     const file = pending.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/\bfrom\s+['"](\.[^'"]+)['"]/g)) {
+    // `import type` brings no code along: the file it names is not part of the engine.
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/^(?!import type\b)[^\n]*\bfrom\s+['"](\.[^'"]+)['"]/gm)) {
       const target = join(file, '..', specifier!);
       if (target.startsWith(familiesRoot) && /\.ts$/.test(target)) pending.push(target);
     }

@@ -3,8 +3,6 @@ import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { extractInvoiceFromText, INVOICE_EXTRACT_RULESET } from '../invoice-extract/engine.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import type { FileKind } from './file-kind.ts';
-import { OCR_ENGINE } from './ocr-pool.ts';
-import { PDFJS_VERSION } from './pdf-text.ts';
 
 export const INVOICE_OCR_ID = 'invoice-ocr';
 
@@ -18,6 +16,8 @@ export interface Reading {
   width: number | null;
   height: number | null;
   pages: number | null;
+  /** What did the reading, with its versions (and for OCR the trained data's SHA-256). */
+  engine: JsonObject;
 }
 
 export interface UploadFacts {
@@ -33,8 +33,7 @@ export interface UploadFacts {
  */
 export function invoiceOcrReceipt(upload: UploadFacts, reading: Reading, now: number): CommandResult {
   const source = { kind: reading.kind, bytes: upload.bytes.byteLength, declared_media_type: upload.declared_media_type, width: reading.width, height: reading.height, pages: reading.pages };
-  const engine: JsonObject = reading.method === 'ocr' ? { ...OCR_ENGINE } : { name: 'pdfjs-dist', version: PDFJS_VERSION, reads: 'the text layer' };
-  const common = { source, method: reading.method, engine, mean_confidence: reading.confidence, evidence_source: 'caller-supplied' };
+  const common = { source, method: reading.method, engine: reading.engine, mean_confidence: reading.confidence, evidence_source: 'caller-supplied' };
   const findings: JsonObject =
     reading.text.trim() === ''
       ? {

@@ -4,8 +4,8 @@ import { pricedOperation, type Command, type Refusal, type Route, type ServiceDe
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 import { invoiceOcrReceipt, INVOICE_OCR_ID, type Reading } from './engine.ts';
 import { MAX_OCR_PIXELS, sniffUpload } from './file-kind.ts';
-import { ocrPool } from './ocr-pool.ts';
-import { readPdfText } from './pdf-text.ts';
+import { OCR_ENGINE, ocrPool } from './ocr-pool.ts';
+import { PDFJS_VERSION, readPdfText } from './pdf-text.ts';
 
 const uploadedFile = z
   .object({
@@ -43,10 +43,10 @@ const readInvoice: Command<OcrInput> = {
     let reading: Reading;
     if (sniffed.kind === 'pdf') {
       const pdf = await readPdfText(new Uint8Array(bytes));
-      reading = { kind: 'pdf', method: 'pdf-text-layer', text: pdf.text, confidence: null, width: null, height: null, pages: pdf.pages };
+      reading = { kind: 'pdf', method: 'pdf-text-layer', text: pdf.text, confidence: null, width: null, height: null, pages: pdf.pages, engine: { name: 'pdfjs-dist', version: PDFJS_VERSION, reads: 'the text layer' } };
     } else {
       const ocr = await poolOf(ctx).recognize(bytes);
-      reading = { kind: sniffed.kind, method: 'ocr', text: ocr.text, confidence: ocr.confidence, width: sniffed.width, height: sniffed.height, pages: 1 };
+      reading = { kind: sniffed.kind, method: 'ocr', text: ocr.text, confidence: ocr.confidence, width: sniffed.width, height: sniffed.height, pages: 1, engine: { ...OCR_ENGINE } };
     }
     return invoiceOcrReceipt({ bytes, declared_media_type: i.file.media_type, filename: i.file.filename }, reading, ctx.now);
   },

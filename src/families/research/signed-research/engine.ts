@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { retrieve } from '../retrieval/retrieve.ts';
 import { contentWords } from '../retrieval/text-units.ts';
-import { citationOf, type Library, type LibraryEntry } from './library.ts';
+import type { Library, LibraryEntry } from './library.ts';
 
 export const DEFAULT_TOPIC = 'quant research';
 export const RESEARCH_POINTS = 6;
@@ -59,4 +59,10 @@ export function researchTopic(rawTopic: string, library: Library, libraryRef: Js
     return { ...p, citation: citationOf(entry) };
   });
   return { ...base, outcome: 'RESEARCH', matched_by: match.matchedBy, matched_topics: match.matchedTopics, points, references, generatedAt: now };
+}
+
+/** A citation as a reader writes it down. */
+export function citationOf(e: LibraryEntry): string {
+  const where = [e.volume !== null ? `${e.volume}${e.issue !== null ? `(${e.issue})` : ''}` : null, e.pages].filter((x) => x !== null).join(', ');
+  return `${e.authors.join(', ')} (${e.year}). ${e.title}. ${e.venue}${where ? ` ${where}` : ''}.${e.doi ? ` doi:${e.doi}` : ''}`;
 }

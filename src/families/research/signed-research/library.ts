@@ -31,9 +31,3 @@ export type LibraryEntry = Library['entries'][number];
 export const LIBRARY_BYTES = readFileSync(new URL('./data/quant-research-library.json', import.meta.url));
 export const LIBRARY: Library = librarySchema.parse(JSON.parse(LIBRARY_BYTES.toString('utf8')));
 export const LIBRARY_REF = { name: LIBRARY.name, version: LIBRARY.version, data_date: LIBRARY.data_date, sha256: sha256Hex(LIBRARY_BYTES), entries: LIBRARY.entries.length };
-
-/** A citation as a reader writes it down. */
-export function citationOf(e: LibraryEntry): string {
-  const where = [e.volume !== null ? `${e.volume}${e.issue !== null ? `(${e.issue})` : ''}` : null, e.pages].filter((x) => x !== null).join(', ');
-  return `${e.authors.join(', ')} (${e.year}). ${e.title}. ${e.venue}${where ? ` ${where}` : ''}.${e.doi ? ` doi:${e.doi}` : ''}`;
-}
