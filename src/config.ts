@@ -56,6 +56,8 @@ const settingsSchema = z
     OCR_QUEUE: z.coerce.number().int().min(0).max(256).default(4),
     /** The PDF the ebook routes sell; unset: the service's own handbook, generated into DATA_DIR. */
     EBOOK_PATH: z.string().min(1).optional(),
+    /** Signed research: a directory of the operator's own .md and .txt documents, searched beside the shipped library. */
+    RESEARCH_LIBRARY_DIR: z.string().min(1).optional(),
     /** How many first pages of the ebook make its free sample. */
     EBOOK_SAMPLE_PAGES: z.coerce.number().int().min(1).max(100).default(10),
   })

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { researchTopic } from './engine.ts';
-import { LIBRARY, LIBRARY_REF } from './library.ts';
+import { LIBRARY, LIBRARY_REF, readOperatorDocuments } from './library.ts';
 
 type Research = { outcome: string; matched_topics: string[]; points: Array<{ source_id: string; quote: string; citation: string }>; references: Array<{ id: string; citation: string }>; topics_covered: string[]; corpus: { sha256: string }; reason?: string };
 const research = (topic: string, now = 1_790_000_000) => researchTopic(topic, LIBRARY, { ...LIBRARY_REF }, now) as unknown as Research & Record<string, unknown>;
@@ -52,5 +54,21 @@ describe('signed research', () => {
     const { generatedAt: _a, ...first } = research('backtest overfitting', 1);
     const { generatedAt: _b, ...second } = research('backtest overfitting', 2);
     expect(second).toEqual(first);
+  });
+
+  it('searches the operator\'s documents beside the library, cites them by file and digest, and names them in the corpus', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'research-docs-'));
+    try {
+      writeFileSync(join(dir, 'desk-note.md'), '# Momentum desk note\n\nOur momentum sleeve lost money in the 2009 rebound, as momentum crashes often follow market rebounds.\n');
+      writeFileSync(join(dir, 'ignored.pdf'), 'not read');
+      const docs = readOperatorDocuments(dir);
+      expect(docs.map((d) => d.file)).toEqual(['desk-note.md']);
+      const r = researchTopic('momentum', LIBRARY, { ...LIBRARY_REF }, 1, docs) as unknown as Research & { corpus: { operator_documents: Array<{ file: string; sha256: string }> } };
+      expect(r.corpus.operator_documents).toEqual([{ file: 'desk-note.md', sha256: docs[0]!.sha256 }]);
+      expect(r.references.map((x) => x.id)).toContain('operator:desk-note.md');
+      expect(research('astrology').outcome).toBe('INSUFFICIENT-DATA');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { retrieve } from '../retrieval/retrieve.ts';
 import { contentWords } from '../retrieval/text-units.ts';
-import type { Library, LibraryEntry } from './library.ts';
+import type { Library, LibraryEntry, OperatorDocument } from './library.ts';
 
 export const DEFAULT_TOPIC = 'quant research';
 export const RESEARCH_POINTS = 6;
@@ -25,40 +25,48 @@ function matchEntries(topic: string, library: Library): { entries: LibraryEntry[
   return { entries: byText, matchedBy: 'words of titles and summaries', matchedTopics: [] };
 }
 
+/** The operator's documents that share a word with the topic (every one for the whole library). */
+function matchOperatorDocuments(topic: string, docs: readonly OperatorDocument[]): OperatorDocument[] {
+  if (WHOLE_LIBRARY.has(topic)) return [...docs];
+  const query = contentWords(topic);
+  return docs.filter((d) => overlaps(query, contentWords(`${d.title} ${d.text}`)));
+}
+
 /**
  * Research from the service's own library, since the request carries no sources: the entries
- * that match the topic (by their tags, else by the words of their titles and summaries), then the
- * extractive retrieval of the attested brief over their summaries. Every point quotes a summary
- * of this library and names the entry; the references give the full citations.
+ * that match the topic (by their tags, else by the words of their titles and summaries), and the
+ * operator's documents that share a word with it, then the extractive retrieval of the attested
+ * brief over their text. Every point quotes a summary of this library (or an operator document)
+ * and names it; the references give the full citations.
  */
-export function researchTopic(rawTopic: string, library: Library, libraryRef: JsonObject, now: number): JsonObject {
+export function researchTopic(rawTopic: string, library: Library, libraryRef: JsonObject, now: number, operatorDocs: readonly OperatorDocument[] = []): JsonObject {
   const topic = rawTopic.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ');
   const base = {
     kind: 'signed-research',
     topic,
-    corpus: libraryRef,
+    corpus: { ...libraryRef, operator_documents: operatorDocs.map((d) => ({ file: d.file, sha256: d.sha256 })) },
     topics_covered: library.topics,
-    evidence_source: 'service-library',
+    evidence_source: operatorDocs.length > 0 ? 'service-library and operator documents' : 'service-library',
     limitations: [
       'the library is a curated bibliography shipped with the service; it is not a search of the literature',
       'points quote the summaries this library wrote of each work, not the works themselves; read the cited work before relying on it',
       'bibliographic facts that could not be confirmed against a source on the data date are null',
+      ...(operatorDocs.length > 0 ? ["operator documents are the operator's own files, quoted as they are and not checked by the service"] : []),
     ],
   };
   const match = matchEntries(topic, library);
-  if (match.entries.length === 0)
+  const operator = matchOperatorDocuments(topic, operatorDocs);
+  if (match.entries.length === 0 && operator.length === 0)
     return { ...base, outcome: 'INSUFFICIENT-DATA', reason: `no entry of the library matches "${topic}": see topics_covered`, matched_by: null, matched_topics: [], points: [], references: [], generatedAt: now };
-  const documents = match.entries.map((e) => ({ id: e.id, title: e.title, text: e.summary }));
+  const documents = [...match.entries.map((e) => ({ id: e.id, title: e.title, text: e.summary })), ...operator.map((d) => ({ id: d.id, title: d.title, text: d.text }))];
   const found = retrieve(match.matchedTopics.length > 0 ? `${topic} ${match.matchedTopics.join(' ')}` : topic, documents, RESEARCH_POINTS);
-  const byId = new Map(match.entries.map((e) => [e.id, e]));
-  const references: JsonValue[] = [...match.entries]
-    .sort((a, b) => a.year - b.year || (a.id < b.id ? -1 : 1))
-    .map((e) => ({ id: e.id, citation: citationOf(e), doi: e.doi, topics: e.topics, checked_against: e.checked_against }));
-  const points = (found.points as JsonObject[]).map((p) => {
-    const entry = byId.get(String(p['source_id']))!;
-    return { ...p, citation: citationOf(entry) };
-  });
-  return { ...base, outcome: 'RESEARCH', matched_by: match.matchedBy, matched_topics: match.matchedTopics, points, references, generatedAt: now };
+  const citations = new Map<string, string>([...match.entries.map((e) => [e.id, citationOf(e)] as const), ...operator.map((d) => [d.id, `operator document ${d.file} (sha256 ${d.sha256})`] as const)]);
+  const references: JsonValue[] = [
+    ...[...match.entries].sort((a, b) => a.year - b.year || (a.id < b.id ? -1 : 1)).map((e) => ({ id: e.id, citation: citationOf(e), doi: e.doi, topics: e.topics, checked_against: e.checked_against })),
+    ...operator.map((d) => ({ id: d.id, citation: citations.get(d.id)!, doi: null, topics: [], checked_against: null })),
+  ];
+  const points = (found.points as JsonObject[]).map((p) => ({ ...p, citation: citations.get(String(p['source_id']))! }));
+  return { ...base, outcome: 'RESEARCH', matched_by: match.entries.length > 0 ? match.matchedBy : 'operator documents', matched_topics: match.matchedTopics, points, references, generatedAt: now };
 }
 
 /** A citation as a reader writes it down. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { DEFAULT_TOPIC, researchTopic } from './engine.ts';
-import { LIBRARY, LIBRARY_REF } from './library.ts';
+import { LIBRARY, LIBRARY_REF, operatorDocumentsOf } from './library.ts';
 
 const input = z
   .object({
@@ -29,7 +29,7 @@ const signedResearch = pricedOperation({
   priceUsd: '0.50',
   summary: "Signed research on a topic (query parameter topic, default 'quant research').",
   description:
-    "Research from the service's own library, since the request carries no sources: a curated, versioned bibliography of the canonical literature of quantitative finance (portfolio selection, CAPM, factor models, momentum, market efficiency, option pricing, backtest overfitting and multiple testing, liquidity, ...), every bibliographic fact checked against a named source. The entries matching the topic go through the extractive retrieval of the attested brief (BM25, TextRank, MMR); every point quotes an entry's summary with its citation. The record names the library's version, data date and SHA-256. A topic nothing matches is INSUFFICIENT-DATA listing the topics covered.",
+    "Research from the service's own library, since the request carries no sources: a curated, versioned bibliography of the canonical literature of quantitative finance (portfolio selection, CAPM, factor models, momentum, market efficiency, option pricing, backtest overfitting and multiple testing, liquidity, ...), every bibliographic fact checked against a named source. The entries matching the topic go through the extractive retrieval of the attested brief (BM25, TextRank, MMR); every point quotes an entry's summary with its citation. The record names the library's version, data date and SHA-256, and the operator's documents (RESEARCH_LIBRARY_DIR) searched beside it with their digests. A topic nothing matches is INSUFFICIENT-DATA listing the topics covered.",
   inputFrom: 'query',
   input,
   example: { topic: 'momentum' },
@@ -37,7 +37,15 @@ const signedResearch = pricedOperation({
   keyFamily: 'synthesis',
   signedMember: 'evidenceCore',
   verifyPath: '/v1/synthesis/verify',
-  command: { execute: async (i, ctx) => ({ record: researchTopic(i.topic ?? DEFAULT_TOPIC, LIBRARY, { ...LIBRARY_REF }, ctx.now) }) },
+  async precheckState(_i, deps) {
+    try {
+      operatorDocumentsOf(deps.settings.RESEARCH_LIBRARY_DIR);
+      return undefined;
+    } catch (err) {
+      return { status: 503, error: 'research_library_unreadable', message: `RESEARCH_LIBRARY_DIR cannot be read (${(err as Error).message}); nothing was charged`, retryAfterSeconds: 60 };
+    }
+  },
+  command: { execute: async (i, ctx) => ({ record: researchTopic(i.topic ?? DEFAULT_TOPIC, LIBRARY, { ...LIBRARY_REF }, ctx.now, operatorDocumentsOf(ctx.settings.RESEARCH_LIBRARY_DIR)) }) },
 });
 
 export const signedResearchRoutes: Route[] = [signedResearch];
