@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { checkSignedRecord } from '../../../kernel/signed-record.ts';
+import { utilityRecord } from '../../../kernel/route-kit/records.ts';
+import type { JsonValue } from '../../../signing/rfc8785.ts';
 import { createPayingFetch } from '../../../../test/support/paying-client.ts';
 import { useTestService } from '../../../../test/support/service.ts';
 import { changeOneOutputByte, verifyUtilityAnswer, type UtilityAnswer } from '../utils-verify/verify-client.ts';
@@ -32,6 +36,10 @@ describe('invoice OCR over HTTP', () => {
     expect(first.utility_result.engine['trained_data_sha256']).toMatch(/^[0-9a-f]{64}$/);
     expect(await verifyUtilityAnswer(service.url, first)).toMatchObject({ valid: true, checks: { output_sha256: true } });
     expect((await verifyUtilityAnswer(service.url, { ...first, output: changeOneOutputByte(first.output!, 'utf-8') })).valid).toBe(false);
+    const { publicKey } = (await (await fetch(`${service.url}/v1/utils/public-key`)).json()) as { publicKey: string };
+    const record = utilityRecord({ kind: first.kind, utility: first.utility, servedAt: first.servedAt, utility_result: first.utility_result as unknown as JsonValue });
+    expect(checkSignedRecord(record, first.sha256, first.ed25519Sig, publicKey).valid).toBe(true);
+    expect(createHash('sha256').update(first.output!, 'utf8').digest('hex')).toBe((first.utility_result as unknown as { output_sha256: string }).output_sha256);
     const second = await paid(png);
     expect(second.output).toBe(first.output);
     expect(second.utility_result).toEqual(first.utility_result);
