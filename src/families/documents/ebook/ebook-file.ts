@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { handbookSource, renderHandbook } from './handbook.ts';
 
@@ -26,7 +26,7 @@ async function fileSha256(path: string): Promise<string> {
 }
 
 /** Written beside, then linked into place: a reader never sees a half-written handbook. */
-export async function writeFileOnce(path: string, bytes: Buffer): Promise<void> {
+async function writeFileOnce(path: string, bytes: Buffer): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, bytes);
   try {
@@ -38,17 +38,20 @@ export async function writeFileOnce(path: string, bytes: Buffer): Promise<void> 
   }
 }
 
-async function handbookPath(dataDir: string): Promise<string> {
-  const source = handbookSource();
-  const dir = join(dataDir, 'ebook');
-  const path = join(dir, `handbook-${source.sha256.slice(0, 16)}.pdf`);
+/** The file at `path`, made once by `make` when it is not there yet. */
+export async function fileMadeOnce(path: string, make: () => Promise<Buffer>): Promise<string> {
   try {
     await stat(path);
   } catch {
-    await mkdir(dir, { recursive: true });
-    await writeFileOnce(path, await renderHandbook(source));
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileOnce(path, await make());
   }
   return path;
+}
+
+function handbookPath(dataDir: string): Promise<string> {
+  const source = handbookSource();
+  return fileMadeOnce(join(dataDir, 'ebook', `handbook-${source.sha256.slice(0, 16)}.pdf`), () => renderHandbook(source));
 }
 
 /** Opens the PDF being sold: its size, SHA-256 and page count (pdf-lib), or why it cannot be sold. */

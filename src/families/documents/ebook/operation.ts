@@ -1,10 +1,9 @@
-import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { freeRoute, pricedOperation, type FileDelivery, type FreeResponse, type Route, type ServiceDeps } from '../../../kernel/operation.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
-import { ebookOf, samplePdf, writeFileOnce, type Ebook } from './ebook-file.ts';
+import { ebookOf, fileMadeOnce, samplePdf, type Ebook } from './ebook-file.ts';
 
 const PRICE = '29.00';
 const unavailable = (reason: string): FreeResponse => ({ status: 503, body: { error: 'ebook_unavailable', message: reason }, headers: { 'Retry-After': '60' } });
@@ -25,17 +24,7 @@ const ebookCard = freeRoute({
 });
 
 /** The sample, made once per ebook and kept on disk beside the data, then streamed. */
-async function samplePath(e: Ebook, dataDir: string): Promise<string> {
-  const dir = join(dataDir, 'ebook');
-  const path = join(dir, `sample-${e.sha256.slice(0, 16)}-${e.samplePages}.pdf`);
-  try {
-    await stat(path);
-  } catch {
-    await mkdir(dir, { recursive: true });
-    await writeFileOnce(path, await samplePdf(e));
-  }
-  return path;
-}
+const samplePath = (e: Ebook, dataDir: string) => fileMadeOnce(join(dataDir, 'ebook', `sample-${e.sha256.slice(0, 16)}-${e.samplePages}.pdf`), () => samplePdf(e));
 
 const ebookSample = freeRoute({
   id: 'ebook.sample',
