@@ -59,7 +59,7 @@ describe('bureau over HTTP', () => {
     audit = await paid('/v1/bureau/audit', { endpoint: { url: `${service.url}/v1/veritrack/attest`, method: 'POST' }, challenge, paid: paidAnswer, publicKey: key.publicKey });
     const record = audit.evidenceCore as JsonObject;
     expect(Object.entries(statuses(record)).filter(([, s]) => s !== 'pass')).toEqual([]);
-    expect(record).toMatchObject({ outcome: 'CONFORMANT', defects: [], standard: 'x402-conformance/v1' });
+    expect(record).toMatchObject({ outcome: 'CONFORMANT', defects: [], ruleset: { id: 'x402-conformance', version: '1' } });
     // A conformance verdict over a transcript the bureau did not observe says so.
     expect(record).toMatchObject({ evidence_source: 'caller-supplied', not_performed: expect.arrayContaining([expect.objectContaining({ check: 'live probe of the endpoint' })]) });
     expect(audit.verifyUrl).toBe(`${service.url}/v1/bureau/verify`);

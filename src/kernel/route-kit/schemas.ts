@@ -33,3 +33,8 @@ export function signedResponse(record: z.ZodObject, member: SignedMember | null)
 /** Placeholder schemas of catalogued operations that are not built yet (they answer 501). */
 export const notBuiltInput = z.looseObject({});
 export const notBuiltOutput = z.looseObject({}).describe('Not built yet: the route answers 501 not_implemented.');
+
+/** The one member naming the rules that produced a record, and their version (docs/records-and-outcomes.md). */
+export function rulesetMember(ruleset: { id: string; version: string }): z.ZodObject {
+  return z.looseObject({ id: z.literal(ruleset.id), version: z.literal(ruleset.version) }).describe('The rules that produced this record and their version');
+}

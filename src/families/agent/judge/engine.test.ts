@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gradeResponsePair, JUDGE_RUBRIC_VERSION, type JudgeCriterion, type JudgeInput } from './engine.ts';
+import { gradeResponsePair, JUDGE_RULESET, type JudgeCriterion, type JudgeInput } from './engine.ts';
 import { editDistance, ngramF1, patternShape, schemaViolation, unsupportedSchemaKeywords } from './metrics.ts';
 
 const NOW = 1_767_225_600;
@@ -17,7 +17,7 @@ describe('judge engine', () => {
       { id: 'no-lyon', weight: 1, type: 'not_contains', text: 'lyon' },
     ]);
     expect(rows(r).map((c) => [c.id, c.a.score, c.b.score])).toEqual([['paris', 1, 0], ['exact', 0, 0], ['no-lyon', 1, 0]]);
-    expect(r).toMatchObject({ outcome: 'GRADED', rubricVersion: JUDGE_RUBRIC_VERSION, winner: 'a', grade: { a: 0.75, b: 0 }, unassessable: [] });
+    expect(r).toMatchObject({ outcome: 'GRADED', ruleset: JUDGE_RULESET, winner: 'a', grade: { a: 0.75, b: 0 }, unassessable: [] });
   });
 
   it('runs a safe regex and lists an unsafe one as unassessable', () => {

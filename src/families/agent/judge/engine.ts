@@ -15,14 +15,14 @@ import {
 } from './metrics.ts';
 
 /**
- * Judge grade, rubric rule `judge-rubric/1`: one response pair against weighted deterministic
+ * Judge grade, ruleset `judge-rubric` version 1: one response pair against weighted deterministic
  * criteria. Each assessable criterion scores each response in [0, 1]; a response's grade is the
  * weight-averaged score over the assessable criteria (6 decimals); the higher grade wins, equal
  * grades tie. A criterion that cannot be assessed for the pair is listed with its reason and
  * left out of both grades; when none can be assessed the outcome is INSUFFICIENT-DATA and no
  * grade or winner is given.
  */
-export const JUDGE_RUBRIC_VERSION = 'judge-rubric/1';
+export const JUDGE_RULESET = { id: 'judge-rubric', version: '1' } as const;
 export const JUDGE_OUTCOMES = ['GRADED', 'INSUFFICIENT-DATA'] as const;
 /** Edit distance is quadratic: longer texts are not compared (listed as unassessable). */
 export const EDIT_DISTANCE_MAX_CHARS = 4000;
@@ -152,7 +152,7 @@ export function gradeResponsePair(input: JudgeInput, now: number): JsonObject {
   const winner = gradeA === null || gradeB === null ? null : gradeA > gradeB ? 'a' : gradeB > gradeA ? 'b' : 'tie';
   return {
     kind: 'judge-grade',
-    rubricVersion: JUDGE_RUBRIC_VERSION,
+    ruleset: { ...JUDGE_RULESET },
     outcome: sufficient ? 'GRADED' : 'INSUFFICIENT-DATA',
     winner,
     grade: gradeA === null || gradeB === null ? null : { a: gradeA, b: gradeB },

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
-import { hex64, jsonObject, signedResponse, token } from '../../../kernel/route-kit/schemas.ts';
+import { hex64, jsonObject, rulesetMember, signedResponse, token } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
-import { gradeResponsePair, JUDGE_OUTCOMES, JUDGE_RUBRIC_VERSION } from './engine.ts';
+import { gradeResponsePair, JUDGE_OUTCOMES, JUDGE_RULESET } from './engine.ts';
 import { SUPPORTED_SCHEMA_KEYWORDS } from './metrics.ts';
 
 const criterionBase = { id: token, weight: z.number().gt(0).max(1000) };
@@ -47,7 +47,7 @@ const judgeInput = z
 const judgeSide = z.object({ score: ratio, passed: z.boolean(), detail: z.string() });
 const judgeRecordSchema = z.object({
   kind: z.literal('judge-grade'),
-  rubricVersion: z.literal(JUDGE_RUBRIC_VERSION),
+  ruleset: rulesetMember(JUDGE_RULESET),
   outcome: z.enum(JUDGE_OUTCOMES),
   winner: z.enum(['a', 'b', 'tie']).nullable(),
   grade: z.object({ a: ratio, b: ratio }).nullable(),
@@ -64,7 +64,7 @@ const judgeGrade = pricedOperation({
     family: 'agent',
     priceUsd: '0.15',
     summary: 'Grades one response pair against a rubric; deterministic; no external inference.',
-    description: `Grades response_a and response_b against weighted criteria (rule ${JUDGE_RUBRIC_VERSION}): contains, not_contains, regex, json_schema (subset: ${SUPPORTED_SCHEMA_KEYWORDS.join(', ')}), length (chars or words), edit_distance and ngram_overlap against the reference. Each response's grade is the weight-averaged score over the assessable criteria; the higher grade wins, equal grades tie. Criteria that cannot be assessed are listed with the reason; when none can be, the outcome is INSUFFICIENT-DATA and no grade is given.`,
+    description: `Grades response_a and response_b against weighted criteria (ruleset ${JUDGE_RULESET.id}/${JUDGE_RULESET.version}): contains, not_contains, regex, json_schema (subset: ${SUPPORTED_SCHEMA_KEYWORDS.join(', ')}), length (chars or words), edit_distance and ngram_overlap against the reference. Each response's grade is the weight-averaged score over the assessable criteria; the higher grade wins, equal grades tie. Criteria that cannot be assessed are listed with the reason; when none can be, the outcome is INSUFFICIENT-DATA and no grade is given.`,
     inputFrom: 'json',
     input: judgeInput,
     example: {

@@ -39,7 +39,10 @@ async function authorizeOwner(input: { agent_id: string; key: string }, ctx: Cal
   return { status: refusal.status, error: refusal.error, message: refusal.message };
 }
 
-const asRecord = (version: MemoryVersion): JsonObject => ({ ...version });
+/** The record labels the version; the chain's stateHash covers the version's own members only (chain.ts). */
+export const MEMORY_VERSION_KIND = 'memory-version';
+export const MEMORY_NOT_FOUND_KIND = 'memory-not-found';
+const asRecord = (version: MemoryVersion): JsonObject => ({ kind: MEMORY_VERSION_KIND, ...version });
 
 /** Appends one version (optimistic concurrency, retried), or returns the one this payment already wrote. */
 export const memoryPut: Command<MemoryPutInput> = {
@@ -72,6 +75,7 @@ export const memoryGet: Command<MemoryGetInput> = {
     if (found) return { record: asRecord(found) };
     return {
       record: {
+        kind: MEMORY_NOT_FOUND_KIND,
         agent_id: input.agent_id,
         key: input.key,
         outcome: 'NOT-FOUND',

@@ -3,7 +3,7 @@ import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { jsonValue, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { checkValueBudget } from './chain.ts';
-import { memoryGet as memoryGetCommand, memoryPut as memoryPutCommand } from './commands.ts';
+import { MEMORY_NOT_FOUND_KIND, MEMORY_VERSION_KIND, memoryGet as memoryGetCommand, memoryPut as memoryPutCommand } from './commands.ts';
 import { memoryVersionSchema } from './events.ts';
 
 /**
@@ -18,6 +18,7 @@ const requiredJson = z.unknown().refine((v): boolean => v !== undefined, { messa
 
 const memoryNotFoundSchema = z
   .object({
+    kind: z.literal(MEMORY_NOT_FOUND_KIND),
     agent_id: z.string(),
     key: z.string(),
     outcome: z.literal('NOT-FOUND'),
@@ -30,6 +31,8 @@ const memoryNotFoundSchema = z
 const memoryPutInput = z.object({ agent_id: storeName, key: storeName, value: requiredJson }).strict();
 
 const sealedMemoryResponse = (sealed: z.ZodType) => z.object({ sealed, ...signatureEnvelope });
+/** A version as signed: its chain members (events.ts) under the record's kind. */
+const signedMemoryVersion = memoryVersionSchema.extend({ kind: z.literal(MEMORY_VERSION_KIND) }).strict();
 
 const memoryGet = pricedOperation({
     id: 'memory.get',
@@ -43,7 +46,7 @@ const memoryGet = pricedOperation({
     inputFrom: 'json',
     input: z.object({ agent_id: storeName, key: storeName, version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional() }).strict(),
     example: { agent_id: 'did:web:agent.example', key: 'preferences' },
-    output: sealedMemoryResponse(z.union([memoryVersionSchema, memoryNotFoundSchema])),
+    output: sealedMemoryResponse(z.union([signedMemoryVersion, memoryNotFoundSchema])),
     keyFamily: 'memory',
     signedMember: 'sealed',
     verifyPath: '/v1/memory/verify',
@@ -58,11 +61,11 @@ const memoryPut = pricedOperation({
     priceUsd: '0.10',
     summary: "Appends one budget-capped state version to the agent's hash-chained store.",
     description:
-      'Appends version n+1 {agent_id, key, version, value, valueSha256, prevStateHash, stateHash, writtenAt} to the (agent_id, key) store. stateHash = SHA-256 of the RFC 8785 form of the version without stateHash; version 1 links to 64 zeros. A value whose canonical size exceeds MEMORY_VALUE_CAP_BYTES (see /config) is answered 422 BUDGET-EXCEEDED before any quote, and nothing is stored. The store belongs to the payer that created it: another payer is refused with 403 before settlement and charged nothing.',
+      'Appends version n+1 {agent_id, key, version, value, valueSha256, prevStateHash, stateHash, writtenAt} to the (agent_id, key) store, signed as a record of kind memory-version. stateHash = SHA-256 of the RFC 8785 form of the version members without stateHash (the kind label is not part of the chain); version 1 links to 64 zeros. A value whose canonical size exceeds MEMORY_VALUE_CAP_BYTES (see /config) is answered 422 BUDGET-EXCEEDED before any quote, and nothing is stored. The store belongs to the payer that created it: another payer is refused with 403 before settlement and charged nothing.',
     inputFrom: 'json',
     input: memoryPutInput,
     example: { agent_id: 'did:web:agent.example', key: 'preferences', value: { language: 'en', units: 'metric' } },
-    output: sealedMemoryResponse(memoryVersionSchema),
+    output: sealedMemoryResponse(signedMemoryVersion),
     keyFamily: 'memory',
     signedMember: 'sealed',
     verifyPath: '/v1/memory/verify',

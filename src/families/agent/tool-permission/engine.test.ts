@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OWASP_MCP_TOP10 } from '../../../kernel/standards/owasp-mcp-top10.ts';
-import { analyseToolPermissions, classifyPermission, TOOL_PERMISSION_SCORING_VERSION, type ManifestTool, type ToolPermissionInput } from './engine.ts';
+import { analyseToolPermissions, classifyPermission, TOOL_PERMISSION_RULESET, type ManifestTool, type ToolPermissionInput } from './engine.ts';
 
 const NOW = 1_767_225_600;
 const PROOF = { method: 'dns-txt', subject: 'mcp.example', evidence: 'mcp-owner=0xabc' };
@@ -12,7 +12,7 @@ const rules = (r: ReturnType<typeof analyse>) => (r.findings as Finding[]).map((
 describe('tool-permission engine', () => {
   it('MINIMAL when no permission is declared anywhere, and recommends an ownership proof', () => {
     const r = analyse([{ name: 'echo', description: 'Echoes its input.' }]);
-    expect(r).toMatchObject({ riskLevel: 'MINIMAL', scoringVersion: TOOL_PERMISSION_SCORING_VERSION, levelCap: null, ownershipProof: null, declaredPermissions: [] });
+    expect(r).toMatchObject({ riskLevel: 'MINIMAL', ruleset: TOOL_PERMISSION_RULESET, levelCap: null, ownershipProof: null, declaredPermissions: [] });
     expect((r.recommendations as string[])[0]).toMatch(/ownership proof/);
   });
 

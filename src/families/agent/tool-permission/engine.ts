@@ -12,7 +12,7 @@ import { OWASP_MCP_TOP10, OWASP_MCP_TOP10_VERSION, type OwaspMcpId } from '../..
  * severity (LOW when nothing declared is risky). CRITICAL needs an ownership proof of the server:
  * without one the level is capped at HIGH, the cap is recorded, and a proof is recommended.
  */
-export const TOOL_PERMISSION_SCORING_VERSION = 'tool-permission/1';
+export const TOOL_PERMISSION_RULESET = { id: 'tool-permission', version: '1' } as const;
 export const RISK_LEVELS = ['MINIMAL', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 type Severity = 'low' | 'medium' | 'high' | 'critical';
@@ -202,7 +202,7 @@ export function analyseToolPermissions(input: ToolPermissionInput, now: number):
   ];
   return {
     kind: 'tool-permission-threat-model',
-    scoringVersion: TOOL_PERMISSION_SCORING_VERSION,
+    ruleset: { ...TOOL_PERMISSION_RULESET },
     owaspList: OWASP_MCP_TOP10_VERSION,
     manifestSha256: canonicalSha256(input.manifest as unknown as JsonValue),
     toolsCount: input.manifest.tools.length,

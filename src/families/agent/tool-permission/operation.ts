@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
-import { hex64, jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { hex64, jsonObject, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { OWASP_MCP_TOP10_VERSION } from '../../../kernel/standards/owasp-mcp-top10.ts';
-import { analyseToolPermissions, PERMISSION_CATEGORIES, RISK_LEVELS, TOOL_PERMISSION_SCORING_VERSION } from './engine.ts';
+import { analyseToolPermissions, PERMISSION_CATEGORIES, RISK_LEVELS, TOOL_PERMISSION_RULESET } from './engine.ts';
 
 const declaredList = z.array(z.string().min(1).max(256)).max(100);
 const manifestTool = z.looseObject({
@@ -30,7 +30,7 @@ const toolPermissionInput = z
 
 const toolPermissionRecordSchema = z.object({
   kind: z.literal('tool-permission-threat-model'),
-  scoringVersion: z.literal(TOOL_PERMISSION_SCORING_VERSION),
+  ruleset: rulesetMember(TOOL_PERMISSION_RULESET),
   owaspList: z.literal(OWASP_MCP_TOP10_VERSION),
   manifestSha256: hex64,
   toolsCount: z.number().int(),
@@ -55,7 +55,7 @@ const toolPermissionThreatModel = pricedOperation({
     family: 'agent',
     priceUsd: '0.25',
     summary: 'Permission-sprawl risk of one MCP manifest, with an ownership proof recommended.',
-    description: `Reads the permissions and scopes a tools/list manifest declares (per tool, in annotations, and server-wide) and finds wildcards, over-broad scopes, file, network, command-execution and secrets access, hidden instructions in model-facing text, and shadowed tool names (rule ${TOOL_PERMISSION_SCORING_VERSION}); findings cite the ${OWASP_MCP_TOP10_VERSION}. MINIMAL when no permission is declared anywhere; CRITICAL only with an ownership proof of the server, otherwise capped at HIGH with an ownership proof recommended.`,
+    description: `Reads the permissions and scopes a tools/list manifest declares (per tool, in annotations, and server-wide) and finds wildcards, over-broad scopes, file, network, command-execution and secrets access, hidden instructions in model-facing text, and shadowed tool names (ruleset ${TOOL_PERMISSION_RULESET.id}/${TOOL_PERMISSION_RULESET.version}); findings cite the ${OWASP_MCP_TOP10_VERSION}. MINIMAL when no permission is declared anywhere; CRITICAL only with an ownership proof of the server, otherwise capped at HIGH with an ownership proof recommended.`,
     inputFrom: 'json',
     input: toolPermissionInput,
     example: {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nearestRank, scoreUptimeProbe, UPTIME_SCORING_VERSION, type UptimeCheck } from './engine.ts';
+import { nearestRank, scoreUptimeProbe, UPTIME_RULESET, type UptimeCheck } from './engine.ts';
 
 const NOW = 1_767_225_600;
 const ANCHOR = `0x${'ab'.repeat(32)}`;
@@ -10,7 +10,7 @@ const failed = (at: number): UptimeCheck => ({ at, ok: false, status: 503 });
 describe('uptime probe scoring', () => {
   it('UP-SETTLES only with an anchor and every check ok', () => {
     const r = scoreUptimeProbe({ target: 'https://api.example/mcp', checks: [ok(NOW - 120, 80), ok(NOW - 60, 120)], settlement_anchor: ANCHOR }, NOW);
-    expect(r).toMatchObject({ outcome: 'UP-SETTLES', scoringVersion: UPTIME_SCORING_VERSION, availability: 1, settlementAnchor: ANCHOR, notProvided: [] });
+    expect(r).toMatchObject({ outcome: 'UP-SETTLES', ruleset: UPTIME_RULESET, availability: 1, settlementAnchor: ANCHOR, notProvided: [] });
   });
 
   it('UP-NO-SETTLE without an anchor, even when every check is ok', () => {

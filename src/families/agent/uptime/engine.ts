@@ -10,7 +10,7 @@ import { canonicalSha256 } from '../../../signing/hash.ts';
  *   UP-SETTLES    an anchor and every check ok
  *   DEGRADED      an anchor, but at least one check failed
  */
-export const UPTIME_SCORING_VERSION = 'uptime/1';
+export const UPTIME_RULESET = { id: 'uptime', version: '1' } as const;
 export const UPTIME_OUTCOMES = ['UP-SETTLES', 'UP-NO-SETTLE', 'DEGRADED', 'DOWN'] as const;
 export type UptimeOutcome = (typeof UPTIME_OUTCOMES)[number];
 
@@ -78,7 +78,7 @@ export function scoreUptimeProbe(input: UptimeProbeInput, now: number): JsonObje
   }
   return {
     kind: 'uptime-probe',
-    scoringVersion: UPTIME_SCORING_VERSION,
+    ruleset: { ...UPTIME_RULESET },
     target: input.target,
     outcome: decideUptimeOutcome(anchor, total, okCount),
     settlementAnchor: anchor ?? null,

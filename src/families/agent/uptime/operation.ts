@@ -3,9 +3,9 @@ import { z } from 'zod';
 /** Beyond this a stamp is milliseconds (year 5138 in seconds), not Unix seconds. */
 const MAX_UNIX_SECONDS = 99_999_999_999;
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
-import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { hex64, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
-import { scoreUptimeProbe, UPTIME_OUTCOMES, UPTIME_SCORING_VERSION } from './engine.ts';
+import { scoreUptimeProbe, UPTIME_OUTCOMES, UPTIME_RULESET } from './engine.ts';
 
 const uptimeCheck = z
   .object({
@@ -30,7 +30,7 @@ const uptimeInput = z
 
 const uptimeRecordSchema = z.object({
   kind: z.literal('uptime-probe'),
-  scoringVersion: z.literal(UPTIME_SCORING_VERSION),
+  ruleset: rulesetMember(UPTIME_RULESET),
   target: z.string(),
   outcome: z.enum(UPTIME_OUTCOMES),
   settlementAnchor: z.string().nullable(),
@@ -52,7 +52,7 @@ const uptimeProbe = pricedOperation({
     family: 'agent',
     priceUsd: '0.25',
     summary: 'Scores one uptime probe from supplied checks plus a settlement anchor.',
-    description: `Scores the supplied checks {at, ok, latency_ms?, status?} (rule ${UPTIME_SCORING_VERSION}; nothing is fetched): availability and nearest-rank latency percentiles over the window the checks span. Outcome: DOWN when no check is ok; UP-NO-SETTLE without a settlement anchor; UP-SETTLES with an anchor (the hash of the last confirmed on-chain settlement transaction) and every check ok; DEGRADED with an anchor and a failed check. Missing latency or status is listed under notProvided.`,
+    description: `Scores the supplied checks {at, ok, latency_ms?, status?} (ruleset ${UPTIME_RULESET.id}/${UPTIME_RULESET.version}; nothing is fetched): availability and nearest-rank latency percentiles over the window the checks span. Outcome: DOWN when no check is ok; UP-NO-SETTLE without a settlement anchor; UP-SETTLES with an anchor (the hash of the last confirmed on-chain settlement transaction) and every check ok; DEGRADED with an anchor and a failed check. Missing latency or status is listed under notProvided.`,
     inputFrom: 'json',
     input: uptimeInput,
     example: {

@@ -48,7 +48,7 @@ describe('bureau audit engine', () => {
     const record = audit(goodTranscript());
     expect(failedIds(record)).toEqual([]);
     expect(Object.values(statusOf(record)).every((s) => s === 'pass')).toBe(true);
-    expect(record).toMatchObject({ kind: 'bureau.audit', standard: 'x402-conformance/v1', outcome: 'CONFORMANT', score: { passed: AUDIT_CHECKS.length, ratio: 1 }, endpoint: { method: 'POST' } });
+    expect(record).toMatchObject({ kind: 'bureau.audit', ruleset: { id: 'x402-conformance', version: '1' }, outcome: 'CONFORMANT', score: { passed: AUDIT_CHECKS.length, ratio: 1 }, endpoint: { method: 'POST' } });
   });
 
   const oneDefect: Array<[string, () => AuditTranscript]> = [

@@ -1,6 +1,6 @@
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
-import { AUDIT_CHECKS, CONFORMANCE_STANDARD_VERSION } from '../conformance-standard/standard.ts';
+import { AUDIT_CHECKS, CONFORMANCE_RULESET, CONFORMANCE_STANDARD_VERSION } from '../conformance-standard/standard.ts';
 import { checkSignedRecord, signedRecordOf } from '../../../kernel/signed-record.ts';
 import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from '../conformance-standard/verdicts.ts';
 
@@ -174,7 +174,7 @@ export function auditTranscript(transcript: AuditTranscript, context: { auditId:
   const score = scoreOf(checks);
   return {
     kind: 'bureau.audit',
-    standard: CONFORMANCE_STANDARD_VERSION,
+    ruleset: { ...CONFORMANCE_RULESET },
     auditId: context.auditId,
     endpoint: { url: transcript.endpoint.url, method: transcript.endpoint.method.toUpperCase() },
     transcriptSha256: canonicalSha256(transcript),

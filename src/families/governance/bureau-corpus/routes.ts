@@ -14,7 +14,13 @@ export const anchorView = z.object({ evidenceCore: z.object({ kind: z.literal('b
 
 export const proofSchema = z.object({ leafIndex: z.number().int().min(0), treeSize: z.number().int().min(1), auditPath: z.array(z.string()).max(64) }).strict();
 
-export const corpusItem = z.object({ leafIndex: z.number().int(), auditId: z.string(), evidenceCore: auditRecord, sha256: hex64, ed25519Sig: z.string(), keyId: z.string(), inclusionProof: proofSchema });
+/** The corpus keeps every audit as it was sealed: those sealed before the ruleset member name their standard instead. */
+const sealedAudit = auditRecord.extend({
+  ruleset: auditRecord.shape.ruleset.optional(),
+  standard: z.string().optional().describe('Audits sealed before the ruleset member: the standard version, e.g. "x402-conformance/v1"'),
+});
+
+export const corpusItem = z.object({ leafIndex: z.number().int(), auditId: z.string(), evidenceCore: sealedAudit, sha256: hex64, ed25519Sig: z.string(), keyId: z.string(), inclusionProof: proofSchema });
 
 const anchorVerify = freeRoute({
     id: 'bureau.anchor.verify',

@@ -7,7 +7,7 @@ import { checkSignedRecord } from '../../../kernel/signed-record.ts';
  * that does not verify, is about another endpoint, or repeats an observation is set aside with
  * the reason, never counted.
  */
-export const REPUTATION_RULES_VERSION = 'bureau-reputation/v1';
+export const REPUTATION_RULESET = { id: 'bureau-reputation', version: '1' } as const;
 export const DEFAULT_MIN_OBSERVATIONS = 3;
 /** A change of pass rate between the earlier and the later half smaller than this is "stable". */
 export const TREND_THRESHOLD = 0.1;
@@ -70,7 +70,7 @@ export function assessReputation(input: ReputationInput, context: { now: number;
 
   const base = {
     kind: 'bureau.reputation',
-    rules: REPUTATION_RULES_VERSION,
+    ruleset: { ...REPUTATION_RULESET },
     endpoint: input.endpoint.url,
     minObservations: min,
     observations: { supplied: input.observations.length, accepted: accepted.length, rejected },

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { jsonObject, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { bureauReputationCommand } from './command.ts';
+import { REPUTATION_RULESET } from './engine.ts';
 
 export const reputationRecord = z.object({
   kind: z.literal('bureau.reputation'),
-  rules: z.string(),
+  ruleset: rulesetMember(REPUTATION_RULESET),
   endpoint: z.string(),
   minObservations: z.number().int(),
   observations: z.object({ supplied: z.number().int(), accepted: z.number().int(), rejected: z.array(z.object({ index: z.number().int(), reason: z.string() })) }),

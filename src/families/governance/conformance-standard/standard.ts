@@ -2,8 +2,11 @@
  * The bureau's published x402 conformance standard. Every audit names the version it was
  * judged against; a change to any check's meaning is a new version.
  */
-export const CONFORMANCE_STANDARD_VERSION = 'x402-conformance/v1';
-export const RECEIPT_CHECK_STANDARD_VERSION = 'x402-offer-receipt-conformance/v1';
+export const CONFORMANCE_RULESET = { id: 'x402-conformance', version: '1' } as const;
+export const RECEIPT_CHECK_RULESET = { id: 'x402-offer-receipt-conformance', version: '1' } as const;
+/** The version strings this document has always been published under ("x402-conformance/v1"). */
+export const CONFORMANCE_STANDARD_VERSION = `${CONFORMANCE_RULESET.id}/v${CONFORMANCE_RULESET.version}`;
+export const RECEIPT_CHECK_STANDARD_VERSION = `${RECEIPT_CHECK_RULESET.id}/v${RECEIPT_CHECK_RULESET.version}`;
 
 export type Severity = 'critical' | 'major' | 'minor';
 
@@ -51,6 +54,7 @@ export const RECEIPT_CHECKS: readonly ConformanceCheck[] = [
 export function conformanceStandardDocument() {
   return {
     version: CONFORMANCE_STANDARD_VERSION,
+    ruleset: { ...CONFORMANCE_RULESET },
     title: 'x402 v2 conformance standard of the bureau',
     statuses: {
       pass: 'the evidence shows the requirement met',
@@ -65,6 +69,6 @@ export function conformanceStandardDocument() {
     },
     headerNames: 'case-insensitive, as in HTTP',
     checks: AUDIT_CHECKS.map((c) => ({ ...c })),
-    receiptCheck: { version: RECEIPT_CHECK_STANDARD_VERSION, checks: RECEIPT_CHECKS.map((c) => ({ ...c })) },
+    receiptCheck: { version: RECEIPT_CHECK_STANDARD_VERSION, ruleset: { ...RECEIPT_CHECK_RULESET }, checks: RECEIPT_CHECKS.map((c) => ({ ...c })) },
   };
 }

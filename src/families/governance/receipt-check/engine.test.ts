@@ -24,7 +24,7 @@ describe('bureau receipt check', () => {
     const signed = await offer();
     const r = check({ artefact: 'offer', signed, requirements, resourceUrl: RESOURCE, signer: { address: account.address } });
     expect(failed(r)).toEqual([]);
-    expect(r).toMatchObject({ outcome: 'CONFORMANT', format: 'eip712', recoveredSigner: account.address.toLowerCase(), standard: 'x402-offer-receipt-conformance/v1' });
+    expect(r).toMatchObject({ outcome: 'CONFORMANT', format: 'eip712', recoveredSigner: account.address.toLowerCase(), ruleset: { id: 'x402-offer-receipt-conformance', version: '1' } });
   });
 
   it('an EIP-712 receipt passes; the wrong signer, payer or network fail the right check', async () => {

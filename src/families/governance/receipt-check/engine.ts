@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from '../conformance-standard/verdicts.ts';
-import { RECEIPT_CHECKS, RECEIPT_CHECK_STANDARD_VERSION } from '../conformance-standard/standard.ts';
+import { RECEIPT_CHECKS, RECEIPT_CHECK_RULESET } from '../conformance-standard/standard.ts';
 import { jwsVerifies, parseCompactJws, recoverAddress, typedDataDigest } from './offer-receipt-signatures.ts';
 
 export interface ReceiptCheckInput {
@@ -110,7 +110,7 @@ export function checkOfferOrReceipt(input: ReceiptCheckInput, context: { now: nu
   const score = scoreOf(checks);
   return {
     kind: 'bureau.receipt-check',
-    standard: RECEIPT_CHECK_STANDARD_VERSION,
+    ruleset: { ...RECEIPT_CHECK_RULESET },
     artefact: input.artefact,
     format: env.format ?? null,
     resourceUrl: typeof payload?.resourceUrl === 'string' ? payload.resourceUrl : null,

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { check } from '../../../signing/seal.ts';
-import { jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { jsonObject, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
 import { checkOfferOrReceipt, type ReceiptCheckInput } from './engine.ts';
 import { amount } from '../shared/schemas.ts';
+import { RECEIPT_CHECK_RULESET } from '../conformance-standard/standard.ts';
 
 const checkList = z.array(z.object({ id: z.string(), status: z.enum(['pass', 'fail', 'not-provided']), evidence: z.string().optional() }));
 
@@ -11,7 +12,7 @@ const scoreSchema = z.object({ passed: z.number().int(), failed: z.number().int(
 
 export const receiptCheckRecord = z.object({
   kind: z.literal('bureau.receipt-check'),
-  standard: z.string(),
+  ruleset: rulesetMember(RECEIPT_CHECK_RULESET),
   artefact: z.enum(['offer', 'receipt']),
   format: z.enum(['jws', 'eip712']).nullable(),
   resourceUrl: z.string().nullable(),

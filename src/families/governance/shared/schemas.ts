@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import { hex64, jsonValue, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
+import { hex64, jsonValue, rulesetMember, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
 import { AMOUNT_PATTERN, parseAmount } from '../../../kernel/decimal-amount.ts';
 import { AGENT_ID_PATTERN, agentOfLease } from '../spend-governor/decider.ts';
+import { CONFORMANCE_RULESET } from '../conformance-standard/standard.ts';
 
 /** Input and record schemas of the governance and bureau routes: the catalogue's exact contract. */
 export const amount = z.string().regex(AMOUNT_PATTERN, 'must be a decimal string with at most 6 decimals, e.g. "2.5"');
 export const auditRecord = z.object({
   kind: z.literal('bureau.audit'),
-  standard: z.string(),
+  ruleset: rulesetMember(CONFORMANCE_RULESET),
   auditId: z.string(),
   endpoint: z.object({ url: z.string(), method: z.string() }),
   transcriptSha256: hex64,

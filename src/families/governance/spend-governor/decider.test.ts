@@ -84,7 +84,7 @@ describe('spend governor: reserve', () => {
     const events = when(initialGovernorState, reserve('2', { budget: budget('10'), paymentId: 'p1' }));
     expect(events.map((e) => e.type)).toEqual(['BudgetOpened', 'LeaseReserved']);
     const lease = events[1]!;
-    expect(lease.type === 'LeaseReserved' && lease.data.record).toMatchObject({ outcome: 'RESERVED', lease_id: leaseIdFor('agent-1', 'p1'), amount: '2', expiresAt: T0 + 600, reserved: '2', available: '8', rules: 'spend-governor/v1' });
+    expect(lease.type === 'LeaseReserved' && lease.data.record).toMatchObject({ outcome: 'RESERVED', lease_id: leaseIdFor('agent-1', 'p1'), amount: '2', expiresAt: T0 + 600, reserved: '2', available: '8', ruleset: { id: 'spend-governor', version: '1' } });
   });
 
   it('given no stream, when a reserve has no budget, then 422 budget_required', () => {

@@ -8,7 +8,9 @@ import { formatAmount } from '../../../kernel/decimal-amount.ts';
  * reading arrives as `now` inside the command, so a lease past its `expiresAt` counts as
  * released in the same way in decide, in the state route and in a replay.
  */
-export const GOVERNOR_RULES_VERSION = 'spend-governor/v1';
+export const GOVERNOR_RULESET = { id: 'spend-governor', version: '1' } as const;
+/** The version string of the published rules document (GET /v1/governance/standard). */
+export const GOVERNOR_RULES_VERSION = `${GOVERNOR_RULESET.id}/v${GOVERNOR_RULESET.version}`;
 
 export interface Budget {
   owner: string;
@@ -185,7 +187,7 @@ function decideReserve(c: ReserveCommand, state: GovernorState): GovernorEvent[]
   }
   const budget = current.budget!;
   const usage = usageAt(current, c.now)!;
-  const common = { kind: 'governance.lease', rules: GOVERNOR_RULES_VERSION, agent_id: c.agent_id, amount: formatAmount(c.amountMicros), purpose: c.purpose };
+  const common = { kind: 'governance.lease', ruleset: { ...GOVERNOR_RULESET }, agent_id: c.agent_id, amount: formatAmount(c.amountMicros), purpose: c.purpose };
   if (c.amountMicros > usage.availableMicros) {
     const record: JsonObject = {
       ...common,
@@ -232,7 +234,7 @@ function decideSettle(c: SettleCommand, state: GovernorState): GovernorEvent[] {
   }
   const record: JsonObject = {
     kind: 'governance.settlement',
-    rules: GOVERNOR_RULES_VERSION,
+    ruleset: { ...GOVERNOR_RULESET },
     outcome: 'SETTLED',
     agent_id: c.agent_id,
     lease_id: c.lease_id,
@@ -268,7 +270,7 @@ export function governorStateView(state: GovernorState, now: number): JsonObject
   if (!state.budget || !usage) return undefined;
   return {
     agent_id: state.agent_id ?? '',
-    rules: GOVERNOR_RULES_VERSION,
+    ruleset: { ...GOVERNOR_RULESET },
     owner: state.budget.owner,
     budget: budgetMembers(state.budget, usage),
     reserved: formatAmount(usage.reservedMicros),

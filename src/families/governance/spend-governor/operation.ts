@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { ownerProofMessage, ownerProofRefusal, OWNER_PROOF_WINDOW_SECONDS } from './owner-proof.ts';
 import { governanceReserve, governanceSettle, readGovernorState } from './commands.ts';
 import { governorRulesDocument } from './rules.ts';
-import { governorStateView, AGENT_ID_PATTERN, agentOfLease } from './decider.ts';
+import { governorStateView, AGENT_ID_PATTERN, agentOfLease, GOVERNOR_RULESET } from './decider.ts';
 import { type JsonObject } from '../../../signing/rfc8785.ts';
-import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { freeRoute, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import type { FreeResponse } from '../../../kernel/operation.ts';
 import { verifyResultSchema } from '../../../kernel/route-kit/verify-route.ts';
@@ -29,7 +29,7 @@ const budgetView = z.object({ cap: z.string(), period: z.number().int(), windowS
 
 export const leaseRecord = z.object({
   kind: z.literal('governance.lease'),
-  rules: z.string(),
+  ruleset: rulesetMember(GOVERNOR_RULESET),
   outcome: z.enum(['RESERVED', 'BUDGET-EXCEEDED']),
   agent_id: z.string(),
   amount: z.string(),
@@ -46,7 +46,7 @@ export const leaseRecord = z.object({
 
 export const settlementRecord = z.object({
   kind: z.literal('governance.settlement'),
-  rules: z.string(),
+  ruleset: rulesetMember(GOVERNOR_RULESET),
   outcome: z.literal('SETTLED'),
   agent_id: z.string(),
   lease_id: z.string(),

@@ -1,9 +1,10 @@
-import { AGENT_ID_PATTERN, GOVERNOR_RULES_VERSION } from './decider.ts';
+import { AGENT_ID_PATTERN, GOVERNOR_RULES_VERSION, GOVERNOR_RULESET } from './decider.ts';
 
 /** GET /v1/governance/standard: the spend governor's rules, as the engine applies them. */
 export function governorRulesDocument() {
   return {
     version: GOVERNOR_RULES_VERSION,
+    ruleset: { ...GOVERNOR_RULESET },
     title: 'Spend governor rules',
     agentId: `matches ${AGENT_ID_PATTERN.source}; names the stream governance-agent-<agent_id>`,
     amounts: 'decimal strings with at most 6 decimals ("2.5"), summed exactly in millionths; records carry the shortest decimal form',
