@@ -10,7 +10,7 @@ import { canonicalSha256 } from '../../../signing/hash.ts';
  * Version 1 links to GENESIS_STATE_HASH (64 zeros): a chain always starts from a fixed point,
  * and a verifier needs no special case for the first link.
  */
-export const MEMORY_CHAIN_RULE_VERSION = 'memory-chain/1';
+export const MEMORY_CHAIN_RULESET = { id: 'memory-chain', version: '1' } as const;
 export const GENESIS_STATE_HASH = '0'.repeat(64);
 
 export interface MemoryVersion {

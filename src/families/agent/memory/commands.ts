@@ -1,5 +1,5 @@
 import type { CallContext, Command, Refusal } from '../../../kernel/operation.ts';
-import type { MemoryVersion } from './chain.ts';
+import { MEMORY_CHAIN_RULESET, type MemoryVersion } from './chain.ts';
 import { MEMORY_STREAM_PREFIX, parseMemoryEvent } from './events.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
@@ -39,10 +39,10 @@ async function authorizeOwner(input: { agent_id: string; key: string }, ctx: Cal
   return { status: refusal.status, error: refusal.error, message: refusal.message };
 }
 
-/** The record labels the version; the chain's stateHash covers the version's own members only (chain.ts). */
+/** The record labels the version (kind, ruleset); the chain's stateHash covers the version's own members only (chain.ts). */
 export const MEMORY_VERSION_KIND = 'memory-version';
 export const MEMORY_NOT_FOUND_KIND = 'memory-not-found';
-const asRecord = (version: MemoryVersion): JsonObject => ({ kind: MEMORY_VERSION_KIND, ...version });
+const asRecord = (version: MemoryVersion): JsonObject => ({ kind: MEMORY_VERSION_KIND, ruleset: { ...MEMORY_CHAIN_RULESET }, ...version });
 
 /** Appends one version (optimistic concurrency, retried), or returns the one this payment already wrote. */
 export const memoryPut: Command<MemoryPutInput> = {
@@ -76,6 +76,7 @@ export const memoryGet: Command<MemoryGetInput> = {
     return {
       record: {
         kind: MEMORY_NOT_FOUND_KIND,
+        ruleset: { ...MEMORY_CHAIN_RULESET },
         agent_id: input.agent_id,
         key: input.key,
         outcome: 'NOT-FOUND',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
-import { jsonValue, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
+import { jsonValue, rulesetMember, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
-import { checkValueBudget } from './chain.ts';
+import { checkValueBudget, MEMORY_CHAIN_RULESET } from './chain.ts';
 import { MEMORY_NOT_FOUND_KIND, MEMORY_VERSION_KIND, memoryGet as memoryGetCommand, memoryPut as memoryPutCommand } from './commands.ts';
 import { memoryVersionSchema } from './events.ts';
 
@@ -19,6 +19,7 @@ const requiredJson = z.unknown().refine((v): boolean => v !== undefined, { messa
 const memoryNotFoundSchema = z
   .object({
     kind: z.literal(MEMORY_NOT_FOUND_KIND),
+    ruleset: rulesetMember(MEMORY_CHAIN_RULESET),
     agent_id: z.string(),
     key: z.string(),
     outcome: z.literal('NOT-FOUND'),
@@ -32,7 +33,7 @@ const memoryPutInput = z.object({ agent_id: storeName, key: storeName, value: re
 
 const sealedMemoryResponse = (sealed: z.ZodType) => z.object({ sealed, ...signatureEnvelope });
 /** A version as signed: its chain members (events.ts) under the record's kind. */
-const signedMemoryVersion = memoryVersionSchema.extend({ kind: z.literal(MEMORY_VERSION_KIND) }).strict();
+const signedMemoryVersion = memoryVersionSchema.extend({ kind: z.literal(MEMORY_VERSION_KIND), ruleset: rulesetMember(MEMORY_CHAIN_RULESET) }).strict();
 
 const memoryGet = pricedOperation({
     id: 'memory.get',
@@ -61,7 +62,7 @@ const memoryPut = pricedOperation({
     priceUsd: '0.10',
     summary: "Appends one budget-capped state version to the agent's hash-chained store.",
     description:
-      'Appends version n+1 {agent_id, key, version, value, valueSha256, prevStateHash, stateHash, writtenAt} to the (agent_id, key) store, signed as a record of kind memory-version. stateHash = SHA-256 of the RFC 8785 form of the version members without stateHash (the kind label is not part of the chain); version 1 links to 64 zeros. A value whose canonical size exceeds MEMORY_VALUE_CAP_BYTES (see /config) is answered 422 BUDGET-EXCEEDED before any quote, and nothing is stored. The store belongs to the payer that created it: another payer is refused with 403 before settlement and charged nothing.',
+      'Appends version n+1 {agent_id, key, version, value, valueSha256, prevStateHash, stateHash, writtenAt} to the (agent_id, key) store, signed as a record of kind memory-version under ruleset memory-chain 1. stateHash = SHA-256 of the RFC 8785 form of the version members without stateHash (the kind and ruleset labels are not part of the chain); version 1 links to 64 zeros. A value whose canonical size exceeds MEMORY_VALUE_CAP_BYTES (see /config) is answered 422 BUDGET-EXCEEDED before any quote, and nothing is stored. The store belongs to the payer that created it: another payer is refused with 403 before settlement and charged nothing.',
     inputFrom: 'json',
     input: memoryPutInput,
     example: { agent_id: 'did:web:agent.example', key: 'preferences', value: { language: 'en', units: 'metric' } },

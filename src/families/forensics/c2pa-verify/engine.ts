@@ -19,7 +19,7 @@ import type { C2paVerifyInput } from './input.ts';
  * certificate chain need the asset's JUMBF bytes and trust lists, so they are reported as not
  * verified rather than guessed.
  */
-export const C2PA_BINDING_RULES = 'c2pa-binding/v1';
+export const C2PA_BINDING_RULESET = { id: 'c2pa-binding', version: '1' } as const;
 
 const HARD_BINDING_LABEL = /^c2pa\.hash\.(?:data|bmff(?:\.v[23])?)(?:__\d+)?$/;
 
@@ -45,7 +45,7 @@ const nonEmptyString = (v: JsonValue | undefined): v is string => typeof v === '
 export function c2paAttestationId(input: C2paVerifyInput): string {
   const decoded = decodeDigest(input.content_hash.value, input.content_hash.alg)!;
   return canonicalSha256({
-    rules: C2PA_BINDING_RULES,
+    ruleset: { ...C2PA_BINDING_RULESET },
     purpose: 'attestation_id',
     content_hash: { alg: input.content_hash.alg, hex: decoded.bytes.toString('hex') },
     manifest_store: (input.manifest_store ?? null) as JsonValue,
@@ -136,7 +136,7 @@ export function verifyC2paBinding(input: C2paVerifyInput, verifiedAt: number): J
   const supplied = decodeDigest(input.content_hash.value, input.content_hash.alg)!;
   const base = {
     kind: 'c2pa.verification',
-    rules: C2PA_BINDING_RULES,
+    ruleset: { ...C2PA_BINDING_RULESET },
     attestation_id: c2paAttestationId(input),
     content_hash: { alg: input.content_hash.alg, hex: supplied.bytes.toString('hex'), supplied_encoding: supplied.encoding },
   };

@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { c2paVerifyCommand } from './command.ts';
-import { C2PA_BINDING_RULES } from './engine.ts';
+import { C2PA_BINDING_RULESET } from './engine.ts';
 import { c2paVerifyInputSchema } from './input.ts';
 import { attestationReadBack } from '../../../kernel/route-kit/read-back.ts';
-import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { hex64, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 
 const unixSeconds = z.number().int();
 
 const c2paEvidenceCoreSchema = z.object({
   kind: z.literal('c2pa.verification'),
-  rules: z.literal(C2PA_BINDING_RULES),
+  ruleset: rulesetMember(C2PA_BINDING_RULESET),
   attestation_id: hex64,
   content_hash: z.object({ alg: z.enum(['sha256', 'sha384', 'sha512']), hex: z.string(), supplied_encoding: z.enum(['hex', 'base64']) }),
   outcome: z.enum([

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EVIDENCE_ENTRY_RULES, deriveActionHash, entryIdOf, evidenceEntryContent, sealEvidenceEntry } from './engine.ts';
+import { EVIDENCE_ENTRY_RULES, EVIDENCE_ENTRY_RULESET, deriveActionHash, entryIdOf, evidenceEntryContent, sealEvidenceEntry } from './engine.ts';
 import { evidenceIngestInputSchema, type EvidenceIngestInput } from './input.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 
@@ -11,7 +11,7 @@ describe('evidence entry engine', () => {
     const { record } = sealEvidenceEntry(base, 100);
     expect(record.action_hash).toBe(canonicalSha256({ rules: EVIDENCE_ENTRY_RULES, purpose: 'action_hash', entry: evidenceEntryContent(base) }));
     expect(record.action_hash_source).toBe('derived');
-    expect(record.rules).toBe(EVIDENCE_ENTRY_RULES);
+    expect(record.ruleset).toEqual(EVIDENCE_ENTRY_RULESET);
   });
 
   it('keeps a supplied action_hash and says whether it matches the derivation', () => {

@@ -7,6 +7,8 @@ import type { EvidenceIngestInput } from './input.ts';
  * Evidence ingest: one evidence entry, sealed. The entry id is the SHA-256 of the entry's own
  * content, so the same content always names the same entry and a re-ingest finds it again.
  */
+export const EVIDENCE_ENTRY_RULESET = { id: 'evidence-entry', version: '1' } as const;
+/** The rules' name as the entryId and action_hash derivations hash it; unchanged so that ids stay stable. */
 export const EVIDENCE_ENTRY_RULES = 'evidence-entry/v1';
 
 
@@ -49,7 +51,7 @@ export function sealEvidenceEntry(input: EvidenceIngestInput, sealedAt: number):
     entryId,
     record: {
       kind: 'evidence.entry',
-      rules: EVIDENCE_ENTRY_RULES,
+      ruleset: { ...EVIDENCE_ENTRY_RULESET },
       entryId,
       entry,
       action_hash: actionHash,

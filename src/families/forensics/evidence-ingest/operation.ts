@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { evidenceIngestCommand } from './command.ts';
-import { EVIDENCE_ENTRY_RULES } from './engine.ts';
+import { EVIDENCE_ENTRY_RULESET } from './engine.ts';
 import { evidenceIngestInputSchema } from './input.ts';
-import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { hex64, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 
@@ -12,7 +12,7 @@ const jsonRecord = z.record(z.string(), z.json());
 
 const sealedEvidenceSchema = z.object({
   kind: z.literal('evidence.entry'),
-  rules: z.literal(EVIDENCE_ENTRY_RULES),
+  ruleset: rulesetMember(EVIDENCE_ENTRY_RULESET),
   entryId: hex64.describe('SHA-256 of the canonical entry content and action hash: stable per entry'),
   entry: z.object({
     action: z.string(),

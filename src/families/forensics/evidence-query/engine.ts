@@ -8,7 +8,7 @@ import type { EvidenceQueryInput } from './input.ts';
  * the set alone (sorted, deduplicated ids; no clock), so the same set in any order, with any
  * duplicates, gives the same canonical bytes and therefore the same digest and signature.
  */
-export const EVIDENCE_RECEIPT_RULES = 'evidence-receipt/v1';
+export const EVIDENCE_RECEIPT_RULESET = { id: 'evidence-receipt', version: '1' } as const;
 
 /**
  * Merkle tree over the entries' SHA-256 digests in entryId order. Leaves and inner nodes are
@@ -69,7 +69,7 @@ export function bindEvidenceReceipt(requested: readonly string[], lookup: (entry
   const outcome: ReceiptOutcome = notFound.length === 0 ? 'BOUND' : entries.length === 0 ? 'NOT-FOUND' : 'PARTIAL';
   return {
     kind: 'evidence.receipt',
-    rules: EVIDENCE_RECEIPT_RULES,
+    ruleset: { ...EVIDENCE_RECEIPT_RULESET },
     merkle_scheme: MERKLE_SCHEME,
     outcome,
     requested_count: ids.length,

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { evidenceQueryCommand } from './command.ts';
-import { EVIDENCE_RECEIPT_RULES, MERKLE_SCHEME } from './engine.ts';
+import { EVIDENCE_RECEIPT_RULESET, MERKLE_SCHEME } from './engine.ts';
 import { evidenceQueryInputSchema } from './input.ts';
-import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { hex64, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 
 const receiptSchema = z.object({
   kind: z.literal('evidence.receipt'),
-  rules: z.literal(EVIDENCE_RECEIPT_RULES),
+  ruleset: rulesetMember(EVIDENCE_RECEIPT_RULESET),
   merkle_scheme: z.literal(MERKLE_SCHEME),
   outcome: z.enum(['BOUND', 'PARTIAL', 'NOT-FOUND']),
   requested_count: z.number().int(),

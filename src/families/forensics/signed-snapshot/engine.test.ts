@@ -18,7 +18,7 @@ describe('signed snapshot engine', () => {
     expect(core.outcome).toBe('SEALED');
     expect(core.freshness).toEqual({ tier: 'LIVE', fetchedAt: NOW - 60, age_seconds: 60 });
     expect(core.missing).toEqual([]);
-    expect(core.rules).toEqual({ usability: 'snapshot-usability/v1', freshness: FRESHNESS_TIERS.version });
+    expect(core.ruleset).toEqual({ id: 'signed-snapshot', version: '1', usability: 'snapshot-usability/v1', freshness: FRESHNESS_TIERS.version });
     expect(core.stampedAt).toBe(NOW);
   });
 

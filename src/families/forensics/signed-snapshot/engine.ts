@@ -8,9 +8,11 @@ import type { SignedSnapshotInput } from './input.ts';
  * the freshness tier table, because a verifier must know what "FRESH" meant when it was signed.
  */
 export const SNAPSHOT_USABILITY_RULES = 'snapshot-usability/v1';
+/** The record's ruleset names both tables it was judged by (published on GET /v1/data/freshness-tiers). */
+export const SNAPSHOT_RULESET = { id: 'signed-snapshot', version: '1', usability: SNAPSHOT_USABILITY_RULES, freshness: 'freshness-tiers/v1' } as const;
 
 export const FRESHNESS_TIERS = {
-  version: 'freshness-tiers/v1',
+  version: SNAPSHOT_RULESET.freshness,
   /** A fetchedAt at most this far ahead of the stamp is caller clock skew, not future data. */
   futureToleranceSeconds: 60,
   /** Tiers in order; the first whose maxAgeSeconds is >= the age applies (null: no bound). */
@@ -105,7 +107,7 @@ export function buildSignedSnapshot(input: SignedSnapshotInput, stampedAt: numbe
   const outcome: SnapshotOutcome = rows.usable.length > 0 && citations.usable.length > 0 ? 'SEALED' : 'INSUFFICIENT-DATA';
   return {
     kind: 'data.signed-snapshot',
-    rules: { usability: SNAPSHOT_USABILITY_RULES, freshness: FRESHNESS_TIERS.version },
+    ruleset: { ...SNAPSHOT_RULESET },
     series: input.series,
     outcome,
     missing,

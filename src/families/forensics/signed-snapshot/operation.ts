@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { FRESHNESS_TIERS, SNAPSHOT_USABILITY_RULES, publishedSnapshotRules, buildSignedSnapshot } from './engine.ts';
+import { FRESHNESS_TIERS, SNAPSHOT_RULESET, publishedSnapshotRules, buildSignedSnapshot } from './engine.ts';
 import { signedSnapshotInputSchema } from './input.ts';
-import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { freeRoute, pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 
@@ -13,7 +13,7 @@ const rejectionSchema = z.array(z.object({ index: z.number().int(), reason: z.st
 
 const snapshotSchema = z.object({
   kind: z.literal('data.signed-snapshot'),
-  rules: z.object({ usability: z.literal(SNAPSHOT_USABILITY_RULES), freshness: z.literal(FRESHNESS_TIERS.version) }),
+  ruleset: rulesetMember(SNAPSHOT_RULESET).extend({ usability: z.literal(SNAPSHOT_RULESET.usability), freshness: z.literal(SNAPSHOT_RULESET.freshness) }),
   series: z.string(),
   outcome: z.enum(['SEALED', 'INSUFFICIENT-DATA']),
   missing: z.array(z.enum(['rows', 'citations', 'fetchedAt'])),

@@ -3,7 +3,7 @@ import { canonicalSha256 } from '../../../signing/hash.ts';
 import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
 import { checkDid, evmAddressOfDidPkh } from './dids.ts';
 
-export const CONTAINMENT_RULESET = { id: 'containment-readiness', version: '1', signed_message: 'RFC 8785 text of {agent_did, action, trigger, target, signer}' } as const;
+export const CONTAINMENT_RULESET = { id: 'containment-registration', version: '1', signed_message: 'RFC 8785 text of {agent_did, action, trigger, target, signer}' } as const;
 
 export interface ContainmentRule {
   action: 'notify' | 'throttle';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { composeReputation, RECENCY_HALF_LIFE_SECONDS, REPUTATION_RULE_VERSION } from './engine.ts';
+import { composeReputation, RECENCY_HALF_LIFE_SECONDS, REPUTATION_RULESET } from './engine.ts';
 import { wilsonLowerBound } from '../shared/stats.ts';
 import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
 import { edSigner, evmSigner, signedOutcome } from '../../../../test/support/keys.ts';
@@ -24,7 +24,8 @@ describe('agent reputation engine', () => {
     const c = composeReputation({ agent, events }, 5);
     expect(c).toMatchObject({
       agent,
-      rule: REPUTATION_RULE_VERSION,
+      kind: 'agent-reputation',
+      ruleset: REPUTATION_RULESET,
       outcome: 'SCORED',
       events_supplied: 4,
       rejected_events: [],

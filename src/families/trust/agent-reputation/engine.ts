@@ -4,7 +4,8 @@ import { canonicalText, type JsonObject, type JsonValue } from '../../../signing
 import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
 import { round, wilsonLowerBound } from '../shared/stats.ts';
 
-export const REPUTATION_RULE_VERSION = 'agent-reputation/1';
+export const REPUTATION_RULESET = { id: 'agent-reputation', version: '1' } as const;
+export const REPUTATION_KIND = 'agent-reputation';
 /** Recency half-life: an outcome 30 days older than the newest one counts half. */
 export const RECENCY_HALF_LIFE_SECONDS = 30 * 24 * 3600;
 const WEIGHTS = { wilson: 0.5, recency: 0.3, noDispute: 0.2 } as const;
@@ -77,7 +78,7 @@ export function composeReputation(input: ReputationInput, now: number): JsonObje
     if (screened.ok) valid.push(screened.event);
     else rejected.push({ index, reason: screened.reason.length > MAX_REASON_CHARS ? `${screened.reason.slice(0, MAX_REASON_CHARS - 3)}...` : screened.reason });
   });
-  const base = { agent: input.agent, rule: REPUTATION_RULE_VERSION, events_supplied: input.events.length, rejected_events: rejected };
+  const base = { kind: REPUTATION_KIND, agent: input.agent, ruleset: { ...REPUTATION_RULESET }, events_supplied: input.events.length, rejected_events: rejected };
   if (valid.length === 0) {
     return { ...base, outcome: 'INSUFFICIENT-DATA', verdict: 'insufficient data: no valid signed outcome event, no score', composedAt: now };
   }

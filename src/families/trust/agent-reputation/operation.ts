@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { REPUTATION_RULE_VERSION, composeReputation } from './engine.ts';
-import { signatureEnvelope, jsonValue } from '../../../kernel/route-kit/schemas.ts';
+import { REPUTATION_KIND, REPUTATION_RULESET, composeReputation } from './engine.ts';
+import { rulesetMember, signatureEnvelope, jsonValue } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
 import { param, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { at, shortText } from '../shared/schemas.ts';
@@ -16,8 +16,9 @@ export const reputationInput = z
   .strict();
 
 export const reputationRecordSchema = z.object({
+  kind: z.literal(REPUTATION_KIND),
   agent: z.string(),
-  rule: z.string(),
+  ruleset: rulesetMember(REPUTATION_RULESET),
   events_supplied: z.number().int(),
   rejected_events: z.array(z.object({ index: z.number().int(), reason: z.string() })),
   outcome: z.enum(['SCORED', 'INSUFFICIENT-DATA']),
@@ -46,7 +47,7 @@ const agentReputationOperation = pricedOperation({
     family: 'trust',
     priceUsd: '0.25',
     summary: 'Composite from supplied signed outcome events; reputation_score in [0,1].',
-    description: `Every event's signature (Ed25519 or EIP-191, over the RFC 8785 text of event) is checked; unparseable, unsigned, self-attested or badly signed events are listed with the reason and left out. Rule ${REPUTATION_RULE_VERSION}: counts, success rate, Wilson lower bound, dispute rate, recency weighting from the newest event, distinct counterparties, reputation_score in [0,1] and a verdict. No valid event: INSUFFICIENT-DATA and no score.`,
+    description: `Every event's signature (Ed25519 or EIP-191, over the RFC 8785 text of event) is checked; unparseable, unsigned, self-attested or badly signed events are listed with the reason and left out. Ruleset ${REPUTATION_RULESET.id}/${REPUTATION_RULESET.version}: counts, success rate, Wilson lower bound, dispute rate, recency weighting from the newest event, distinct counterparties, reputation_score in [0,1] and a verdict. No valid event: INSUFFICIENT-DATA and no score.`,
     inputFrom: 'json',
     input: reputationInput,
     example: {

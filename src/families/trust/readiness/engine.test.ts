@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assessReadiness, attestReadiness, READINESS_STANDARD, READINESS_STANDARD_VERSION } from './engine.ts';
+import { assessReadiness, attestReadiness, READINESS_RULESET, READINESS_STANDARD } from './engine.ts';
 import { canonicalText, type JsonObject } from '../../../signing/rfc8785.ts';
 import { edSigner, evmSigner } from '../../../../test/support/keys.ts';
 
@@ -23,8 +23,8 @@ describe('readiness engine', () => {
     const record = attestReadiness({ target: 'fleet', custodian: custodian.didKey, policy: readyPolicy() }, 77);
     expect(record.verdict).toBe('READY');
     expect(record.attestsAt).toBe(77);
-    expect((record.evidence as JsonObject[]).map((f) => [f.element, f.status, f.standard])).toEqual(
-      READINESS_STANDARD.elements.map((e) => [e.element, 'evidenced', READINESS_STANDARD_VERSION]),
+    expect((record.evidence as JsonObject[]).map((f) => [f.element, f.status, f.ruleset])).toEqual(
+      READINESS_STANDARD.elements.map((e) => [e.element, 'evidenced', READINESS_RULESET]),
     );
   });
 

@@ -2,7 +2,9 @@ import { canonicalText, type JsonObject, type JsonValue } from '../../../signing
 import { readinessRecord } from '../../../kernel/route-kit/records.ts';
 import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
 
-export const READINESS_STANDARD_VERSION = 'containment-readiness/1';
+export const READINESS_RULESET = { id: 'containment-readiness', version: '1' } as const;
+/** The version string the standard has been published under since its first version. */
+export const READINESS_STANDARD_VERSION = `${READINESS_RULESET.id}/${READINESS_RULESET.version}`;
 
 const DID = /^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/;
 
@@ -11,6 +13,7 @@ export type ReadinessElement = 'agent_did' | 'emergency_contact_did' | 'kill_swi
 /** The published standard, served free at GET /v1/readiness/standard. */
 export const READINESS_STANDARD = {
   standard: READINESS_STANDARD_VERSION,
+  ruleset: { ...READINESS_RULESET },
   verdicts: { READY: 'every element present and evidenced', 'READINESS-GAP': 'at least one element missing or unevidenced; all of them are listed' },
   elements: [
     { element: 'agent_did', where: 'policy.agent_did', requirement: 'a DID (did:<method>:<id>) naming the agent under containment' },
@@ -44,7 +47,8 @@ const textAt = (policy: JsonObject, name: string): string | undefined => {
 };
 
 function finding(element: ReadinessElement, status: FindingStatus, detail: string): JsonObject {
-  return { element, status, detail, standard: READINESS_STANDARD_VERSION };
+  // The spec fixes the record's members, so the ruleset is named in each finding of `evidence`.
+  return { element, status, detail, ruleset: { ...READINESS_RULESET } };
 }
 
 function didFinding(policy: JsonObject, element: ReadinessElement, name: string): JsonObject {

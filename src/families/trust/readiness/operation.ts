@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readinessRecord } from '../../../kernel/route-kit/records.ts';
-import { READINESS_STANDARD, READINESS_STANDARD_VERSION, attestReadiness } from './engine.ts';
-import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { READINESS_RULESET, READINESS_STANDARD, READINESS_STANDARD_VERSION, attestReadiness } from './engine.ts';
+import { rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { freeRoute, pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
 import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { at, shortText, urlVerifiableObject } from '../shared/schemas.ts';
@@ -18,7 +18,7 @@ const readinessFinding = z.object({
   element: z.enum(['agent_did', 'emergency_contact_did', 'kill_switch_custodian', 'signed_rule', 'escalation_time']),
   status: z.enum(['evidenced', 'missing', 'unevidenced']),
   detail: z.string(),
-  standard: z.string(),
+  ruleset: rulesetMember(READINESS_RULESET),
 });
 
 export const readinessRecordSchema = z.object({

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rankRoutes, TRUSTED_ROUTE_RULE_VERSION, type CandidateRoute } from './engine.ts';
+import { rankRoutes, TRUSTED_ROUTE_RULESET, type CandidateRoute } from './engine.ts';
 import { canonicalText, type JsonObject } from '../../../signing/rfc8785.ts';
 
 const history = (ok: number, fail: number, latency?: number, cost?: number) => [
@@ -21,7 +21,7 @@ describe('trusted-route engine', () => {
     expect(record.routes_count).toBe(3);
     expect(ids(record)).toEqual(['best', 'slow', 'flaky']);
     expect((record.ranking as JsonObject[]).map((e) => e.rank)).toEqual([1, 2, 3]);
-    expect((record.ranking as JsonObject[])[0]).toMatchObject({ rule: TRUSTED_ROUTE_RULE_VERSION, history_count: 10, success_rate: 1, median_latency_ms: 100, mean_cost_usd: 0.01, insufficient_history: false, not_provided: [] });
+    expect((record.ranking as JsonObject[])[0]).toMatchObject({ ruleset: TRUSTED_ROUTE_RULESET, history_count: 10, success_rate: 1, median_latency_ms: 100, mean_cost_usd: '0.01', price_usd: '0.01', insufficient_history: false, not_provided: [] });
   });
 
   it('ranks routes under the minimum history last, flagged, without a score', () => {
@@ -86,5 +86,20 @@ describe('trusted-route engine', () => {
         }
       }),
     );
+  });
+
+  it('carries amounts as exact decimal strings: the same record whether the caller sent strings or numbers', () => {
+    const asStrings = rankRoutes({ routes: [{ id: 'r', price_usd: '0.3', history: [{ success: true, cost_usd: '0.1' }, { success: true, cost_usd: '0.2' }] }], min_history: 1 });
+    const asNumbers = rankRoutes({ routes: [{ id: 'r', price_usd: 0.3, history: [{ success: true, cost_usd: 0.1 }, { success: true, cost_usd: 0.2 }] }], min_history: 1 });
+    expect((asStrings.ranking as JsonObject[])[0]).toMatchObject({ mean_cost_usd: '0.15', price_usd: '0.3' });
+    expect(canonicalText(asNumbers)).toBe(canonicalText(asStrings));
+  });
+
+  it('rounds a mean cost half to even at the millionth', () => {
+    const meanOf = (costs: string[]) => (rankRoutes({ routes: [{ id: 'r', history: costs.map((cost_usd) => ({ success: true, cost_usd })) }], min_history: 1 }).ranking as JsonObject[])[0]!.mean_cost_usd;
+    expect(meanOf(['0.000001', '0.000002'])).toBe('0.000002');
+    expect(meanOf(['0.000002', '0.000003'])).toBe('0.000002');
+    expect(meanOf(['0', '0', '0.000002'])).toBe('0.000001');
+    expect(meanOf(['12345678.123456'])).toBe('12345678.123456');
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assessRegistration, catalogEntryId, countReferences, VERIFY_CATALOG_RULE_VERSION } from './engine.ts';
+import { assessRegistration, catalogEntryId, countReferences, VERIFY_CATALOG_RULESET } from './engine.ts';
 import { canonicalText, type JsonObject } from '../../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import { edSigner, evmSigner } from '../../../../test/support/keys.ts';
@@ -14,7 +14,8 @@ describe('verify-catalog engine', () => {
   it('gives a trust index only when integrity and signature are verified and the source is https', () => {
     const core = assessRegistration(full, host, 10);
     expect(core).toMatchObject({
-      rule: VERIFY_CATALOG_RULE_VERSION,
+      kind: 'verify-catalog-entry',
+      ruleset: VERIFY_CATALOG_RULESET,
       claim,
       claim_sha256: full.claim_sha256,
       integrity: 'VERIFIED',

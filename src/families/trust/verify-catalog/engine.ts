@@ -2,7 +2,8 @@ import { canonicalText, type JsonObject, type JsonValue } from '../../../signing
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import { decodeBinary, ed25519KeyOf, EVM_ADDRESS, verifyBySigner } from '../../../kernel/offline-signatures.ts';
 
-export const VERIFY_CATALOG_RULE_VERSION = 'verify-catalog-trust/1';
+export const VERIFY_CATALOG_RULESET = { id: 'verify-catalog-trust', version: '1' } as const;
+export const VERIFY_CATALOG_KIND = 'verify-catalog-entry';
 /** The three conditions give the base; each reference to this service adds a step, up to 3. */
 const TRUST_BASE = 0.7;
 const TRUST_PER_REFERENCE = 0.1;
@@ -84,8 +85,9 @@ export function assessRegistration(reg: CatalogRegistration, serviceHost: string
   if (source.status !== 'HTTPS-URL-SUPPLIED') deferred.push(`source ${source.status}: ${source.status === 'NOT-HTTPS' ? 'source_url is not an https URL' : 'no source_url supplied'}`);
   const trustIndex = deferred.length === 0 ? Math.min(1, TRUST_BASE + TRUST_PER_REFERENCE * Math.min(references, MAX_COUNTED_REFERENCES)) : null;
   return {
+    kind: VERIFY_CATALOG_KIND,
     entryId: catalogEntryId(reg),
-    rule: VERIFY_CATALOG_RULE_VERSION,
+    ruleset: { ...VERIFY_CATALOG_RULESET },
     claim: reg.claim,
     claim_sha256: recomputed,
     ...(reg.claim_sha256 === undefined ? {} : { supplied_claim_sha256: reg.claim_sha256 }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { VERIFY_CATALOG_RULE_VERSION } from './engine.ts';
-import { jsonObject, signedResponse, hex64 } from '../../../kernel/route-kit/schemas.ts';
+import { VERIFY_CATALOG_KIND, VERIFY_CATALOG_RULESET } from './engine.ts';
+import { jsonObject, rulesetMember, signedResponse, hex64 } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { verifyCatalogRegisterCommand } from './command.ts';
@@ -17,8 +17,9 @@ export const catalogRegisterInput = z
   .strict();
 
 export const catalogEntrySchema = z.object({
+  kind: z.literal(VERIFY_CATALOG_KIND),
   entryId: z.string(),
-  rule: z.string(),
+  ruleset: rulesetMember(VERIFY_CATALOG_RULESET),
   claim: z.record(z.string(), z.json()),
   claim_sha256: hex64,
   supplied_claim_sha256: z.string().optional(),
@@ -46,7 +47,7 @@ const verifyCatalogRegisterOperation = pricedOperation({
     family: 'trust',
     priceUsd: '0.25',
     summary: 'Registers a signed output of any service in a public catalog.',
-    description: `Recomputes SHA-256 over the RFC 8785 form of claim and checks claim_sha256; assesses the signature (well-formed; verified when public_key is supplied); counts references to this service's host in the claim. Rule ${VERIFY_CATALOG_RULE_VERSION}: a trust index in 0..1 only when integrity and signature are verified and source_url is https; otherwise null with the reasons. The entry is persisted in the stream verify-catalog-<entryId>.`,
+    description: `Recomputes SHA-256 over the RFC 8785 form of claim and checks claim_sha256; assesses the signature (well-formed; verified when public_key is supplied); counts references to this service's host in the claim. Ruleset ${VERIFY_CATALOG_RULESET.id}/${VERIFY_CATALOG_RULESET.version}: a trust index in 0..1 only when integrity and signature are verified and source_url is https; otherwise null with the reasons. The entry is persisted in the stream verify-catalog-<entryId>.`,
     inputFrom: 'json',
     input: catalogRegisterInput,
     example: { claim: { kind: 'model-eval', attestedAt: 1767225600, claim: { score: 0.81 } }, source_url: 'https://example.org/attestations/1' },
