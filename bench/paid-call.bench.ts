@@ -11,7 +11,9 @@ import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-serve
 /**
  * Paid calls per second over HTTP, loopback, each call with a fresh pre-signed EIP-3009 payment,
  * every server on its own fresh durable file log (bench/support/paid-server.ts says what each
- * does). Targets of the issue: service >= 0.6 x bare pipeline, service >= 5 x the viem variant.
+ * does). Targets: service >= 0.6 x bare pipeline, service >= 5 x the viem variant, and service >=
+ * 15 x the x402 reference stack (bench/support/x402-reference-server.ts: @x402/express with an
+ * in-process x402Facilitator whose settlement touches no chain), all on the same payments.
  *
  * The three servers run side by side for the whole benchmark and are measured in short slices,
  * round after round (bench/support/rounds.ts): the ratios reported are medians of per-round
@@ -19,9 +21,9 @@ import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-serve
  * in time, and a server that stops answering is killed.
  *
  * PAID_CALL_BENCH_PROFILE=<dir>: the service's server writes a V8 CPU profile there on exit.
- * PAID_CALL_BENCH_ROLES=full,bare: measure only these (default all three).
+ * PAID_CALL_BENCH_ROLES=full,bare: measure only these (default all four).
  */
-type Role = 'full' | 'bare' | 'viem';
+type Role = 'full' | 'bare' | 'viem' | 'reference';
 
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
 const PATH = '/v1/veritrack/attest';
@@ -36,7 +38,10 @@ const DESCRIPTIONS: Record<Role, string> = {
   full: `the service, POST ${PATH}, SETTLEMENT=local, file log: Koa + our middleware, zod input, request hash, schema-checked payload, quote checks, digest, native recovery, Ed25519 seal, saga in 1 atomic append (claim + local settlement + result), no claim read-back (the process holds the log's lock and is its only writer)`,
   bare: 'bare pipeline: Koa + body parser, base64/JSON decode, digest, native recovery, 1 group-committed append (the claim), Ed25519 seal',
   viem: 'bare pipeline verifying with viem verifyTypedData instead of digest + native recovery',
+  reference: 'x402 reference stack: Express + @x402/express paymentMiddleware + x402ResourceServer (@x402/evm exact) + in-process x402Facilitator (@x402/evm exact; chain reads answered, settlement a random hash), no log',
 };
+
+const SERVER_SCRIPTS: Record<Role, string> = { full: './support/paid-server.ts', bare: './support/paid-server.ts', viem: './support/paid-server.ts', reference: './support/x402-reference-server.ts' };
 
 interface Running {
   server: BenchServer;
@@ -63,7 +68,7 @@ async function measure(): Promise<void> {
     for (const role of roles) {
       const profileDir = process.env['PAID_CALL_BENCH_PROFILE'];
       const nodeArgs = role === 'full' && profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-      const server = await spawnServer(new URL('./support/paid-server.ts', import.meta.url), { PAID_CALL_BENCH_SERVER: role, ATTESTATION_SECRET: SECRET }, nodeArgs);
+      const server = await spawnServer(new URL(SERVER_SCRIPTS[role], import.meta.url), { PAID_CALL_BENCH_SERVER: role, ATTESTATION_SECRET: SECRET }, nodeArgs);
       if (new URL(server.url).hostname !== '127.0.0.1') throw new Error(`server ${role} listens on ${server.url}, not loopback`);
       running[role] = { server, next: 0, cpuPerCallUs: [] };
       const warmUp = await slice(running[role], payments, WARM_UP);
@@ -80,11 +85,11 @@ async function measure(): Promise<void> {
         const ok = result.statuses[200] ?? 0;
         if (cpuBefore !== undefined && cpuAfter !== undefined && ok > 0) r.cpuPerCallUs.push(((cpuAfter - cpuBefore) * 1e6) / ok);
         const odd = Object.keys(result.statuses).some((code) => code !== '200') ? ` statuses ${JSON.stringify(result.statuses)}` : '';
-        console.log(`  round ${round + 1} ${role.padEnd(4)} ${(ok / result.seconds).toFixed(0)}/s (${ok} paid calls in ${result.seconds.toFixed(1)} s)${odd}`);
+        console.log(`  round ${round + 1} ${role.padEnd(9)} ${(ok / result.seconds).toFixed(0)}/s (${ok} paid calls in ${result.seconds.toFixed(1)} s)${odd}`);
         return ok / result.seconds;
       } catch (err) {
         r.failed = (err as Error).message;
-        console.log(`  round ${round + 1} ${role.padEnd(4)} FAILED: ${r.failed}`);
+        console.log(`  round ${round + 1} ${role.padEnd(9)} FAILED: ${r.failed}`);
         return 0;
       }
     });
@@ -107,13 +112,19 @@ async function measure(): Promise<void> {
       const { ratios, median: m } = roundRatios(rates.full, rates.viem);
       console.log(`ratio service / viem: ${m.toFixed(2)} (target >= 5), median of the rounds' ${list(ratios, 2)}`);
     }
+    if (rates.full && rates.reference) {
+      const { ratios, median: m } = roundRatios(rates.full, rates.reference);
+      console.log(`ratio service / x402 reference stack: ${m.toFixed(1)} (target >= 15), median of the rounds' ${list(ratios, 1)}`);
+      const [full, reference] = [running.full.cpuPerCallUs, running.reference.cpuPerCallUs];
+      if (full.length && reference.length) console.log(`  by CPU time per call, reference / service: ${(median(reference) / median(full)).toFixed(1)}`);
+    }
   } finally {
     for (const role of roles) if (running[role]) await stopWithin(running[role].server, 10);
   }
 }
 
 function selectedRoles(): Role[] {
-  const all: Role[] = ['full', 'bare', 'viem'];
+  const all: Role[] = ['full', 'bare', 'viem', 'reference'];
   const wanted = process.env['PAID_CALL_BENCH_ROLES']?.split(',').map((r) => r.trim());
   return wanted ? all.filter((r) => wanted.includes(r)) : all;
 }
