@@ -1,10 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 
 export interface BenchServer {
   url: string;
   child: ChildProcess;
+  /** The server's stdout, line by line, after its `listening` line. */
+  lines: Interface;
   stop(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export async function spawnServer(script: URL, env: Record<string, string> = {},
   return {
     url,
     child,
+    lines,
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());

@@ -138,7 +138,7 @@ function commitBatch(
   for (const { event, offset, length } of batch) {
     const position = Number(event.position);
     const revision = Number(event.revision);
-    const streamLength = index.streams.get(event.stream)?.positions.length ?? 0;
+    const streamLength = index.positionsOf(event.stream)?.length ?? 0;
     if (position !== index.nextPosition) throw corrupt(offset, `record has position ${position}, expected ${index.nextPosition}`);
     if (revision !== streamLength) throw corrupt(offset, `record of ${event.stream} has revision ${revision}, expected ${streamLength}`);
     index.reserve(event.stream, [event]);

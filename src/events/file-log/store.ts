@@ -129,7 +129,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   }
 
   let closed = false;
-  log.info({ dir: options.dir, events: index.nextPosition, streams: index.streams.size, segments: segments.length }, 'event log opened');
+  log.info({ dir: options.dir, events: index.nextPosition, streams: index.streamCount, segments: segments.length }, 'event log opened');
 
   function settleWaiters(): void {
     for (let i = durableWaiters.length - 1; i >= 0; i--) {
@@ -169,18 +169,18 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
    */
   function stageAppend(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     assertWritable();
-    const entries = index.streams.get(stream);
-    const length = entries ? entries.positions.length : 0;
+    const positions = index.positionsOf(stream);
+    const length = positions ? positions.length : 0;
     // An append whose first id the log has never seen cannot be a replay (the usual case): only
     // otherwise is the stream looked at.
     const first = events[0];
-    if (entries && first && index.hasId(first.id)) {
+    if (positions && first && index.hasId(first.id)) {
       const replay = matchIdempotentAppendIn(
         stream,
         {
           length,
-          idAt: (r) => (r < length ? index.idAt(entries.positions[r]!) : undefined),
-          positionAt: (r) => BigInt(entries.positions[r]!),
+          idAt: (r) => (r < length ? index.idAt(positions[r]!) : undefined),
+          positionAt: (r) => BigInt(positions[r]!),
           revisionOfId: (id) => index.revisionOfId(stream, id),
         },
         events,
@@ -190,7 +190,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     }
     checkExpectedRevision(stream, length, expected);
     if (events.length === 0) {
-      const last = entries?.positions.at(-1);
+      const last = positions?.at(-1);
       return Promise.resolve({ nextExpectedRevision: BigInt(length - 1), position: BigInt(last ?? index.nextPosition - 1) });
     }
     // The records written to the batch are the snapshot of the caller's objects (nothing else
@@ -222,11 +222,11 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   }
 
   async function readStream(stream: string, readOptions: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    const entries = index.streams.get(stream);
-    if (!entries) return [];
+    const positions = index.positionsOf(stream);
+    if (!positions) return [];
     const durable = writer.durableCount;
-    let visible = entries.positions.length;
-    while (visible > 0 && entries.positions[visible - 1]! >= durable) visible--;
+    let visible = positions.length;
+    while (visible > 0 && positions[visible - 1]! >= durable) visible--;
     const max = readOptions.maxCount ?? Number.MAX_SAFE_INTEGER;
     const revisions: number[] = [];
     if (readOptions.direction === 'backwards') {
@@ -235,7 +235,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     } else {
       for (let r = Number(readOptions.fromRevision ?? 0n); r < visible && revisions.length < max; r++) revisions.push(r);
     }
-    return Promise.all(revisions.map((r) => reader.readEvent(index.location(entries.positions[r]!)!)));
+    return Promise.all(revisions.map((r) => reader.readEvent(index.location(positions[r]!)!)));
   }
 
   async function* readAll(readOptions: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
