@@ -5,6 +5,8 @@ export interface LoadResult {
   seconds: number;
   perSecond: number;
   statuses: Record<number, number>;
+  /** Milliseconds from sending each request to the end of its answer, in completion order. */
+  latenciesMs: number[];
 }
 
 /**
@@ -25,6 +27,7 @@ export async function load(options: {
   const target = new URL(options.url);
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
   const statuses: Record<number, number> = {};
+  const latenciesMs: number[] = [];
   let next = 0;
   let done = 0;
   const started = process.hrtime.bigint();
@@ -33,6 +36,7 @@ export async function load(options: {
   const one = (i: number) =>
     new Promise<void>((resolve, reject) => {
       const body = options.bodyOf?.(i);
+      const sent = process.hrtime.bigint();
       const req = request(
         {
           agent,
@@ -46,6 +50,7 @@ export async function load(options: {
           res.resume();
           res.on('end', () => {
             statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
+            latenciesMs.push(Number(process.hrtime.bigint() - sent) / 1e6);
             done++;
             resolve();
           });
@@ -61,7 +66,7 @@ export async function load(options: {
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   agent.destroy();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { requests: done, seconds, perSecond: done / seconds, statuses };
+  return { requests: done, seconds, perSecond: done / seconds, statuses, latenciesMs };
 }
 
 /** Runs `fn` repeatedly for about `seconds` (bounded by `maxIterations`) and returns calls per second. */

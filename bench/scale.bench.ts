@@ -1,0 +1,137 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { auditEventLog } from '../src/audit/audit.ts';
+import type { AuditKeys } from '../src/audit/result-check.ts';
+import { startSignaturePool } from '../src/audit/signature-pool.ts';
+import { auditRules, findOperation } from '../src/catalog/index.ts';
+import { loadSettings } from '../src/config.ts';
+import { openEventStoreForReading } from '../src/events/open-store.ts';
+import { paymentRequirements } from '../src/payments/x402/quote.ts';
+import { loadKeyring } from '../src/key-generations.ts';
+import { load, type LoadResult } from './support/load.ts';
+import { presignPayments } from './support/paid-payments.ts';
+
+/**
+ * How cost grows with the log: the service as `npm start` runs it (`node dist/main.js`, file log,
+ * local settlement) is grown by real paid calls to logs of SCALE_EVENTS events (default 10,000,
+ * 100,000 and 1,000,000; three events a paid call). At each size it is stopped and started again,
+ * and the bench prints the start-up time until /health answers, RSS after start, the p50 and p99
+ * latency of 2,000 paid calls (16 in flight) on the restarted service, and the audit's rate over
+ * the whole log with public keys only (all cores). Not part of `npm test`: the largest size
+ * takes minutes.
+ */
+const SECRET = 'bench-scale-secret-0123456789abcdef0123456';
+const PATH = '/v1/veritrack/attest';
+const BODY = JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81 } });
+const PORT = 4790;
+const GROW_BATCH = 20_000;
+const PROBE_CALLS = 2_000;
+const root = new URL('..', import.meta.url).pathname;
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+
+interface Running {
+  child: ChildProcess;
+  startMs: number;
+  rssMb: number;
+  events: number;
+}
+
+export default async function run(): Promise<void> {
+  const sizes = (process.env['SCALE_EVENTS'] ?? '10000,100000,1000000').split(',').map(Number);
+  spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  const env = { DATA_DIR: dataDir, ATTESTATION_SECRET: SECRET, SETTLEMENT: 'local', HOST: '127.0.0.1', PORT: String(PORT), LOG_LEVEL: 'info' };
+  const requirements = paymentRequirements(findOperation('veritrack.attest')!, loadSettings(env));
+  const url = `http://127.0.0.1:${PORT}`;
+  console.log('events at start   start-up   RSS after start   paid call p50 / p99   audit of the log after the calls (public keys, all cores)');
+  try {
+    let service = await start(env);
+    for (const size of sizes) {
+      while (service.events + 3 <= size) {
+        const calls = Math.min(GROW_BATCH, Math.ceil((size - service.events) / 3));
+        const grown = await paidCalls(url, presignPayments(requirements, `${url}${PATH}`, calls), 64);
+        service.events += 3 * (grown.statuses[200] ?? 0);
+        if ((grown.statuses[200] ?? 0) === 0) throw new Error(`no paid call succeeded while growing the log: ${JSON.stringify(grown.statuses)}`);
+      }
+      await stop(service);
+      service = await start(env);
+      const eventsAtStart = service.events;
+      const probe = await paidCalls(url, presignPayments(requirements, `${url}${PATH}`, PROBE_CALLS), 16);
+      service.events += 3 * (probe.statuses[200] ?? 0);
+      await stop(service);
+      const audit = await auditRate(dataDir);
+      const sorted = [...probe.latenciesMs].sort((a, b) => a - b);
+      const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+      console.log(
+        `${String(eventsAtStart).padStart(15)}  ${(service.startMs / 1000).toFixed(2).padStart(6)} s   ${service.rssMb.toFixed(0).padStart(6)} MB         ` +
+          `${pct(50).toFixed(1).padStart(6)} / ${pct(99).toFixed(1).padStart(6)} ms     ${audit.events} events at ${audit.eventsPerSecond.toFixed(0)}/s, ${audit.resultsPerSecond.toFixed(0)} results/s`,
+      );
+      service = await start(env);
+    }
+    await stop(service);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log('targets: start-up < 3 s and RSS < 200 MB at 1M events; paid-call latency and the audit rate flat as the log grows');
+}
+
+/** Starts `node dist/main.js` and waits for /health; the log's size comes from its "event log opened" line. */
+async function start(env: Record<string, string>): Promise<Running> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+  let events = 0;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const opened = /"msg":"event log opened"/.test(line) ? /"events":(\d+)/.exec(line) : null;
+    if (opened) events = Number(opened[1]);
+  });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} while starting`);
+    if (performance.now() - started > 300_000) throw new Error('the service did not answer /health within 300 s');
+    if (await fetch(`http://127.0.0.1:${env['PORT']}/health`).then((r) => r.ok, () => false)) break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const startMs = performance.now() - started;
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
+  return { child, startMs, rssMb: rssKb / 1024, events };
+}
+
+async function stop(service: Running): Promise<void> {
+  const exited = new Promise((resolve) => service.child.once('exit', resolve));
+  service.child.kill('SIGTERM');
+  await exited;
+}
+
+function paidCalls(url: string, payments: string[], concurrency: number): Promise<LoadResult> {
+  return load({
+    url,
+    method: 'POST',
+    pathOf: () => PATH,
+    bodyOf: () => BODY,
+    headersOf: (i) => ({ 'PAYMENT-SIGNATURE': payments[i]! }),
+    concurrency,
+    maxRequests: payments.length,
+    maxSeconds: 600,
+  });
+}
+
+/** The whole log audited as an outside auditor would: public keys only, a verifying thread per core. */
+async function auditRate(dataDir: string): Promise<{ events: number; eventsPerSecond: number; resultsPerSecond: number }> {
+  // The service's key generations under its secret; only their public halves check the results.
+  const keyring = loadKeyring(SECRET, dataDir);
+  const publicOnly: AuditKeys = { keyById: (id) => keyring.keyById(id), history: () => keyring.history() };
+  const store = await openEventStoreForReading({ DATA_DIR: dataDir }, quiet);
+  const verifier = startSignaturePool(availableParallelism());
+  const started = performance.now();
+  try {
+    const report = await auditEventLog({ store, keyring: publicOnly, verifier, chainRules: auditRules });
+    if (!report.ok) throw new Error(`the audit failed: ${JSON.stringify(report.failuresByKind)}`);
+    const seconds = (performance.now() - started) / 1000;
+    return { events: report.events, eventsPerSecond: report.events / seconds, resultsPerSecond: report.results / seconds };
+  } finally {
+    await verifier.close();
+    await store.close();
+  }
+}
