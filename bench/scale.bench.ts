@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -21,7 +21,8 @@ import { presignPayments } from './support/paid-payments.ts';
  * and the bench prints the start-up time until /health answers, RSS after start, the p50 and p99
  * latency of 2,000 paid calls (16 in flight) on the restarted service, and the audit's rate over
  * the whole log with public keys only (all cores). Not part of `npm test`: the largest size
- * takes minutes.
+ * takes minutes. SCALE_DATA_DIR=<dir>: grow that directory and keep it (a later run starts from
+ * the log it holds), to look at a large log without building it again.
  */
 const SECRET = 'bench-scale-secret-0123456789abcdef0123456';
 const PATH = '/v1/veritrack/attest';
@@ -42,7 +43,9 @@ interface Running {
 export default async function run(): Promise<void> {
   const sizes = (process.env['SCALE_EVENTS'] ?? '10000,100000,1000000').split(',').map(Number);
   spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  const keptDir = process.env['SCALE_DATA_DIR'];
+  if (keptDir) mkdirSync(keptDir, { recursive: true });
+  const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'bench-scale-'));
   const env = { DATA_DIR: dataDir, ATTESTATION_SECRET: SECRET, SETTLEMENT: 'local', HOST: '127.0.0.1', PORT: String(PORT), LOG_LEVEL: 'info' };
   const requirements = paymentRequirements(findOperation('veritrack.attest')!, loadSettings(env));
   const url = `http://127.0.0.1:${PORT}`;
@@ -73,7 +76,7 @@ export default async function run(): Promise<void> {
     }
     await stop(service);
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keptDir) rmSync(dataDir, { recursive: true, force: true });
   }
   console.log('targets: start-up < 3 s and RSS < 200 MB at 1M events; paid-call latency and the audit rate flat as the log grows');
 }

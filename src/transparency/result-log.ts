@@ -41,7 +41,20 @@ class Interned {
  * rebuilt from the log and checked against the signed checkpoints, which is what the audit does.
  * Checkpoints are issued by this process, the log's sole writer, and recorded as events.
  */
-export async function startResultLog(store: EventStore, keyring: Keyring, options: { checkpointIntervalMs: number; log: Logger; clock?: () => number }): Promise<ResultLog> {
+/**
+ * A paid answer waits briefly for its leaf when the log is live: it folds an event moments after
+ * its append. Further behind than this, the log is catching up after a start (it folds the whole
+ * event log in memory), and waiting would only hold the answer for nothing: it goes at once,
+ * without the leaf index, which the proof route finds by the result's sha256 all the same.
+ */
+export const CATCH_UP_LAG_EVENTS = 10_000n;
+
+export async function startResultLog(
+  store: EventStore,
+  keyring: Keyring,
+  options: { checkpointIntervalMs: number; log: Logger; clock?: () => number; catchUpLagEvents?: bigint },
+): Promise<ResultLog> {
+  const catchUpLag = options.catchUpLagEvents ?? CATCH_UP_LAG_EVENTS;
   const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
   const tree = new MerkleLog();
   const digests = new ByteColumn(32);
@@ -109,6 +122,7 @@ export async function startResultLog(store: EventStore, keyring: Keyring, option
 
   function waitFor(target: bigint, timeoutMs: number): Promise<boolean> {
     if (position !== undefined && position >= target) return Promise.resolve(true);
+    if (target - (position ?? -1n) > catchUpLag) return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter = { position: target, resolve };
       waiters.add(waiter);
