@@ -5,7 +5,6 @@
  * bytes of heap plus an 8-byte slot). Any other id (a client's own, or an uppercase UUID, which
  * must come back with its case) is kept as it was given, beside.
  */
-const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = '0123456789abcdef';
 /** Where each of the 16 bytes starts in the 36-character text. */
 const BYTE_OFFSETS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
@@ -23,15 +22,20 @@ export class IdList {
   push(id: string): void {
     const position = this.count++;
     if (16 * this.count > this.bytes.length) this.grow();
-    if (!CANONICAL_UUID.test(id)) {
-      this.others.set(position, id);
-      return;
-    }
-    const base = 16 * position;
+    if (!this.packed(id, 16 * position)) this.others.set(position, id);
+  }
+
+  /** Writes a canonical lowercase UUID's 16 bytes at `base`; false (bytes left as they are) for any other text. */
+  private packed(id: string, base: number): boolean {
+    if (id.length !== 36 || id.charCodeAt(8) !== DASH || id.charCodeAt(13) !== DASH || id.charCodeAt(18) !== DASH || id.charCodeAt(23) !== DASH) return false;
     for (let i = 0; i < 16; i++) {
       const at = BYTE_OFFSETS[i]!;
-      this.bytes[base + i] = (hexValue(id.charCodeAt(at)) << 4) | hexValue(id.charCodeAt(at + 1));
+      const high = hexValue(id.charCodeAt(at));
+      const low = hexValue(id.charCodeAt(at + 1));
+      if (high < 0 || low < 0) return false;
+      this.bytes[base + i] = (high << 4) | low;
     }
+    return true;
   }
 
   at(position: number): string | undefined {
@@ -55,7 +59,11 @@ export class IdList {
   }
 }
 
-/** The value of a lowercase hex digit's character code (the pattern has been checked). */
+const DASH = 0x2d;
+
+/** The value of a lowercase hex digit's character code, or -1 for any other character. */
 function hexValue(code: number): number {
-  return code <= 57 ? code - 48 : code - 87;
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 97 && code <= 102) return code - 87;
+  return -1;
 }

@@ -32,10 +32,14 @@ export class LogIndex {
   /** Positions reserved by accepted appends, durable or not: the next append's first position. */
   nextPosition = 0;
 
-  /** Reserves positions and revisions for an append; the writer locates them once written. */
-  reserve(stream: string, events: readonly { readonly id: string }[]): void {
+  /**
+   * Reserves positions and revisions for an append; the writer locates them once written.
+   * Returns the stream's length before: the revision of the first event reserved.
+   */
+  reserve(stream: string, events: readonly { readonly id: string }[]): number {
     const firstPosition = this.nextPosition;
     const positions = this.streams.get(stream);
+    const before = positions ? positions.length : 0;
     if (positions) for (let i = 0; i < events.length; i++) positions.push(firstPosition + i);
     else this.streams.set(stream, Array.from({ length: events.length }, (_, i) => firstPosition + i));
     for (let i = 0; i < events.length; i++) {
@@ -44,6 +48,7 @@ export class LogIndex {
       this.positionOfId.set(id, firstPosition + i);
     }
     this.nextPosition += events.length;
+    return before;
   }
 
   /** The positions of a stream's events, by revision; undefined for a stream never written. */

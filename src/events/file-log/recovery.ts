@@ -1,8 +1,8 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RecordedEvent } from '../port.ts';
+import { decodeRecordHead, type RecordHead } from './record-head.ts';
 import { CorruptLogError } from './errors.ts';
-import { batchHeaderAt, batchHeadersAfter, checkFrame, decodeRecord, FRAME_HEADER_BYTES, PIPELINE_DEPTH } from './framing.ts';
+import { batchHeaderAt, batchHeadersAfter, checkFrame, FRAME_HEADER_BYTES, PIPELINE_DEPTH } from './framing.ts';
 import { LogIndex } from './log-index.ts';
 import { readWriterCheckpoint, WRITER_CHECKPOINT_FILE } from './writer-checkpoint.ts';
 import type { EventLogger } from './logger.ts';
@@ -96,16 +96,16 @@ function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer,
       if (isLast) return batchStart;
       throw corrupt(batchStart, `batch of ${batch.length} bytes runs past the end of the file`);
     }
-    const records: { event: RecordedEvent; offset: number; length: number }[] = [];
+    const records: { event: RecordHead; offset: number; length: number }[] = [];
     while (offset < batchEnd) {
       const check = checkFrame(bytes.subarray(0, batchEnd), offset);
       if (check.kind !== 'ok') {
         if (isLast && isTornTail(bytes, batchStart)) return batchStart;
         throw corrupt(offset, check.kind === 'bad' ? check.reason : 'record runs past the end of its batch');
       }
-      let event: RecordedEvent;
+      let event: RecordHead;
       try {
-        event = decodeRecord(bytes, offset, check.payloadLength);
+        event = decodeRecordHead(bytes, offset, check.payloadLength);
       } catch (err) {
         throw corrupt(offset, `unreadable record: ${(err as Error).message}`);
       }
@@ -130,19 +130,27 @@ function isTornTail(bytes: Buffer, batchStart: number): boolean {
 }
 
 function commitBatch(
-  batch: { event: RecordedEvent; offset: number; length: number }[],
+  batch: { event: RecordHead; offset: number; length: number }[],
   segment: number,
   index: LogIndex,
   corrupt: (at: number, reason: string) => CorruptLogError,
 ): void {
-  for (const { event, offset, length } of batch) {
-    const position = Number(event.position);
-    const revision = Number(event.revision);
-    const streamLength = index.positionsOf(event.stream)?.length ?? 0;
-    if (position !== index.nextPosition) throw corrupt(offset, `record has position ${position}, expected ${index.nextPosition}`);
-    if (revision !== streamLength) throw corrupt(offset, `record of ${event.stream} has revision ${revision}, expected ${streamLength}`);
-    index.reserve(event.stream, [event]);
-    index.locate(position, { segment, offset, length });
+  // An append is one run of records of one stream: reserved together, as the writer did, so a
+  // stream's positions are looked up once and kept in an array of their exact length.
+  for (let from = 0; from < batch.length; ) {
+    const stream = batch[from]!.event.stream;
+    let to = from + 1;
+    while (to < batch.length && batch[to]!.event.stream === stream) to++;
+    const run = batch.slice(from, to);
+    run.forEach(({ event, offset }, k) => {
+      if (event.position !== index.nextPosition + k) throw corrupt(offset, `record has position ${event.position}, expected ${index.nextPosition + k}`);
+    });
+    const before = index.reserve(stream, run.map((r) => r.event));
+    for (const [k, { event, offset, length }] of run.entries()) {
+      if (event.revision !== before + k) throw corrupt(offset, `record of ${stream} has revision ${event.revision}, expected ${before + k}`);
+      index.locate(event.position, { segment, offset, length });
+    }
+    from = to;
   }
 }
 
