@@ -5,7 +5,7 @@ import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { median, type LoadResult } from './support/load.ts';
 import { paidSlice, stopWithin } from './support/paid-slices.ts';
 import { cpuSecondsOf, inRounds, list, roundRatios } from './support/rounds.ts';
-import { presignPayments } from './support/paid-payments.ts';
+import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
 import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-server.ts';
 
 /**
@@ -26,8 +26,8 @@ import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-serve
 type Role = 'full' | 'bare' | 'viem' | 'reference';
 
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
-const PATH = '/v1/veritrack/attest';
-const BODY = JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81 } });
+const PATH = ATTEST_PATH;
+const BODY = ATTEST_BODY;
 const CONCURRENCY = 64;
 const ROUNDS = 9;
 /** Long enough for the JIT to settle in every server: the first thousand calls of the service cost twice the later ones. */

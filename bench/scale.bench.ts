@@ -12,7 +12,7 @@ import { openEventStoreForReading } from '../src/events/open-store.ts';
 import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { loadKeyring } from '../src/key-generations.ts';
 import { load, type LoadResult } from './support/load.ts';
-import { presignPayments } from './support/paid-payments.ts';
+import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
 
 /**
  * How cost grows with the log: the service as `npm start` runs it (`node dist/main.js`, file log,
@@ -25,8 +25,8 @@ import { presignPayments } from './support/paid-payments.ts';
  * the log it holds), to look at a large log without building it again.
  */
 const SECRET = 'bench-scale-secret-0123456789abcdef0123456';
-const PATH = '/v1/veritrack/attest';
-const BODY = JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81 } });
+const PATH = ATTEST_PATH;
+const BODY = ATTEST_BODY;
 const PORT = 4790;
 const GROW_BATCH = 20_000;
 const PROBE_CALLS = 2_000;

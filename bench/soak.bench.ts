@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { findOperation } from '../src/catalog/index.ts';
 import { loadSettings } from '../src/config.ts';
 import { paymentRequirements } from '../src/payments/x402/quote.ts';
-import { presignPayments } from './support/paid-payments.ts';
+import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
 import { paidSlice, stopWithin } from './support/paid-slices.ts';
 import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-server.ts';
 
@@ -18,8 +18,8 @@ import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-serve
  * not grow with the soak and signing never competes with the server while it is measured.
  */
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
-const PATH = '/v1/veritrack/attest';
-const BODY = JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81 } });
+const PATH = ATTEST_PATH;
+const BODY = ATTEST_BODY;
 const SLICE_SECONDS = 5;
 const SLICE_MAX_CALLS = 20_000;
 const WARM_UP_SLICES = 2;

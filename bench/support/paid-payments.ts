@@ -40,3 +40,7 @@ export function presignPayments(requirements: PaymentRequirements, resource: str
   }
   return out;
 }
+
+/** The paid call the HTTP benchmarks make: a veritrack attestation of a small claim. */
+export const ATTEST_PATH = '/v1/veritrack/attest';
+export const ATTEST_BODY = JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81 } });
