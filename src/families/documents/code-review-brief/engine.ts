@@ -1,7 +1,4 @@
 import { createRequire } from 'node:module';
-import tsParser from '@typescript-eslint/parser';
-import { Linter } from 'eslint';
-import security from 'eslint-plugin-security';
 import type { CommandResult } from '../../../kernel/operation.ts';
 import { canonicalText, type JsonValue } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
@@ -25,9 +22,9 @@ const requireFromHere = createRequire(import.meta.url);
 const packageVersion = (name: string): string => (requireFromHere(`${name}/package.json`) as { version: string }).version;
 /** The tools that did the work, by their installed versions: the same versions give the same brief. */
 export const TOOLS = [
-  { name: 'eslint', version: Linter.version },
-  { name: 'eslint-plugin-security', version: security.meta?.version ?? 'unknown' },
-  { name: '@typescript-eslint/parser', version: (tsParser as { version: string }).version },
+  { name: 'eslint', version: packageVersion('eslint') },
+  { name: 'eslint-plugin-security', version: packageVersion('eslint-plugin-security') },
+  { name: '@typescript-eslint/parser', version: packageVersion('@typescript-eslint/parser') },
   { name: '@secretlint/core', version: packageVersion('@secretlint/core') },
   { name: '@secretlint/secretlint-rule-preset-recommend', version: packageVersion('@secretlint/secretlint-rule-preset-recommend') },
 ];

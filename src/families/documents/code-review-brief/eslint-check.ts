@@ -1,6 +1,5 @@
-import tsParser from '@typescript-eslint/parser';
-import { Linter } from 'eslint';
-import security from 'eslint-plugin-security';
+import { createRequire } from 'node:module';
+import type { ESLint, Linter } from 'eslint';
 import { finding, type Finding } from './findings.ts';
 import { ESLINT_RULES, NEUTRAL_RULES } from './rules.ts';
 
@@ -10,12 +9,37 @@ export const isLintable = (path: string) => JS.test(path) || TS.test(path);
 
 const rules = Object.fromEntries(Object.keys(ESLINT_RULES).map((id) => [id, 'warn' as const]));
 const parserOptions = { ecmaFeatures: { jsx: true } };
-/** Flat config, in memory: no configuration file is looked up, no plugin is loaded from disk by name. */
-const CONFIG: Linter.Config[] = [
-  { files: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/*.jsx'], languageOptions: { ecmaVersion: 'latest', sourceType: 'module', parserOptions }, plugins: { security }, rules },
-  { files: ['**/*.ts', '**/*.mts', '**/*.cts', '**/*.tsx'], languageOptions: { parser: tsParser, parserOptions }, plugins: { security }, rules },
-];
-const linter = new Linter({ configType: 'flat' });
+
+/**
+ * ESLint, its security plugin and above all the TypeScript parser (which brings the TypeScript
+ * compiler: about 0.6 s and 70 MB) would be loaded by every start of the service for an
+ * operation few calls use. They are loaded on first use instead: ESLint and the plugin at the
+ * first review, the parser at the first TypeScript file (ESLint calls parseForESLint, which is
+ * all a parser needs).
+ */
+const requireFromHere = createRequire(import.meta.url);
+type ParserForESLint = { parseForESLint(text: string, options?: Linter.ParserOptions): Linter.ESLintParseResult };
+let typescriptParser: ParserForESLint | undefined;
+const tsParser: Linter.Parser = {
+  meta: { name: '@typescript-eslint/parser' },
+  parseForESLint(text: string, options?: Linter.ParserOptions) {
+    typescriptParser ??= requireFromHere('@typescript-eslint/parser') as ParserForESLint;
+    return typescriptParser.parseForESLint(text, options);
+  },
+};
+let loaded: { linter: Linter; config: Linter.Config[] } | undefined;
+function eslintOnce(): { linter: Linter; config: Linter.Config[] } {
+  if (loaded) return loaded;
+  const { Linter: LinterClass } = requireFromHere('eslint') as typeof import('eslint');
+  const security = requireFromHere('eslint-plugin-security') as ESLint.Plugin;
+  // Flat config, in memory: no configuration file is looked up, no plugin is loaded from disk by name.
+  const config: Linter.Config[] = [
+    { files: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/*.jsx'], languageOptions: { ecmaVersion: 'latest', sourceType: 'module', parserOptions }, plugins: { security }, rules },
+    { files: ['**/*.ts', '**/*.mts', '**/*.cts', '**/*.tsx'], languageOptions: { parser: tsParser, parserOptions }, plugins: { security }, rules },
+  ];
+  loaded = { linter: new LinterClass({ configType: 'flat' }), config };
+  return loaded;
+}
 
 export interface LintResult {
   findings: Finding[];
@@ -26,7 +50,8 @@ export interface LintResult {
 export function lintFile(path: string, content: string): LintResult {
   // A relative name keeps ESLint's file matching inside its virtual working directory.
   const filename = path.replace(/^\/+/, '') || 'file.js';
-  const messages = linter.verify(content, CONFIG, { filename });
+  const { linter, config } = eslintOnce();
+  const messages = linter.verify(content, config, { filename });
   const findings: Finding[] = [];
   let parsed = true;
   for (const m of messages) {

@@ -1,4 +1,4 @@
-import PDFDocument from 'pdfkit';
+import type PDFKitDocument from 'pdfkit';
 import type { Block } from './document-model.ts';
 import { FONTS } from './fonts.ts';
 
@@ -13,7 +13,7 @@ const BODY_SIZE = 11;
 const HEADING_SIZES = [0, 20, 16, 14, 12.5, 11.5, 11];
 const CODE_SIZE = 9.5;
 
-type Doc = InstanceType<typeof PDFDocument>;
+type Doc = InstanceType<typeof PDFKitDocument>;
 
 function collect(doc: Doc): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -74,7 +74,9 @@ function drawBlock(doc: Doc, block: Block, indent: number): void {
 }
 
 /** The blocks as a PDF set in DejaVu Sans; byte-identical for the same blocks and title. */
-export function renderPdf(blocks: Block[], title: string | null): Promise<Buffer> {
+export async function renderPdf(blocks: Block[], title: string | null): Promise<Buffer> {
+  // pdfkit and its font engine cost about 0.2 s to load: on the first PDF, not at every start.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: 56,

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { PDFDocument } from 'pdf-lib';
 import { handbookSource, renderHandbook } from './handbook.ts';
 
 export interface Ebook {
@@ -65,7 +64,8 @@ async function openEbook(settings: { EBOOK_PATH?: string | undefined; DATA_DIR: 
   }
   try {
     const { size } = await stat(path);
-    // pdf-lib needs the document in memory once, at start, to count its pages; serving streams it.
+    // pdf-lib needs the document in memory once, on first use, to count its pages; serving streams it.
+    const { PDFDocument } = await import('pdf-lib');
     const document = await PDFDocument.load(await readFile(path), { updateMetadata: false });
     const pages = document.getPageCount();
     const title = document.getTitle() ?? (source === 'handbook' ? 'The attestation service handbook' : 'Ebook');
@@ -89,6 +89,8 @@ export function ebookOf(settings: { EBOOK_PATH?: string | undefined; DATA_DIR: s
 
 /** The first pages as a PDF of their own, with fixed dates: the same ebook gives the same sample. */
 export async function samplePdf(ebook: Ebook): Promise<Buffer> {
+  // pdf-lib costs about 0.2 s to load: when a PDF is first read, not at every start.
+  const { PDFDocument } = await import('pdf-lib');
   const whole = await PDFDocument.load(await readFile(ebook.path), { updateMetadata: false });
   const sample = await PDFDocument.create({ updateMetadata: false });
   const pages = await sample.copyPages(whole, Array.from({ length: ebook.samplePages }, (_, i) => i));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { createWorker, OEM, type Worker } from 'tesseract.js';
+import type { Worker } from 'tesseract.js';
 import { sha256Hex } from '../../../signing/hash.ts';
 
 const requireHere = createRequire(import.meta.url);
@@ -69,6 +69,8 @@ export class OcrPool {
     if (this.busy + this.idle.length < this.size) {
       this.busy++;
       try {
+        // tesseract.js loads with the first worker, not at every start of the service.
+        const { createWorker, OEM } = await import('tesseract.js');
         return await createWorker('eng', OEM.LSTM_ONLY, { langPath: dirname(TRAINED_DATA), cacheMethod: 'none', gzip: true });
       } catch (err) {
         this.busy--;
