@@ -35,13 +35,6 @@ class Interned {
 }
 
 /**
- * The transparency log of every signed result: a projection of the event log in which each
- * ResultSigned event, in global order, is one leaf. A result and its leaf are therefore written
- * in the same atomic append (the leaf is a function of the event), and the whole tree can be
- * rebuilt from the log and checked against the signed checkpoints, which is what the audit does.
- * Checkpoints are issued by this process, the log's sole writer, and recorded as events.
- */
-/**
  * A paid answer waits briefly for its leaf when the log is live: it folds an event moments after
  * its append. Further behind than this, the log is catching up after a start (it folds the whole
  * event log in memory), and waiting would only hold the answer for nothing: it goes at once,
@@ -49,6 +42,13 @@ class Interned {
  */
 export const CATCH_UP_LAG_EVENTS = 10_000n;
 
+/**
+ * The transparency log of every signed result: a projection of the event log in which each
+ * ResultSigned event, in global order, is one leaf. A result and its leaf are therefore written
+ * in the same atomic append (the leaf is a function of the event), and the whole tree can be
+ * rebuilt from the log and checked against the signed checkpoints, which is what the audit does.
+ * Checkpoints are issued by this process, the log's sole writer, and recorded as events.
+ */
 export async function startResultLog(
   store: EventStore,
   keyring: Keyring,

@@ -1,18 +1,17 @@
 import { IdList } from './id-list.ts';
 import { IdTable } from './id-table.ts';
 
-/**
- * The in-memory index of the log: where each event lives and its id (by global position), and
- * each stream's positions (by revision). Reading a stream or resuming from a position is a lookup,
- * never a scan of the log. Positions are dense: the n-th event ever written has position n.
- */
-
 export interface Location {
   segment: number;
   offset: number;
   length: number;
 }
 
+/**
+ * The in-memory index of the log: where each event lives and its id (by global position), and
+ * each stream's positions (by revision). Reading a stream or resuming from a position is a lookup,
+ * never a scan of the log. Positions are dense: the n-th event ever written has position n.
+ */
 export class LogIndex {
   private segmentOf = new Uint32Array(1024);
   private offsetOf = new Float64Array(1024);

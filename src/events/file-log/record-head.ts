@@ -31,16 +31,18 @@ export function decodeRecordHead(bytes: Buffer, frameOffset: number, payloadLeng
   const start = frameOffset + FRAME_HEADER_BYTES;
   const end = start + payloadLength;
   const cursor = { at: start };
-  const position = expect(bytes, cursor, HEAD.position) ? safeInteger(bytes, cursor, end) : undefined;
-  const stream = position !== undefined && expect(bytes, cursor, HEAD.stream) ? asciiString(bytes, cursor, end) : undefined;
-  const revision = stream !== undefined && expect(bytes, cursor, HEAD.revision) ? safeInteger(bytes, cursor, end) : undefined;
-  const id = revision !== undefined && expect(bytes, cursor, HEAD.id) ? asciiString(bytes, cursor, end) : undefined;
-  if (id !== undefined && expect(bytes, cursor, HEAD.type) && bytes[end - 1] === 0x7d) return { position: position!, stream: stream!, revision: revision!, id };
+  const position = consume(bytes, cursor, end, HEAD.position) ? safeInteger(bytes, cursor, end) : undefined;
+  const stream = position !== undefined && consume(bytes, cursor, end, HEAD.stream) ? asciiString(bytes, cursor, end) : undefined;
+  const revision = stream !== undefined && consume(bytes, cursor, end, HEAD.revision) ? safeInteger(bytes, cursor, end) : undefined;
+  const id = revision !== undefined && consume(bytes, cursor, end, HEAD.id) ? asciiString(bytes, cursor, end) : undefined;
+  if (id !== undefined && consume(bytes, cursor, end, HEAD.type) && bytes[end - 1] === 0x7d) return { position: position!, stream: stream!, revision: revision!, id };
   const whole = decodeRecord(bytes, frameOffset, payloadLength);
   return { position: Number(whole.position), stream: whole.stream, revision: Number(whole.revision), id: whole.id };
 }
 
-function expect(bytes: Buffer, cursor: { at: number }, text: Buffer): boolean {
+/** Steps over `text` when the payload continues with it; never reads past the payload's end. */
+function consume(bytes: Buffer, cursor: { at: number }, end: number, text: Buffer): boolean {
+  if (cursor.at + text.length > end) return false;
   for (let i = 0; i < text.length; i++) if (bytes[cursor.at + i] !== text[i]) return false;
   cursor.at += text.length;
   return true;
