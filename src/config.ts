@@ -46,6 +46,12 @@ const settingsSchema = z
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     /** An idle keep-alive connection is closed after this. */
     KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    /**
+     * What opening the embedded log checks: every frame's checksum ('all'), or only the events
+     * after the index checkpoint ('checkpoint': a start independent of the log's length; see
+     * docs/event-store.md).
+     */
+    EVENT_LOG_VERIFY: z.enum(['all', 'checkpoint']).default('all'),
     /** The transparency log of every signed result (docs/verifying.md); off only to measure its cost. */
     RESULT_LOG: z.enum(['on', 'off']).default('on'),
     /** While results arrive, a signed checkpoint is issued at least this often. */

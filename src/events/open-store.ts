@@ -12,6 +12,8 @@ export interface EventStoreSettings {
   /** esdb://... or esdb+discover://...: EventStoreDB. Unset: the embedded file log in DATA_DIR. */
   EVENTSTORE_URL?: string;
   DATA_DIR: string;
+  /** What opening the file log checks (recovery.ts); default every frame. */
+  EVENT_LOG_VERIFY?: 'all' | 'checkpoint';
 }
 
 /** Where the embedded log lives inside DATA_DIR. */
@@ -36,7 +38,7 @@ export async function openEventStore(settings: EventStoreSettings, log: EventLog
     return store;
   }
   // Opened for writing, the file log holds its directory's lock: no other process writes to it.
-  return markExclusiveStore(await openFileEventStore({ dir: eventLogDirectory(settings.DATA_DIR), log }));
+  return markExclusiveStore(await openFileEventStore({ dir: eventLogDirectory(settings.DATA_DIR), log, verify: settings.EVENT_LOG_VERIFY }));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { IdList } from './id-list.ts';
 import { IdTable } from './id-table.ts';
+import type { IndexEntries, PersistedIndex } from './lmdb-index.ts';
 
 export interface Location {
   segment: number;
@@ -8,28 +9,51 @@ export interface Location {
 }
 
 /**
- * The in-memory index of the log: where each event lives and its id (by global position), and
- * each stream's positions (by revision). Reading a stream or resuming from a position is a lookup,
- * never a scan of the log. Positions are dense: the n-th event ever written has position n.
+ * The index of the log: where each event lives and its id (by global position), each stream's
+ * positions (by revision), and each id's position. Reading a stream or resuming from a position
+ * is a lookup, never a scan of the log. Positions are dense: the n-th event ever written has
+ * position n.
+ *
+ * Two tiers. Events before `base` are in the persisted index (lmdb-index.ts, on disk, nothing of
+ * it on the heap); the tail, from `base` on, is held here, compactly, until the checkpointer has
+ * written it there and calls release(). So the heap holds the last few thousand events whatever
+ * the log's length, and a start replays only the tail. Without a persisted index (a read-only
+ * open of a log that has none) everything is tail, as before the index was persisted.
  */
 export class LogIndex {
+  private base: number;
   private segmentOf = new Uint32Array(1024);
   private offsetOf = new Float64Array(1024);
   private lengthOf = new Uint32Array(1024);
-  private located = 0;
+  private located: number;
   /**
-   * Each stream's positions, by revision (an event's id is idAt(position)). The arrays are the
-   * map's values themselves, made at their exact length: a stream is usually one paid call of
-   * three events, and an array grown by push from empty keeps room for 17 (about 200 bytes of
-   * slack per stream, the largest per-call cost of the index).
+   * Each tail stream's positions held here, from its first revision in the tail on. The arrays
+   * are made at their exact length: a stream is usually one paid call of three events, and an
+   * array grown by push from empty keeps room for 17.
    */
-  private readonly streams = new Map<string, number[]>();
-  /** Event id of every reserved position: the one list of ids (streams refer to positions). */
-  private readonly idOf = new IdList();
-  /** Event id -> position, for the idempotency check of appends. */
-  private readonly positionOfId = new IdTable((position) => this.idOf.at(position));
+  private streams = new Map<string, number[]>();
+  /** Revisions of a tail stream that are in the persisted index, for the few streams that have any. */
+  private persistedLengthOf = new Map<string, number>();
+  /** Event id of every tail position (position - base). */
+  private idOf = new IdList();
+  /** Event id -> position, over the tail. */
+  private positionOfId = this.newIdTable();
   /** Positions reserved by accepted appends, durable or not: the next append's first position. */
-  nextPosition = 0;
+  nextPosition: number;
+
+  constructor(
+    private readonly persisted?: PersistedIndex,
+    base = 0,
+  ) {
+    this.base = base;
+    this.located = base;
+    this.nextPosition = base;
+  }
+
+  /** The first position held here rather than in the persisted index. */
+  get tailStart(): number {
+    return this.base;
+  }
 
   /**
    * Reserves positions and revisions for an append; the writer locates them once written.
@@ -38,9 +62,15 @@ export class LogIndex {
   reserve(stream: string, events: readonly { readonly id: string }[]): number {
     const firstPosition = this.nextPosition;
     const positions = this.streams.get(stream);
-    const before = positions ? positions.length : 0;
-    if (positions) for (let i = 0; i < events.length; i++) positions.push(firstPosition + i);
-    else this.streams.set(stream, Array.from({ length: events.length }, (_, i) => firstPosition + i));
+    let before: number;
+    if (positions) {
+      before = (this.persistedLengthOf.get(stream) ?? 0) + positions.length;
+      for (let i = 0; i < events.length; i++) positions.push(firstPosition + i);
+    } else {
+      before = this.persisted?.streamLength(stream) ?? 0;
+      if (before > 0) this.persistedLengthOf.set(stream, before);
+      this.streams.set(stream, Array.from({ length: events.length }, (_, i) => firstPosition + i));
+    }
     for (let i = 0; i < events.length; i++) {
       const id = events[i]!.id;
       this.idOf.push(id);
@@ -50,35 +80,41 @@ export class LogIndex {
     return before;
   }
 
-  /** The positions of a stream's events, by revision; undefined for a stream never written. */
-  positionsOf(stream: string): readonly number[] | undefined {
-    return this.streams.get(stream);
+  /** How many events `stream` has, reserved ones included; 0 for a stream never written. */
+  streamLength(stream: string): number {
+    const positions = this.streams.get(stream);
+    if (positions) return (this.persistedLengthOf.get(stream) ?? 0) + positions.length;
+    return this.persisted?.streamLength(stream) ?? 0;
   }
 
-  get streamCount(): number {
-    return this.streams.size;
+  /** The position of `stream`'s event at `revision`, or -1. */
+  positionAt(stream: string, revision: number): number {
+    const positions = this.streams.get(stream);
+    const persistedLength = positions ? (this.persistedLengthOf.get(stream) ?? 0) : Number.POSITIVE_INFINITY;
+    if (revision >= persistedLength) return positions![revision - persistedLength] ?? -1;
+    return this.persisted?.positionAt(stream, revision) ?? -1;
   }
 
   /** The id of the event at a reserved position. */
   idAt(position: number): string | undefined {
-    return this.idOf.at(position);
+    if (position >= this.base) return this.idOf.at(position - this.base);
+    return this.persisted?.idAt(position);
   }
 
   /** Whether any stream has an event with this id: when none has, an append cannot be a replay. */
   hasId(id: string): boolean {
-    return this.positionOfId.get(id) >= 0;
+    return this.lastPositionOf(id) >= 0;
   }
 
   /** The revision of the event with this id in `stream`, or -1. */
   revisionOfId(stream: string, id: string): number {
-    const position = this.positionOfId.get(id);
-    const positions = this.streams.get(stream);
-    if (position < 0 || !positions) return -1;
+    const position = this.lastPositionOf(id);
+    if (position < 0) return -1;
     let low = 0;
-    let high = positions.length - 1;
+    let high = this.streamLength(stream) - 1;
     while (low <= high) {
       const mid = (low + high) >>> 1;
-      const p = positions[mid]!;
+      const p = this.positionAt(stream, mid);
       if (p === position) return mid;
       if (p < position) low = mid + 1;
       else high = mid - 1;
@@ -94,29 +130,22 @@ export class LogIndex {
   /** locate() without a Location object: the writer calls it for every event it writes. */
   locateAt(position: number, segment: number, offset: number, length: number): void {
     if (position !== this.located) throw new Error(`index out of order: locating ${position}, expected ${this.located}`);
-    if (position >= this.segmentOf.length) this.grow();
-    this.segmentOf[position] = segment;
-    this.offsetOf[position] = offset;
-    this.lengthOf[position] = length;
+    const at = position - this.base;
+    if (at >= this.segmentOf.length) this.grow(2 * this.segmentOf.length);
+    this.segmentOf[at] = segment;
+    this.offsetOf[at] = offset;
+    this.lengthOf[at] = length;
     this.located++;
   }
 
   location(position: number): Location | undefined {
     if (position < 0 || position >= this.located) return undefined;
-    return { segment: this.segmentOf[position]!, offset: this.offsetOf[position]!, length: this.lengthOf[position]! };
-  }
-
-  // Allocation-free accessors for sequential replay (a Location object per event shows in profiles).
-  segmentAt(position: number): number {
-    return this.segmentOf[position]!;
-  }
-
-  offsetAt(position: number): number {
-    return this.offsetOf[position]!;
-  }
-
-  lengthAt(position: number): number {
-    return this.lengthOf[position]!;
+    if (position < this.base) {
+      const stored = this.persisted?.location(position);
+      return stored && { segment: stored.segment, offset: stored.offset, length: stored.length };
+    }
+    const at = position - this.base;
+    return { segment: this.segmentOf[at]!, offset: this.offsetOf[at]!, length: this.lengthOf[at]! };
   }
 
   /** How many events are written and located (everything below this position is readable). */
@@ -124,8 +153,78 @@ export class LogIndex {
     return this.located;
   }
 
-  private grow(): void {
-    const size = this.segmentOf.length * 2;
+  /** Events held on the heap: the tail not yet checkpointed. */
+  get tailLength(): number {
+    return this.nextPosition - this.base;
+  }
+
+  /** The tail's entries up to `to` (located events only), for the persisted index. */
+  entriesUpTo(to: number): IndexEntries {
+    if (to > this.located) throw new Error(`cannot persist unlocated events: ${to} > ${this.located}`);
+    const locations: Location[] = [];
+    const ids: string[] = [];
+    for (let p = this.base; p < to; p++) {
+      const at = p - this.base;
+      locations.push({ segment: this.segmentOf[at]!, offset: this.offsetOf[at]!, length: this.lengthOf[at]! });
+      ids.push(this.idOf.at(at)!);
+    }
+    const streams: IndexEntries['streams'] = [];
+    for (const [stream, positions] of this.streams) {
+      if (positions[0]! >= to) continue;
+      let count = 1;
+      while (count < positions.length && positions[count]! < to) count++;
+      streams.push({ stream, firstRevision: this.persistedLengthOf.get(stream) ?? 0, positions: positions.slice(0, count) });
+    }
+    return { from: this.base, locations, ids, streams };
+  }
+
+  /** Drops the tail before `to`: the persisted index has committed it. */
+  release(to: number): void {
+    if (to <= this.base) return;
+    if (!this.persisted || to > this.located) throw new Error(`cannot release events ${this.base}..${to} (located ${this.located})`);
+    const dropped = to - this.base;
+    const keep = this.located - to;
+    const segmentOf = new Uint32Array(Math.max(1024, keep * 2));
+    const offsetOf = new Float64Array(segmentOf.length);
+    const lengthOf = new Uint32Array(segmentOf.length);
+    segmentOf.set(this.segmentOf.subarray(dropped, dropped + keep));
+    offsetOf.set(this.offsetOf.subarray(dropped, dropped + keep));
+    lengthOf.set(this.lengthOf.subarray(dropped, dropped + keep));
+    [this.segmentOf, this.offsetOf, this.lengthOf] = [segmentOf, offsetOf, lengthOf];
+    const ids = this.idOf;
+    const oldBase = this.base;
+    this.base = to;
+    this.idOf = new IdList();
+    this.positionOfId = this.newIdTable();
+    for (let p = to; p < this.nextPosition; p++) {
+      const id = ids.at(p - oldBase)!;
+      this.idOf.push(id);
+      this.positionOfId.set(id, p);
+    }
+    const streams = new Map<string, number[]>();
+    for (const [stream, positions] of this.streams) {
+      let gone = 0;
+      while (gone < positions.length && positions[gone]! < to) gone++;
+      const persistedLength = this.persistedLengthOf.get(stream) ?? 0;
+      this.persistedLengthOf.delete(stream);
+      if (gone === positions.length) continue;
+      streams.set(stream, gone === 0 ? positions : positions.slice(gone));
+      if (persistedLength + gone > 0) this.persistedLengthOf.set(stream, persistedLength + gone);
+    }
+    this.streams = streams;
+  }
+
+  private lastPositionOf(id: string): number {
+    const inTail = this.positionOfId.get(id);
+    if (inTail >= 0) return inTail;
+    return this.persisted?.positionOfId(id) ?? -1;
+  }
+
+  private newIdTable(): IdTable {
+    return new IdTable((position) => this.idOf.at(position - this.base));
+  }
+
+  private grow(size: number): void {
     const seg = new Uint32Array(size);
     seg.set(this.segmentOf);
     const off = new Float64Array(size);

@@ -4,6 +4,8 @@ import { decodeRecordHead, type RecordHead } from './record-head.ts';
 import { CorruptLogError } from './errors.ts';
 import { batchHeaderAt, batchHeadersAfter, checkFrame, FRAME_HEADER_BYTES, PIPELINE_DEPTH } from './framing.ts';
 import { LogIndex } from './log-index.ts';
+import { EMPTY_CHECKPOINT, type IndexCheckpoint, type PersistedIndex } from './lmdb-index.ts';
+import { persistIndexUpTo } from './index-checkpointer.ts';
 import { readWriterCheckpoint, WRITER_CHECKPOINT_FILE } from './writer-checkpoint.ts';
 import type { EventLogger } from './logger.ts';
 import {
@@ -21,36 +23,67 @@ export interface RecoveredLog {
   segments: SegmentFile[];
   /** Byte length of the last segment after recovery: where the next batch goes. */
   tailBytes: number;
+  /** Events read into the index at this open: those after the persisted index's checkpoint. */
+  replayedEvents: number;
 }
 
+export interface RecoveryOptions {
+  readOnly: boolean;
+  /** The on-disk index: only the events after its checkpoint are read into the heap. */
+  persisted?: PersistedIndex;
+  /**
+   * 'all' (the default) checks the checksum of every frame of every segment at open, streaming,
+   * without indexing what the persisted index already holds: damage anywhere stops the start, at
+   * the cost of reading the log's bytes once (about a second per 700 MB). 'checkpoint' reads only
+   * what follows the checkpoint: a start independent of the log's length; damage before it is
+   * then found when the record is read, and by the audit.
+   */
+  verify?: 'all' | 'checkpoint';
+}
+
+/** A log rebuilt from scratch writes its index at the end of each sealed segment once this many events wait. */
+const REBUILD_FLUSH_EVENTS = 16_384;
+
 /**
- * Opens the log directory: checks every frame of every segment, rebuilds the index, and repairs
- * exactly one kind of damage, a torn tail (a crash while a group commit was being written and
- * synced: none of it was acknowledged). The tail is truncated and the truncation logged. Any
- * other damage stops the start with the file and offset; nothing is dropped silently.
+ * Opens the log directory: checks every frame (or those after the index checkpoint), reads the
+ * events after the checkpoint into the index, and repairs exactly one kind of damage, a torn
+ * tail (a crash while a group commit was being written and synced: none of it was
+ * acknowledged). The tail is truncated and the truncation logged. Any other damage stops the
+ * start with the file and offset; nothing is dropped silently.
  */
-export async function recoverLog(dir: string, log: EventLogger, mode: { readOnly: boolean } = { readOnly: false }): Promise<RecoveredLog> {
+export async function recoverLog(dir: string, log: EventLogger, options: RecoveryOptions = { readOnly: false }): Promise<RecoveredLog> {
+  const { readOnly } = options;
   // Events acknowledged durable by the last writer: nothing before this may be cut or missing.
   const acknowledged = readWriterCheckpoint(dir) ?? 0;
   let segments = await listSegments(dir);
   if (segments.length === 0) {
     if (acknowledged > 0) throw new CorruptLogError(WRITER_CHECKPOINT_FILE, 0, `no segment file is left, but ${acknowledged} events were acknowledged: the log's files were deleted or moved`);
-    if (mode.readOnly) return { index: new LogIndex(), segments, tailBytes: 0 };
+    if (readOnly) return { index: new LogIndex(), segments, tailBytes: 0, replayedEvents: 0 };
     segments = [await createSegment(dir, 0)];
   }
-  const index = new LogIndex();
+  const { persisted, checkpoint, mismatch } = await usableCheckpoint(options, segments, acknowledged);
+  const verifyAll = (options.verify ?? 'all') === 'all';
+  const index = new LogIndex(persisted, checkpoint.events);
   let tailBytes = 0;
+  let expectedFirst = 0;
   for (const [i, segment] of segments.entries()) {
     const isLast = i === segments.length - 1;
+    if (i < checkpoint.segment && !verifyAll) continue;
     const bytes = await readFile(segment.path);
     const first = parseSegmentHeader(bytes);
     if (first === undefined) throw new CorruptLogError(segment.name, 0, 'not a segment header');
-    if (first !== segment.firstPosition || first !== index.nextPosition)
-      throw new CorruptLogError(segment.name, 0, `segment starts at position ${first}, expected ${index.nextPosition} (a segment is missing or misnamed)`);
-    const end = scanSegment(segment, i, bytes, index, isLast);
+    // Segments skipped unread were matched by name against the index's list of them.
+    if (i === checkpoint.segment && !verifyAll) expectedFirst = checkpoint.segmentFirstPositions[i]!;
+    if (first !== segment.firstPosition || first !== expectedFirst)
+      throw new CorruptLogError(segment.name, 0, `segment starts at position ${first}, expected ${expectedFirst} (a segment is missing or misnamed)`);
+    // Bytes before this offset are only checked; from it on, records go into the index.
+    const indexFrom = i < checkpoint.segment ? bytes.length : i === checkpoint.segment ? Math.max(checkpoint.offset, SEGMENT_HEADER_BYTES) : SEGMENT_HEADER_BYTES;
+    const scanFrom = verifyAll || i > checkpoint.segment ? SEGMENT_HEADER_BYTES : indexFrom;
+    const { end, checkedEvents } = scanSegment(segment, i, bytes, { scanFrom, indexFrom }, index, isLast);
+    expectedFirst = i < checkpoint.segment ? first + checkedEvents : index.nextPosition;
     if (end < bytes.length && index.nextPosition < acknowledged)
       throw new CorruptLogError(segment.name, end, `damaged data at event ${index.nextPosition}, before the ${acknowledged} events acknowledged durable (writer checkpoint): this is not a torn tail`);
-    if (end < bytes.length && mode.readOnly) {
+    if (end < bytes.length && readOnly) {
       // A reader leaves the file alone: the tail may be a batch its writer is writing right now.
       log.warn({ file: segment.name, offset: end, bytes: bytes.length - end }, `event log (read-only): ignoring ${bytes.length - end} unfinished bytes at the end of ${segment.name} from offset ${end}`);
     } else if (end < bytes.length) {
@@ -61,12 +94,19 @@ export async function recoverLog(dir: string, log: EventLogger, mode: { readOnly
       );
     }
     if (isLast) tailBytes = end;
+    // A sealed segment was synced before the next was started: its index may be written now,
+    // so that rebuilding a long log never holds it all.
+    else if (persisted && !readOnly && index.tailLength >= REBUILD_FLUSH_EVENTS)
+      await persistIndexUpTo(index, persisted, segments, { events: index.locatedCount, segment: i, offset: end });
   }
   if (index.nextPosition < acknowledged) {
     const last = segments.at(-1)!;
     throw new CorruptLogError(last.name, tailBytes, `the log ends at event ${index.nextPosition}, but ${acknowledged} events were acknowledged durable (writer checkpoint): a segment after ${last.name} is missing, or a file was cut`);
   }
-  if (mode.readOnly) return { index, segments, tailBytes };
+  const replayedEvents = index.nextPosition - checkpoint.events;
+  // Said after the log's own findings (a torn tail, say), which often are the reason.
+  if (mismatch) log.warn({ reason: mismatch }, `event index did not match the log (${mismatch}): ${readOnly ? 'read the log without it' : 'rebuilt it from the log'}`);
+  if (readOnly) return { index, segments, tailBytes, replayedEvents };
   // What a crashed predecessor wrote but never synced is about to be served: make it durable first.
   const last = segments.at(-1)!;
   const handle = await open(last.path, 'r+');
@@ -75,47 +115,108 @@ export async function recoverLog(dir: string, log: EventLogger, mode: { readOnly
   } finally {
     await handle.close();
   }
-  return { index, segments, tailBytes };
+  return { index, segments, tailBytes, replayedEvents };
 }
 
-/** Scans batches; returns the offset where valid data ends (the file length unless torn). */
-function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer, index: LogIndex, isLast: boolean): number {
-  let offset = SEGMENT_HEADER_BYTES;
+/**
+ * The persisted index's checkpoint when it fits this log: it covers no more than the writer
+ * checkpoint acknowledged, its segments are there and long enough, and the event it ends with
+ * has the id it recorded. Otherwise (an index from before a restore, of another format, or a log
+ * changed under it) the index is rebuilt from the log; a reader holds it in memory instead.
+ */
+async function usableCheckpoint(
+  options: RecoveryOptions,
+  segments: readonly SegmentFile[],
+  acknowledged: number,
+): Promise<{ persisted?: PersistedIndex; checkpoint: IndexCheckpoint; mismatch?: string }> {
+  const persisted = options.persisted;
+  if (!persisted) return { checkpoint: EMPTY_CHECKPOINT };
+  const checkpoint = persisted.checkpoint();
+  if (checkpoint.events === 0) return { persisted, checkpoint };
+  const mismatch = await checkpointMismatch(persisted, checkpoint, segments, acknowledged);
+  if (mismatch === undefined) return { persisted, checkpoint };
+  if (options.readOnly) return { checkpoint: EMPTY_CHECKPOINT, mismatch };
+  await persisted.clear();
+  return { persisted, checkpoint: EMPTY_CHECKPOINT, mismatch };
+}
+
+async function checkpointMismatch(persisted: PersistedIndex, checkpoint: IndexCheckpoint, segments: readonly SegmentFile[], acknowledged: number): Promise<string | undefined> {
+  // Only durable events are indexed, and the writer checkpoint counts them first: an index
+  // ahead of it describes writes this log does not have.
+  if (checkpoint.events > acknowledged) return `it covers ${checkpoint.events} events, the writer checkpoint acknowledges ${acknowledged}`;
+  const names = checkpoint.segmentFirstPositions;
+  if (segments.length <= checkpoint.segment || names.length !== checkpoint.segment + 1) return `it ends in segment ${checkpoint.segment}, the log has ${segments.length}`;
+  const renamed = names.findIndex((first, k) => segments[k]!.firstPosition !== first);
+  if (renamed >= 0) return `segment ${renamed} of the log starts at position ${segments[renamed]!.firstPosition}, the index says ${names[renamed]}`;
+  const last = persisted.location(checkpoint.events - 1);
+  if (!last || last.id !== checkpoint.lastId) return `its last event ${checkpoint.events - 1} is not recorded`;
+  const file = segments[last.segment];
+  if (!file) return `its last event is in segment ${last.segment}, which is missing`;
+  const handle = await open(file.path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size < checkpoint.offset) return `${file.name} is ${size} bytes, shorter than the ${checkpoint.offset} indexed`;
+    const bytes = Buffer.alloc(last.length);
+    await handle.read(bytes, 0, last.length, last.offset);
+    const frame = checkFrame(bytes, 0);
+    if (frame.kind !== 'ok') return `the record of event ${checkpoint.events - 1} in ${file.name} at offset ${last.offset} does not check`;
+    const head = decodeRecordHead(bytes, 0, frame.payloadLength);
+    if (head.position !== checkpoint.events - 1 || head.id !== last.id) return `the log has event ${head.id} at position ${head.position} where the index has ${last.id}`;
+  } finally {
+    await handle.close();
+  }
+  return undefined;
+}
+
+interface ScanRange {
+  /** Where checking starts (after the segment header, or at the checkpoint when only the tail is read). */
+  scanFrom: number;
+  /** Records from this offset on go into the index; before it they are only checked and counted. */
+  indexFrom: number;
+}
+
+/** Scans batches; returns the offset where valid data ends (the file length unless torn) and the events checked before `indexFrom`. */
+function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer, range: ScanRange, index: LogIndex, isLast: boolean): { end: number; checkedEvents: number } {
+  let offset = range.scanFrom;
+  let checkedEvents = 0;
   const corrupt = (at: number, reason: string) => new CorruptLogError(segment.name, at, reason);
   while (offset < bytes.length) {
     const batchStart = offset;
     const header = checkFrame(bytes, offset);
     const batch = header.kind === 'ok' ? batchHeaderAt(bytes, offset, header.payloadLength) : undefined;
     if (header.kind !== 'ok' || batch === undefined) {
-      if (isLast && isTornTail(bytes, batchStart)) return batchStart;
+      if (isLast && isTornTail(bytes, batchStart)) return { end: batchStart, checkedEvents };
       throw corrupt(offset, header.kind === 'bad' ? header.reason : header.kind === 'incomplete' ? 'batch header cut short' : 'expected a batch header');
     }
     offset += FRAME_HEADER_BYTES + header.payloadLength;
     const batchEnd = offset + batch.length;
     if (batchEnd > bytes.length) {
-      if (isLast) return batchStart;
+      if (isLast) return { end: batchStart, checkedEvents };
       throw corrupt(batchStart, `batch of ${batch.length} bytes runs past the end of the file`);
     }
+    const indexed = batchStart >= range.indexFrom;
     const records: { event: RecordHead; offset: number; length: number }[] = [];
     while (offset < batchEnd) {
       const check = checkFrame(bytes.subarray(0, batchEnd), offset);
       if (check.kind !== 'ok') {
-        if (isLast && isTornTail(bytes, batchStart)) return batchStart;
+        if (isLast && isTornTail(bytes, batchStart)) return { end: batchStart, checkedEvents };
         throw corrupt(offset, check.kind === 'bad' ? check.reason : 'record runs past the end of its batch');
       }
-      let event: RecordHead;
-      try {
-        event = decodeRecordHead(bytes, offset, check.payloadLength);
-      } catch (err) {
-        throw corrupt(offset, `unreadable record: ${(err as Error).message}`);
-      }
       const length = FRAME_HEADER_BYTES + check.payloadLength;
-      records.push({ event, offset, length });
+      if (indexed) {
+        let event: RecordHead;
+        try {
+          event = decodeRecordHead(bytes, offset, check.payloadLength);
+        } catch (err) {
+          throw corrupt(offset, `unreadable record: ${(err as Error).message}`);
+        }
+        records.push({ event, offset, length });
+      } else checkedEvents++;
       offset += length;
     }
-    commitBatch(records, segmentNumber, index, corrupt);
+    if (indexed) commitBatch(records, segmentNumber, index, corrupt);
   }
-  return offset;
+  return { end: offset, checkedEvents };
 }
 
 /**

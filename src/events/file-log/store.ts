@@ -1,4 +1,4 @@
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkExpectedRevision, matchIdempotentAppendIn } from '../append-rules.ts';
 import {
@@ -17,6 +17,8 @@ import {
 import { createSubscriptionHub, published, type PublishedEvent } from '../subscription-hub.ts';
 import { BATCH_HEADER_BYTES, decodeRecord, FRAME_HEADER_BYTES } from './framing.ts';
 import { GroupCommitWriter } from './group-commit.ts';
+import { IndexCheckpointer } from './index-checkpointer.ts';
+import { INDEX_DIRECTORY, PersistedIndex } from './lmdb-index.ts';
 import { acquireLock } from './lock.ts';
 import { WriterCheckpoint } from './writer-checkpoint.ts';
 import { stderrLogger, type EventLogger } from './logger.ts';
@@ -39,6 +41,10 @@ export interface FileEventStoreOptions {
   readOnly?: boolean;
   /** After a failed write (a full disk), how often the log tries to recover by itself. Default 2 s. */
   recoveryIntervalMs?: number;
+  /** What the open checks: every frame ('all', the default) or only those after the index checkpoint (recovery.ts). */
+  verify?: 'all' | 'checkpoint';
+  /** The index on disk is checkpointed every this many durable events. Default 1,024. */
+  indexCheckpointEvents?: number;
 }
 
 export const LOCK_FILE_NAME = 'LOCK';
@@ -61,10 +67,13 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   const readOnly = options.readOnly ?? false;
   if (!readOnly) await mkdir(options.dir, { recursive: true });
   const lock = readOnly ? { release: async () => {} } : await acquireLock(join(options.dir, LOCK_FILE_NAME), log);
+  let persisted: PersistedIndex | undefined;
   let recovered;
   try {
-    recovered = await recoverLog(options.dir, log, { readOnly });
+    persisted = await openPersistedIndex(join(options.dir, INDEX_DIRECTORY), readOnly, log);
+    recovered = await recoverLog(options.dir, log, { readOnly, persisted, verify: options.verify });
   } catch (err) {
+    await persisted?.close();
     await lock.release();
     throw err;
   }
@@ -84,6 +93,9 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
       onDurable: (batch) => {
         checkpoint!.advance(batch.firstPosition + batch.eventCount);
+        // After the writer checkpoint's own write (queued first): the index never covers more
+        // than it acknowledges, or the next start would distrust the index and rebuild it.
+        if (indexCheckpointer) setImmediate(indexCheckpointer.durable.bind(indexCheckpointer, boundaryAfter(batch.firstPosition + batch.eventCount)));
         if (durableWaiters.length > 0) settleWaiters();
         if (hub.hasSubscribers) hub.publish(liveEventsOf(batch));
       },
@@ -94,6 +106,19 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
         scheduleRecovery();
       },
     });
+  const newCheckpointer = (tailBytes: number): IndexCheckpointer | undefined => {
+    if (readOnly || !persisted) return undefined;
+    const checkpointer = new IndexCheckpointer({ index, persisted, segments, log, everyEvents: options.indexCheckpointEvents });
+    // What this open replayed is durable: it is checkpointed like any batch.
+    if (index.tailLength > 0) checkpointer.durable({ events: index.nextPosition, segment: segments.length - 1, offset: tailBytes });
+    return checkpointer;
+  };
+  /** The boundary after the durable batch that ends before `events`: where its last record ends. */
+  const boundaryAfter = (events: number) => {
+    const last = index.location(events - 1)!;
+    return { events, segment: last.segment, offset: last.offset + last.length };
+  };
+  let indexCheckpointer = newCheckpointer(recovered.tailBytes);
   let writer: GroupCommitWriter | ReadOnlyWriter = readOnly ? new ReadOnlyWriter(index.nextPosition) : await openWriter(recovered.tailBytes);
   let recovering: NodeJS.Timeout | undefined;
 
@@ -112,9 +137,11 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   async function recoverNow(): Promise<void> {
     try {
       await writer.closeTail().catch(() => undefined);
-      const again = await recoverLog(options.dir, log);
+      await indexCheckpointer?.stop();
+      const again = await recoverLog(options.dir, log, { readOnly: false, persisted, verify: 'checkpoint' });
       index = again.index;
       segments = again.segments;
+      indexCheckpointer = newCheckpointer(again.tailBytes);
       const previousReader = reader;
       reader = new SegmentReader(segments);
       await previousReader.close().catch(() => undefined);
@@ -129,7 +156,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   }
 
   let closed = false;
-  log.info({ dir: options.dir, events: index.nextPosition, streams: index.streamCount, segments: segments.length }, 'event log opened');
+  log.info({ dir: options.dir, events: index.nextPosition, replayedEvents: recovered.replayedEvents, segments: segments.length, persistedIndex: persisted !== undefined }, 'event log opened');
 
   function settleWaiters(): void {
     for (let i = durableWaiters.length - 1; i >= 0; i--) {
@@ -169,18 +196,17 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
    */
   function stageAppend(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     assertWritable();
-    const positions = index.positionsOf(stream);
-    const length = positions ? positions.length : 0;
+    const length = index.streamLength(stream);
     // An append whose first id the log has never seen cannot be a replay (the usual case): only
     // otherwise is the stream looked at.
     const first = events[0];
-    if (positions && first && index.hasId(first.id)) {
+    if (length > 0 && first && index.hasId(first.id)) {
       const replay = matchIdempotentAppendIn(
         stream,
         {
           length,
-          idAt: (r) => (r < length ? index.idAt(positions[r]!) : undefined),
-          positionAt: (r) => BigInt(positions[r]!),
+          idAt: (r) => (r < length ? index.idAt(index.positionAt(stream, r)) : undefined),
+          positionAt: (r) => BigInt(index.positionAt(stream, r)),
           revisionOfId: (id) => index.revisionOfId(stream, id),
         },
         events,
@@ -190,8 +216,8 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     }
     checkExpectedRevision(stream, length, expected);
     if (events.length === 0) {
-      const last = positions?.at(-1);
-      return Promise.resolve({ nextExpectedRevision: BigInt(length - 1), position: BigInt(last ?? index.nextPosition - 1) });
+      const last = length > 0 ? index.positionAt(stream, length - 1) : index.nextPosition - 1;
+      return Promise.resolve({ nextExpectedRevision: BigInt(length - 1), position: BigInt(last) });
     }
     // The records written to the batch are the snapshot of the caller's objects (nothing else
     // keeps them), so a caller mutating its data afterwards changes nothing that was appended.
@@ -222,11 +248,10 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   }
 
   async function readStream(stream: string, readOptions: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    const positions = index.positionsOf(stream);
-    if (!positions) return [];
     const durable = writer.durableCount;
-    let visible = positions.length;
-    while (visible > 0 && positions[visible - 1]! >= durable) visible--;
+    let visible = index.streamLength(stream);
+    while (visible > 0 && index.positionAt(stream, visible - 1) >= durable) visible--;
+    if (visible === 0) return [];
     const max = readOptions.maxCount ?? Number.MAX_SAFE_INTEGER;
     const revisions: number[] = [];
     if (readOptions.direction === 'backwards') {
@@ -235,7 +260,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     } else {
       for (let r = Number(readOptions.fromRevision ?? 0n); r < visible && revisions.length < max; r++) revisions.push(r);
     }
-    return Promise.all(revisions.map((r) => reader.readEvent(index.location(positions[r]!)!)));
+    return Promise.all(revisions.map((r) => reader.readEvent(index.location(index.positionAt(stream, r))!)));
   }
 
   async function* readAll(readOptions: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -245,19 +270,18 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       // Re-read the durable bound at every chunk: a long read also sees what was written meanwhile.
       const durable = writer.durableCount;
       if (next >= durable) return;
-      const segment = index.segmentAt(next);
-      const start = index.offsetAt(next);
-      let last = next;
-      while (last + 1 < durable && last + 1 - next < remaining) {
-        const candidate = last + 1;
-        if (index.segmentAt(candidate) !== segment || index.offsetAt(candidate) + index.lengthAt(candidate) - start > READ_CHUNK_BYTES) break;
-        last = candidate;
+      const first = index.location(next)!;
+      const start = first.offset;
+      const locations = [first];
+      while (next + locations.length < durable && locations.length < remaining) {
+        const candidate = index.location(next + locations.length)!;
+        if (candidate.segment !== first.segment || candidate.offset + candidate.length - start > READ_CHUNK_BYTES) break;
+        locations.push(candidate);
       }
-      const chunk = await reader.readBytes(segment, start, index.offsetAt(last) + index.lengthAt(last) - start);
-      for (let p = next; p <= last; p++) {
-        const offset = index.offsetAt(p);
-        yield reader.decodeAt(chunk, offset - start, { segment, offset, length: index.lengthAt(p) });
-      }
+      const lastLocation = locations.at(-1)!;
+      const chunk = await reader.readBytes(first.segment, start, lastLocation.offset + lastLocation.length - start);
+      for (const location of locations) yield reader.decodeAt(chunk, location.offset - start, location);
+      const last = next + locations.length - 1;
       remaining -= last - next + 1;
       next = last + 1;
     }
@@ -271,7 +295,10 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     hub.closeAll();
     await writer.closeTail();
     checkpoint?.close();
+    // Everything durable goes into the index on disk: the next start replays nothing.
+    await indexCheckpointer?.flush().catch((err: Error) => log.warn({ error: err.message }, 'event index: the last checkpoint failed; the next start reads the tail from the log'));
     await reader.close();
+    await persisted?.close();
     await lock.release();
     log.info({ dir: options.dir, events: writer.durableCount }, 'event log closed');
   }
@@ -289,6 +316,22 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       return writer.failed ? { ready: false, reason: `the event log cannot be written (${writer.failed.message}); it retries by itself` } : { ready: true };
     },
   };
+}
+
+/**
+ * Opens the index on disk. An index that cannot be opened (damaged, or written by an
+ * incompatible LMDB) is only a cache of the log: a writer deletes it and builds it again, a
+ * reader does without it.
+ */
+async function openPersistedIndex(dir: string, readOnly: boolean, log: EventLogger): Promise<PersistedIndex | undefined> {
+  try {
+    return PersistedIndex.open(dir, { readOnly });
+  } catch (err) {
+    log.warn({ dir, error: (err as Error).message }, `event index cannot be opened: ${readOnly ? 'reading the log without it' : 'rebuilding it from the log'}`);
+    if (readOnly) return undefined;
+    await rm(dir, { recursive: true, force: true });
+    return PersistedIndex.open(dir, { readOnly });
+  }
 }
 
 /** Stands in for the writer of a read-only store: everything is durable, nothing is accepted. */

@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INDEX_DIRECTORY, PersistedIndex } from '../../src/events/file-log/lmdb-index.ts';
+import { openFileEventStore } from '../../src/events/file-log/store.ts';
+import type { EventStore } from '../../src/events/port.ts';
+import { recordingLogger, silentLogger, type LogEntry } from './helpers.ts';
+
+const WRITER = join(import.meta.dirname, 'fixtures', 'index-writer.ts');
+const STREAMS = 7;
+const idOf = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'eventlog-index-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+/** Appends `count` events in a child process, reads the index checkpoint it reached, and kills it with SIGKILL. */
+async function appendThenCrash(count: number): Promise<number> {
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, dir, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<unknown>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => line === 'appended' && resolve());
+    void exited.then(() => reject(new Error(`writer exited early: ${stderr}`)));
+  });
+  // As an auditor would: the index read-only, beside its writer.
+  const index = PersistedIndex.open(join(dir, INDEX_DIRECTORY), { readOnly: true })!;
+  const checkpointed = index.checkpoint().events;
+  await index.close();
+  child.kill('SIGKILL');
+  expect(await exited).toBe('SIGKILL');
+  return checkpointed;
+}
+
+function openedLine(entries: LogEntry[]): Record<string, unknown> {
+  return entries.find((e) => e.message === 'event log opened')!.fields;
+}
+
+/** Every stream read whole, and the whole log read in order, hold exactly the events appended. */
+async function expectAllEvents(store: EventStore, count: number): Promise<void> {
+  for (let s = 0; s < STREAMS; s++) {
+    const events = await store.readStream(`notes-${s}`);
+    const expected = Array.from({ length: count }, (_, i) => i).filter((i) => i % STREAMS === s);
+    expect(events.map((e) => e.id)).toEqual(expected.map(idOf));
+    expect(events.map((e) => Number(e.revision))).toEqual(expected.map((_, r) => r));
+  }
+  const positions: number[] = [];
+  for await (const event of store.readAll()) {
+    expect(event.id).toBe(idOf(Number(event.position)));
+    positions.push(Number(event.position));
+  }
+  expect(positions).toEqual(Array.from({ length: count }, (_, i) => i));
+}
+
+describe('file event log: the index on disk', () => {
+  it.each(['checkpoint', 'all'] as const)('a restart after N appends and a crash reads at most the events after the last index checkpoint (verify: %s)', async (verify) => {
+    const count = 1_500;
+    const checkpointed = await appendThenCrash(count);
+    expect(checkpointed).toBeGreaterThanOrEqual(1_000);
+
+    const log = recordingLogger();
+    const store = await openFileEventStore({ dir, log, verify, maxSegmentBytes: 64 * 1024 });
+    const opened = openedLine(log.entries);
+    expect(opened.events).toBe(count);
+    expect(opened.replayedEvents).toBeLessThanOrEqual(count - checkpointed);
+    // The crash left the lock behind; nothing else is worth a warning.
+    expect(log.entries.filter((e) => e.level !== 'info').map((e) => e.message)).toEqual(['event log: taking over a lock left by a process that is no longer running']);
+    await expectAllEvents(store, count);
+
+    // Appends continue at the right revisions, and replays of events on either side of the checkpoint are recognised.
+    const again = { id: idOf(3), type: 'Noted', data: { i: 3, pad: 'x'.repeat(150) } };
+    const replay = await store.appendToStream('notes-3', [again], { expectedRevision: 'any' });
+    expect(replay.position).toBe(3n);
+    const latest = { id: idOf(count - 1), type: 'Noted', data: {} };
+    expect((await store.appendToStream(`notes-${(count - 1) % STREAMS}`, [latest])).position).toBe(BigInt(count - 1));
+    const next = await store.appendToStream('notes-0', [{ id: idOf(count), type: 'Noted', data: {} }], { expectedRevision: BigInt(Math.ceil(count / STREAMS) - 1) });
+    expect(next.position).toBe(BigInt(count));
+    await store.close();
+  });
+
+  it('a clean close checkpoints everything: the next start replays nothing', async () => {
+    const first = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
+    for (let i = 0; i < 250; i++) await first.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
+    await first.close();
+    const log = recordingLogger();
+    const second = await openFileEventStore({ dir, log, verify: 'checkpoint' });
+    expect(openedLine(log.entries)).toMatchObject({ events: 250, replayedEvents: 0 });
+    await expectAllEvents(second, 250);
+    await second.close();
+  });
+
+  it('an index deleted, or left from another log, is rebuilt from the log and says so', async () => {
+    const first = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
+    for (let i = 0; i < 120; i++) await first.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
+    await first.close();
+    await rm(join(dir, INDEX_DIRECTORY), { recursive: true });
+    const rebuilt = await openFileEventStore({ dir, log: silentLogger });
+    await expectAllEvents(rebuilt, 120);
+    await rebuilt.close();
+
+    // Another log of the same length under this index: its last event has another id.
+    const other = await mkdtemp(join(tmpdir(), 'eventlog-other-'));
+    try {
+      const store = await openFileEventStore({ dir: other, log: silentLogger });
+      for (let i = 0; i < 120; i++) await store.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i + 10_000), type: 'Noted', data: { i } }]);
+      await store.close();
+      await rm(join(other, INDEX_DIRECTORY), { recursive: true });
+      const { cp } = await import('node:fs/promises');
+      await cp(join(dir, INDEX_DIRECTORY), join(other, INDEX_DIRECTORY), { recursive: true });
+      const log = recordingLogger();
+      const swapped = await openFileEventStore({ dir: other, log, verify: 'checkpoint' });
+      expect(log.entries.find((e) => e.level === 'warn')?.message).toMatch(/event index did not match the log .*rebuilt it from the log/);
+      expect(openedLine(log.entries).replayedEvents).toBe(120);
+      expect((await swapped.readStream('notes-0')).map((e) => e.id)[0]).toBe(idOf(10_000));
+      await swapped.close();
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+    expect((await readdir(dir)).includes(INDEX_DIRECTORY)).toBe(true);
+  });
+
+  it('a read-only open uses the index without writing it, and reads a log that has none', async () => {
+    const writer = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
+    for (let i = 0; i < 300; i++) await writer.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
+    const log = recordingLogger();
+    const reader = await openFileEventStore({ dir, log, readOnly: true });
+    expect(openedLine(log.entries).replayedEvents).toBeLessThan(300);
+    await expectAllEvents(reader, 300);
+    await reader.close();
+    await writer.close();
+    await rm(join(dir, INDEX_DIRECTORY), { recursive: true });
+    const withoutIndex = await openFileEventStore({ dir, log: silentLogger, readOnly: true });
+    await expectAllEvents(withoutIndex, 300);
+    await withoutIndex.close();
+    expect((await readdir(dir)).includes(INDEX_DIRECTORY)).toBe(false);
+  });
+});
