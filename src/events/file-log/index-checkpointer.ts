@@ -25,7 +25,7 @@ export interface IndexCheckpointerOptions {
  * One checkpoint's transaction writes at most this many events: its puts run on the event loop
  * (a few µs an event), and a longer stall would show in the latency of the calls around it.
  */
-const MAX_EVENTS_PER_CHECKPOINT = 4_096;
+const MAX_EVENTS_PER_CHECKPOINT = 2_048;
 /** After a failed checkpoint (a full disk), the next try waits this long; the tail stays in memory meanwhile. */
 const RETRY_MS = 5_000;
 

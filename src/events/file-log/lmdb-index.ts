@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import type { Location } from './log-index.ts';
+import type { Location } from './location.ts';
 
 /**
  * The part of the log's index that is on disk: an LMDB environment beside the segments, holding

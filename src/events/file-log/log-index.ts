@@ -1,12 +1,9 @@
 import { IdList } from './id-list.ts';
 import { IdTable } from './id-table.ts';
 import type { IndexEntries, PersistedIndex } from './lmdb-index.ts';
+import type { Location } from './location.ts';
 
-export interface Location {
-  segment: number;
-  offset: number;
-  length: number;
-}
+export type { Location } from './location.ts';
 
 /**
  * The index of the log: where each event lives and its id (by global position), each stream's

@@ -115,6 +115,9 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
   } finally {
     await handle.close();
   }
+  // Now durable, what was replayed goes into the index on disk before the first append: the
+  // next start will not read it again, and the writer's first moments carry no checkpoint.
+  if (persisted && index.tailLength > 0) await persistIndexUpTo(index, persisted, segments, { events: index.locatedCount, segment: segments.length - 1, offset: tailBytes });
   return { index, segments, tailBytes, replayedEvents };
 }
 

@@ -2,7 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { RecordedEvent } from '../port.ts';
 import { CorruptLogError } from './errors.ts';
 import { checkFrame, decodeRecord } from './framing.ts';
-import type { Location } from './log-index.ts';
+import type { Location } from './location.ts';
 import type { SegmentFile } from './segment.ts';
 
 /**

@@ -106,19 +106,16 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
         scheduleRecovery();
       },
     });
-  const newCheckpointer = (tailBytes: number): IndexCheckpointer | undefined => {
+  const newCheckpointer = (): IndexCheckpointer | undefined => {
     if (readOnly || !persisted) return undefined;
-    const checkpointer = new IndexCheckpointer({ index, persisted, segments, log, everyEvents: options.indexCheckpointEvents });
-    // What this open replayed is durable: it is checkpointed like any batch.
-    if (index.tailLength > 0) checkpointer.durable({ events: index.nextPosition, segment: segments.length - 1, offset: tailBytes });
-    return checkpointer;
+    return new IndexCheckpointer({ index, persisted, segments, log, everyEvents: options.indexCheckpointEvents });
   };
   /** The boundary after the durable batch that ends before `events`: where its last record ends. */
   const boundaryAfter = (events: number) => {
     const last = index.location(events - 1)!;
     return { events, segment: last.segment, offset: last.offset + last.length };
   };
-  let indexCheckpointer = newCheckpointer(recovered.tailBytes);
+  let indexCheckpointer = newCheckpointer();
   let writer: GroupCommitWriter | ReadOnlyWriter = readOnly ? new ReadOnlyWriter(index.nextPosition) : await openWriter(recovered.tailBytes);
   let recovering: NodeJS.Timeout | undefined;
 
@@ -141,7 +138,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       const again = await recoverLog(options.dir, log, { readOnly: false, persisted, verify: 'checkpoint' });
       index = again.index;
       segments = again.segments;
-      indexCheckpointer = newCheckpointer(again.tailBytes);
+      indexCheckpointer = newCheckpointer();
       const previousReader = reader;
       reader = new SegmentReader(segments);
       await previousReader.close().catch(() => undefined);
