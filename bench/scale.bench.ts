@@ -18,7 +18,8 @@ import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-paymen
  * How cost grows with the log: the service as `npm start` runs it (`node dist/main.js`, file log,
  * local settlement) is grown by real paid calls to logs of SCALE_EVENTS events (default 10,000,
  * 100,000 and 1,000,000; three events a paid call). At each size it is stopped and started again,
- * and the bench prints the start-up time until /health answers, RSS after start, the p50 and p99
+ * and the bench prints the start-up time until /health answers and RSS after start (once checking
+ * every frame of the log, once reading only what follows the index checkpoint), the p50 and p99
  * latency of 2,000 paid calls (16 in flight) on the restarted service, and the audit's rate over
  * the whole log with public keys only (all cores). Not part of `npm test`: the largest size
  * takes minutes. SCALE_DATA_DIR=<dir>: grow that directory and keep it (a later run starts from
@@ -49,7 +50,7 @@ export default async function run(): Promise<void> {
   const env = { DATA_DIR: dataDir, ATTESTATION_SECRET: SECRET, SETTLEMENT: 'local', HOST: '127.0.0.1', PORT: String(PORT), LOG_LEVEL: 'info' };
   const requirements = paymentRequirements(findOperation('veritrack.attest')!, loadSettings(env));
   const url = `http://127.0.0.1:${PORT}`;
-  console.log('events at start   start-up   RSS after start   paid call p50 / p99   audit of the log after the calls (public keys, all cores)');
+  console.log('events at start   start-up, RSS after start (EVENT_LOG_VERIFY=all | =checkpoint)   paid call p50 / p99   audit of the log after the calls (public keys, all cores)');
   try {
     let service = await start(env);
     for (const size of sizes) {
@@ -60,6 +61,9 @@ export default async function run(): Promise<void> {
         if ((grown.statuses[200] ?? 0) === 0) throw new Error(`no paid call succeeded while growing the log: ${JSON.stringify(grown.statuses)}`);
       }
       await stop(service);
+      // Both ways of opening the log: every frame's checksum checked, or only the index's tail read.
+      const tailOnly = await start({ ...env, EVENT_LOG_VERIFY: 'checkpoint' });
+      await stop(tailOnly);
       service = await start(env);
       const eventsAtStart = service.events;
       const probe = await paidCalls(url, presignPayments(requirements, `${url}${PATH}`, PROBE_CALLS), 16);
@@ -69,7 +73,7 @@ export default async function run(): Promise<void> {
       const sorted = [...probe.latenciesMs].sort((a, b) => a - b);
       const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
       console.log(
-        `${String(eventsAtStart).padStart(15)}  ${(service.startMs / 1000).toFixed(2).padStart(6)} s   ${service.rssMb.toFixed(0).padStart(6)} MB         ` +
+        `${String(eventsAtStart).padStart(15)}  ${(service.startMs / 1000).toFixed(2).padStart(6)} s, ${service.rssMb.toFixed(0).padStart(4)} MB | ${(tailOnly.startMs / 1000).toFixed(2).padStart(6)} s, ${tailOnly.rssMb.toFixed(0).padStart(4)} MB     ` +
           `${pct(50).toFixed(1).padStart(6)} / ${pct(99).toFixed(1).padStart(6)} ms     ${audit.events} events at ${audit.eventsPerSecond.toFixed(0)}/s, ${audit.resultsPerSecond.toFixed(0)} results/s`,
       );
       service = await start(env);

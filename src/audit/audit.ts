@@ -34,6 +34,8 @@ export interface AuditReport {
   chains: number;
   /** Result-log checkpoints checked against the tree rebuilt from the results. */
   checkpoints: number;
+  /** Entries of the file log's index on disk checked against its segments (set by the CLI); undefined when not checked. */
+  indexChecked?: number;
   lastPosition: bigint | undefined;
   failureCount: number;
   failuresByKind: Record<string, number>;

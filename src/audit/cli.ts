@@ -7,11 +7,13 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { openEventStoreForReading } from '../events/open-store.ts';
+import { eventLogDirectory, openEventStoreForReading } from '../events/open-store.ts';
+import { checkIndexAgainstLog } from '../events/file-log/index-check.ts';
 import { stderrLogger } from '../events/file-log/logger.ts';
 import { MissingSecretError, resolveAttestationSecret } from '../signing/keyring.ts';
 import { loadKeyring } from '../key-generations.ts';
-import { auditEventLog } from './audit.ts';
+import { auditEventLog, type AuditReport } from './audit.ts';
+import type { IndexCheckReport } from '../events/file-log/index-check.ts';
 import { formatReport } from './report.ts';
 import { auditKeysFromHistoryFile } from './key-history-file.ts';
 import type { AuditKeys } from './result-check.ts';
@@ -85,12 +87,25 @@ async function main(): Promise<number> {
       },
     });
     bar?.stop();
+    // The file log's index on disk, checked against the segments read directly.
+    const index = eventStoreUrl ? undefined : await checkIndexAgainstLog(eventLogDirectory(dataDir));
+    if (index) withIndexFindings(report, index);
     console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000, threads, keys: keysFile === undefined ? 'derived from the secret' : `public keys of ${keysFile}` }));
     return report.ok ? 0 : 1;
   } finally {
     await verifier.close();
     await store.close();
   }
+}
+
+/** Index mismatches are audit failures of their own kind, counted and listed with the others. */
+function withIndexFindings(report: AuditReport, index: IndexCheckReport): void {
+  report.indexChecked = index.checked;
+  if (index.mismatchCount === 0) return;
+  report.ok = false;
+  report.failureCount += index.mismatchCount;
+  report.failuresByKind['event-index'] = index.mismatchCount;
+  report.failures.push(...index.mismatches.map((m) => ({ kind: 'event-index', stream: 'the index on disk', position: BigInt(m.position), message: m.message })));
 }
 
 main().then(

@@ -12,6 +12,7 @@ export function formatReport(report: AuditReport, context: { source: string; sec
     `  log checkpoints:     ${report.checkpoints} (tree rebuilt, roots, signatures, consistency)`,
     `  time:                ${context.seconds.toFixed(2)} s (${Math.round(report.events / Math.max(context.seconds, 0.001))} events/s, ${Math.round(report.results / Math.max(context.seconds, 0.001))} results/s)`,
   ];
+  if (report.indexChecked !== undefined) lines.push(`  event index:         ${report.indexChecked} entries checked against the segments`);
   if (context.keys) lines.push(`  keys:                ${context.keys}`);
   if (context.threads) lines.push(`  verifying threads:   ${context.threads}`);
   if (report.ok) {

@@ -2,7 +2,8 @@
 export interface AuditFailure {
   /**
    * What kind of failure, for the summary: `result-schema`, `result-sha256`, `result-signature`,
-   * `result-key-id`, `result-key-family`, `saga-order`, `log-order`, `log-unreadable`, or
+   * `result-key-id`, `result-key-family`, `saga-order`, `log-order`, `log-unreadable`, `event-index`
+   * (the file log's index on disk disagrees with its segments), or
    * `chain:<rule name>` for the chain rules of audit-rule.ts.
    */
   kind: string;

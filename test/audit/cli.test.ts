@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { open as openLmdb } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventLogDirectory, openEventStore } from '../../src/events/open-store.ts';
 import type { JsonObject } from '../../src/signing/rfc8785.ts';
@@ -93,6 +94,30 @@ describe('npm run audit', () => {
     } finally {
       await rm(keysFile, { force: true });
     }
+  });
+
+  it('checks the index on disk against the segments, and fails with exit code 1 on an index that disagrees', async () => {
+    await writeLog(false);
+    const sound = runAudit();
+    expect(sound.stdout).toContain('event index:         12 entries checked against the segments');
+    expect(sound.status).toBe(0);
+
+    // Event 5's location and the position of its stream revision, changed behind the log's back.
+    const env = openLmdb({ path: join(eventLogDirectory(dataDir), 'index'), maxDbs: 4, compression: false });
+    const locations = env.openDB<Buffer, number>({ name: 'locations', keyEncoding: 'uint32', encoding: 'binary' });
+    const streams = env.openDB<number, [string, number]>({ name: 'streams' });
+    const moved = Buffer.from(locations.get(5)!);
+    moved.writeDoubleLE(moved.readDoubleLE(4) + 1, 4);
+    await locations.put(5, moved);
+    const [entry] = [...streams.getRange({ limit: 1 })];
+    await streams.put(entry!.key, entry!.value + 1);
+    await env.close();
+
+    const tampered = runAudit();
+    expect(tampered.stdout).toContain('result: FAIL');
+    expect(tampered.stdout).toMatch(/event-index: [2-9]/);
+    expect(tampered.stdout).toMatch(/\[event-index\] the index on disk, position 5: the index places event [0-9a-f-]+ at segment 0 offset \d+; the log has/);
+    expect(tampered.status).toBe(1);
   });
 
   it('stops with exit code 2, naming file and offset, on a corrupt log', async () => {
