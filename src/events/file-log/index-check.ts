@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { batchHeaderAt, checkFrame, FRAME_HEADER_BYTES } from './framing.ts';
 import { INDEX_DIRECTORY, PersistedIndex } from './lmdb-index.ts';
-import { decodeRecordHead } from './record-head.ts';
-import { listSegments, SEGMENT_HEADER_BYTES } from './segment.ts';
+import { decodeRecordHead, type RecordHead } from './record-head.ts';
+import { sealedSegmentFrames, type SegmentFrame } from './segment-frames.ts';
+import { listSegments } from './segment.ts';
 
 export interface IndexMismatch {
   position: number;
@@ -41,27 +40,18 @@ export async function checkIndexAgainstLog(logDir: string): Promise<IndexCheckRe
       if (report.mismatches.length < MAX_KEPT) report.mismatches.push({ position, message });
     };
     const segments = await listSegments(logDir);
-    for (const [segment, file] of segments.entries()) {
-      if (report.checked >= checkpoint.events) break;
-      const bytes = await readFile(file.path);
-      for (const record of recordsOf(bytes)) {
-        if (record.kind === 'damaged') {
-          mismatch(report.checked, `${file.name} cannot be read from offset ${record.offset} (${record.reason}): the events after it were not compared`);
-          break;
+    try {
+      for (const [segment, file] of segments.entries()) {
+        if (report.checked >= checkpoint.events) break;
+        for await (const frame of sealedSegmentFrames(file)) {
+          const head = decodeRecordHead(frame.bytes, frame.at, frame.payloadLength);
+          compare(index, head, segment, frame, file.name, mismatch);
+          // What follows the checkpoint may be a batch its writer is writing now: not read.
+          if (++report.checked >= checkpoint.events) break;
         }
-        const { head, offset, length } = record;
-        if (head.position >= checkpoint.events) break;
-        report.checked++;
-        const where = `${file.name} offset ${offset}`;
-        const located = index.location(head.position);
-        if (!located) mismatch(head.position, `the index has no location for the event at ${where}`);
-        else if (located.segment !== segment || located.offset !== offset || located.length !== length || located.id !== head.id)
-          mismatch(head.position, `the index places event ${located.id} at segment ${located.segment} offset ${located.offset}; the log has ${head.id} at ${where}`);
-        const atRevision = index.positionAt(head.stream, head.revision);
-        if (atRevision !== head.position) mismatch(head.position, `the index has ${head.stream} revision ${head.revision} at position ${atRevision}, the log at ${head.position}`);
-        const byId = index.positionOfId(head.id);
-        if (byId < head.position || index.idAt(byId) !== head.id) mismatch(head.position, `the index finds id ${head.id} at position ${byId}, the log has it at ${head.position}`);
       }
+    } catch (err) {
+      mismatch(report.checked, `the log cannot be read past event ${report.checked}: ${(err as Error).message}`);
     }
     if (report.checked < checkpoint.events) mismatch(report.checked, `the index covers ${checkpoint.events} events, the log has ${report.checked} of them`);
     return report;
@@ -70,23 +60,15 @@ export async function checkIndexAgainstLog(logDir: string): Promise<IndexCheckRe
   }
 }
 
-type SegmentRecord = { kind: 'record'; head: ReturnType<typeof decodeRecordHead>; offset: number; length: number } | { kind: 'damaged'; offset: number; reason: string };
-
-/** The records of a segment file in order, each checksum-checked; stops at the first damage. */
-function* recordsOf(bytes: Buffer): Generator<SegmentRecord> {
-  let offset = SEGMENT_HEADER_BYTES;
-  while (offset < bytes.length) {
-    const header = checkFrame(bytes, offset);
-    const batch = header.kind === 'ok' ? batchHeaderAt(bytes, offset, header.payloadLength) : undefined;
-    if (header.kind !== 'ok' || !batch) return yield { kind: 'damaged', offset, reason: 'no batch header' };
-    offset += FRAME_HEADER_BYTES + header.payloadLength;
-    const batchEnd = Math.min(offset + batch.length, bytes.length);
-    while (offset < batchEnd) {
-      const frame = checkFrame(bytes.subarray(0, batchEnd), offset);
-      if (frame.kind !== 'ok') return yield { kind: 'damaged', offset, reason: frame.kind === 'bad' ? frame.reason : 'record cut short' };
-      const length = FRAME_HEADER_BYTES + frame.payloadLength;
-      yield { kind: 'record', head: decodeRecordHead(bytes, offset, frame.payloadLength), offset, length };
-      offset += length;
-    }
-  }
+/** One event of the log against the index's three entries for it. */
+function compare(index: PersistedIndex, head: RecordHead, segment: number, frame: SegmentFrame, fileName: string, mismatch: (position: number, message: string) => void): void {
+  const where = `${fileName} offset ${frame.offset}`;
+  const located = index.location(head.position);
+  if (!located) mismatch(head.position, `the index has no location for the event at ${where}`);
+  else if (located.segment !== segment || located.offset !== frame.offset || located.length !== frame.length || located.id !== head.id)
+    mismatch(head.position, `the index places event ${located.id} at segment ${located.segment} offset ${located.offset}; the log has ${head.id} at ${where}`);
+  const atRevision = index.positionAt(head.stream, head.revision);
+  if (atRevision !== head.position) mismatch(head.position, `the index has ${head.stream} revision ${head.revision} at position ${atRevision}, the log at ${head.position}`);
+  const byId = index.positionOfId(head.id);
+  if (byId < head.position || index.idAt(byId) !== head.id) mismatch(head.position, `the index finds id ${head.id} at position ${byId}, the log has it at ${head.position}`);
 }

@@ -6,6 +6,7 @@ import { batchHeaderAt, batchHeadersAfter, checkFrame, FRAME_HEADER_BYTES, PIPEL
 import { LogIndex } from './log-index.ts';
 import { EMPTY_CHECKPOINT, type IndexCheckpoint, type PersistedIndex } from './lmdb-index.ts';
 import { persistIndexUpTo } from './index-checkpointer.ts';
+import { sealedSegmentFrames } from './segment-frames.ts';
 import { readWriterCheckpoint, WRITER_CHECKPOINT_FILE } from './writer-checkpoint.ts';
 import type { EventLogger } from './logger.ts';
 import {
@@ -68,7 +69,12 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
   let expectedFirst = 0;
   for (const [i, segment] of segments.entries()) {
     const isLast = i === segments.length - 1;
-    if (i < checkpoint.segment && !verifyAll) continue;
+    if (i < checkpoint.segment) {
+      // All in the index already: checked (streamed, never held whole) or, with verify
+      // 'checkpoint', matched by name only (usableCheckpoint).
+      if (verifyAll) expectedFirst = await checkSealedSegment(segment, expectedFirst);
+      continue;
+    }
     const bytes = await readFile(segment.path);
     const first = parseSegmentHeader(bytes);
     if (first === undefined) throw new CorruptLogError(segment.name, 0, 'not a segment header');
@@ -77,10 +83,10 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
     if (first !== segment.firstPosition || first !== expectedFirst)
       throw new CorruptLogError(segment.name, 0, `segment starts at position ${first}, expected ${expectedFirst} (a segment is missing or misnamed)`);
     // Bytes before this offset are only checked; from it on, records go into the index.
-    const indexFrom = i < checkpoint.segment ? bytes.length : i === checkpoint.segment ? Math.max(checkpoint.offset, SEGMENT_HEADER_BYTES) : SEGMENT_HEADER_BYTES;
-    const scanFrom = verifyAll || i > checkpoint.segment ? SEGMENT_HEADER_BYTES : indexFrom;
-    const { end, checkedEvents } = scanSegment(segment, i, bytes, { scanFrom, indexFrom }, index, isLast);
-    expectedFirst = i < checkpoint.segment ? first + checkedEvents : index.nextPosition;
+    const indexFrom = i === checkpoint.segment ? Math.max(checkpoint.offset, SEGMENT_HEADER_BYTES) : SEGMENT_HEADER_BYTES;
+    const scanFrom = verifyAll ? SEGMENT_HEADER_BYTES : indexFrom;
+    const end = scanSegment(segment, i, bytes, { scanFrom, indexFrom }, index, isLast);
+    expectedFirst = index.nextPosition;
     if (end < bytes.length && index.nextPosition < acknowledged)
       throw new CorruptLogError(segment.name, end, `damaged data at event ${index.nextPosition}, before the ${acknowledged} events acknowledged durable (writer checkpoint): this is not a torn tail`);
     if (end < bytes.length && readOnly) {
@@ -171,6 +177,15 @@ async function checkpointMismatch(persisted: PersistedIndex, checkpoint: IndexCh
   return undefined;
 }
 
+/** Checks every frame of a sealed segment the index holds; returns the position the next segment must start at. */
+async function checkSealedSegment(segment: SegmentFile, expectedFirst: number): Promise<number> {
+  if (segment.firstPosition !== expectedFirst)
+    throw new CorruptLogError(segment.name, 0, `segment starts at position ${segment.firstPosition}, expected ${expectedFirst} (a segment is missing or misnamed)`);
+  let events = 0;
+  for await (const _frame of sealedSegmentFrames(segment)) events++;
+  return expectedFirst + events;
+}
+
 interface ScanRange {
   /** Where checking starts (after the segment header, or at the checkpoint when only the tail is read). */
   scanFrom: number;
@@ -178,23 +193,22 @@ interface ScanRange {
   indexFrom: number;
 }
 
-/** Scans batches; returns the offset where valid data ends (the file length unless torn) and the events checked before `indexFrom`. */
-function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer, range: ScanRange, index: LogIndex, isLast: boolean): { end: number; checkedEvents: number } {
+/** Scans batches; returns the offset where valid data ends (the file length unless torn). */
+function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer, range: ScanRange, index: LogIndex, isLast: boolean): number {
   let offset = range.scanFrom;
-  let checkedEvents = 0;
   const corrupt = (at: number, reason: string) => new CorruptLogError(segment.name, at, reason);
   while (offset < bytes.length) {
     const batchStart = offset;
     const header = checkFrame(bytes, offset);
     const batch = header.kind === 'ok' ? batchHeaderAt(bytes, offset, header.payloadLength) : undefined;
     if (header.kind !== 'ok' || batch === undefined) {
-      if (isLast && isTornTail(bytes, batchStart)) return { end: batchStart, checkedEvents };
+      if (isLast && isTornTail(bytes, batchStart)) return batchStart;
       throw corrupt(offset, header.kind === 'bad' ? header.reason : header.kind === 'incomplete' ? 'batch header cut short' : 'expected a batch header');
     }
     offset += FRAME_HEADER_BYTES + header.payloadLength;
     const batchEnd = offset + batch.length;
     if (batchEnd > bytes.length) {
-      if (isLast) return { end: batchStart, checkedEvents };
+      if (isLast) return batchStart;
       throw corrupt(batchStart, `batch of ${batch.length} bytes runs past the end of the file`);
     }
     const indexed = batchStart >= range.indexFrom;
@@ -202,7 +216,7 @@ function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer,
     while (offset < batchEnd) {
       const check = checkFrame(bytes.subarray(0, batchEnd), offset);
       if (check.kind !== 'ok') {
-        if (isLast && isTornTail(bytes, batchStart)) return { end: batchStart, checkedEvents };
+        if (isLast && isTornTail(bytes, batchStart)) return batchStart;
         throw corrupt(offset, check.kind === 'bad' ? check.reason : 'record runs past the end of its batch');
       }
       const length = FRAME_HEADER_BYTES + check.payloadLength;
@@ -214,12 +228,12 @@ function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer,
           throw corrupt(offset, `unreadable record: ${(err as Error).message}`);
         }
         records.push({ event, offset, length });
-      } else checkedEvents++;
+      }
       offset += length;
     }
     if (indexed) commitBatch(records, segmentNumber, index, corrupt);
   }
-  return { end: offset, checkedEvents };
+  return offset;
 }
 
 /**
