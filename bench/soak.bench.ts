@@ -35,9 +35,9 @@ async function soak(): Promise<void> {
   const requirements = paymentRequirements(findOperation('veritrack.attest')!, loadSettings({ DATA_DIR: tmpdir(), LOG_LEVEL: 'silent' }));
   const server = await spawnServer(new URL('./support/paid-server.ts', import.meta.url), { PAID_CALL_BENCH_SERVER: 'full', ATTESTATION_SECRET: SECRET }, ['--expose-gc']);
   const target = { server, next: 0 };
-  const samples: Array<{ calls: number; rssMb: number; heapMb: number; rate: number }> = [];
+  const samples: Array<{ calls: number; rssMb: number; anonMb: number; fileMb: number; heapMb: number; rate: number }> = [];
   let calls = 0;
-  console.log(`soak: ${slices} slices of ${SLICE_SECONDS} s, 64 in flight, POST ${PATH}; RSS at start ${rssMbOf(server.child.pid!).toFixed(0)} MB`);
+  console.log(`soak: ${slices} slices of ${SLICE_SECONDS} s, 64 in flight, POST ${PATH}; RSS at start ${rssOf(server.child.pid!).total.toFixed(0)} MB`);
   try {
     for (let i = 0; i < slices; i++) {
       const payments = presignPayments(requirements, `http://127.0.0.1${PATH}`, SLICE_MAX_CALLS);
@@ -46,9 +46,13 @@ async function soak(): Promise<void> {
       const ok = result.statuses[200] ?? 0;
       calls += ok;
       const odd = Object.keys(result.statuses).some((code) => code !== '200') ? ` statuses ${JSON.stringify(result.statuses)}` : '';
-      samples.push({ calls, rssMb: rssMbOf(server.child.pid!), heapMb: await retainedHeapMbOf(server), rate: ok / result.seconds });
+      const rss = rssOf(server.child.pid!);
+      samples.push({ calls, rssMb: rss.total, anonMb: rss.anon, fileMb: rss.file, heapMb: await retainedHeapMbOf(server), rate: ok / result.seconds });
       const s = samples.at(-1)!;
-      console.log(`  slice ${String(i + 1).padStart(2)} ${s.rate.toFixed(0).padStart(5)}/s  ${String(calls).padStart(7)} paid calls  RSS ${s.rssMb.toFixed(0)} MB  retained heap ${s.heapMb.toFixed(1)} MB${i < WARM_UP_SLICES ? ' (warm-up)' : ''}${odd}`);
+      console.log(
+        `  slice ${String(i + 1).padStart(2)} ${s.rate.toFixed(0).padStart(5)}/s  ${String(calls).padStart(7)} paid calls  RSS ${s.rssMb.toFixed(0)} MB ` +
+          `(anonymous ${s.anonMb.toFixed(0)}, mapped files ${s.fileMb.toFixed(0)})  retained heap ${s.heapMb.toFixed(1)} MB${i < WARM_UP_SLICES ? ' (warm-up)' : ''}${odd}`,
+      );
     }
   } finally {
     await stopWithin(server, 10);
@@ -62,6 +66,12 @@ async function soak(): Promise<void> {
   const heapGrowth = last.heapMb - first.heapMb;
   console.log(`RSS after warm-up ${first.rssMb.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, last ${last.rssMb.toFixed(0)} MB over ${last.calls - first.calls} more paid calls`);
   console.log(`RSS growth ${growth.toFixed(0)} MB (target <= ${TARGET_GROWTH_MB} MB: ${growth <= TARGET_GROWTH_MB ? 'met' : 'NOT met'}); ${((last.rssMb - first.rssMb) / calls100k).toFixed(0)} MB per 100k calls, first to last`);
+  const anonPeak = Math.max(...afterWarmUp.map((s) => s.anonMb));
+  const anonGrowth = anonPeak - first.anonMb;
+  console.log(
+    `of which anonymous memory (the process's own: heap, buffers, native allocations) ${first.anonMb.toFixed(0)} -> peak ${anonPeak.toFixed(0)} MB: growth ${anonGrowth.toFixed(0)} MB ` +
+      `(target <= ${TARGET_GROWTH_MB} MB: ${anonGrowth <= TARGET_GROWTH_MB ? 'met' : 'NOT met'}); mapped files (the event index's pages, page cache the kernel reclaims) ${first.fileMb.toFixed(0)} -> ${last.fileMb.toFixed(0)} MB`,
+  );
   console.log(`retained heap ${first.heapMb.toFixed(1)} -> ${last.heapMb.toFixed(1)} MB: ${heapGrowth.toFixed(1)} MB, ${(heapGrowth / calls100k).toFixed(1)} MB per 100k calls (${((heapGrowth * 1024 * 1024) / (calls100k * 100_000)).toFixed(0)} bytes a call)`);
 }
 
@@ -79,8 +89,9 @@ function retainedHeapMbOf(server: BenchServer): Promise<number> {
   });
 }
 
-/** Resident set size of a process, from /proc (Linux). */
-function rssMbOf(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
+/** Resident set size of a process and its two main parts, in MB, from /proc (Linux). */
+function rssOf(pid: number): { total: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
+  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
@@ -45,7 +46,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
 
   const checkpoints = createFileCheckpointStore(projectionCheckpointDirectory(settings.DATA_DIR));
   const stats = await startProjection(store, publicStatsProjection, { checkpoints, log });
-  const resultLog = settings.RESULT_LOG === 'on' ? await startResultLog(store, keyring, { checkpointIntervalMs: settings.LOG_CHECKPOINT_INTERVAL_MS, log }) : undefined;
+  const resultLog = settings.RESULT_LOG === 'on' ? await startResultLog(store, keyring, { checkpointIntervalMs: settings.LOG_CHECKPOINT_INTERVAL_MS, log, leafFile: join(settings.DATA_DIR, 'result-log', 'leaves') }) : undefined;
   const deps: HttpDeps = {
     store,
     keyring,

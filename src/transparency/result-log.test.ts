@@ -1,4 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PAYMENT_EVENT_TYPES } from '../payments/saga/events.ts';
 import type { EventStore } from '../events/port.ts';
 import { createMemoryEventStore } from '../events/memory-store.ts';
 import { createKeyring } from '../signing/keyring.ts';
@@ -26,5 +31,87 @@ describe('a paid answer waiting for its leaf', () => {
     await expect(log.caughtUpTo(50n, 200)).resolves.toBe(false);
     expect(performance.now() - started).toBeGreaterThanOrEqual(150);
     await log.stop();
+  });
+});
+
+describe('the saved leaves', () => {
+  const keyring = createKeyring('result-log-test-secret-0123456789abcdef');
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'result-leaves-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  /** Appends `count` results (each after an unrelated event), returns the position of the last. */
+  async function appendResults(store: EventStore, count: number, tag: string): Promise<bigint> {
+    let last = -1n;
+    for (let i = 0; i < count; i++) {
+      await store.appendToStream(`other-${tag}-${i}`, [{ id: randomUUID(), type: 'SomethingElse', data: { i } }]);
+      const sha256 = createHash('sha256').update(`${tag} ${i}`).digest('hex');
+      last = (await store.appendToStream(`payment-${tag}-${i}`, [{ id: randomUUID(), type: PAYMENT_EVENT_TYPES.signed, data: { keyFamily: 'attest', keyId: 'k1', sha256 } }])).position;
+    }
+    return last;
+  }
+
+  /** The store, recording where each subscription starts. */
+  function recordingSubscriptions(store: EventStore): { store: EventStore; from: (bigint | undefined)[] } {
+    const from: (bigint | undefined)[] = [];
+    return { from, store: { ...store, subscribeToAll: (o) => (from.push(o.fromPosition), store.subscribeToAll(o)) } };
+  }
+
+  it('a restart loads them and folds only the events after the last one, to the same tree', async () => {
+    const events = createMemoryEventStore();
+    const leafFile = join(dir, 'leaves');
+    const first = await startResultLog(events, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
+    const lastSaved = await appendResults(events, 40, 'a');
+    expect(await first.caughtUpTo(lastSaved, 5_000)).toBe(true);
+    const rootBefore = first.consistency(1, 40).second_root;
+    await first.stop();
+
+    const later = await appendResults(events, 5, 'b');
+    const recorded = recordingSubscriptions(events);
+    const second = await startResultLog(recorded.store, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
+    expect(recorded.from).toEqual([lastSaved]);
+    expect(await second.caughtUpTo(later, 5_000)).toBe(true);
+    expect(second.size()).toBe(45);
+    expect(second.consistency(1, 40).second_root).toBe(rootBefore);
+    expect(second.leafIndexOf(createHash('sha256').update('a 3').digest('hex'))).toBe(3);
+    expect(second.leafIndexOf(createHash('sha256').update('b 4').digest('hex'))).toBe(44);
+    await second.stop();
+  });
+
+  it('cuts a torn record and folds the rest from the event log', async () => {
+    const events = createMemoryEventStore();
+    const leafFile = join(dir, 'leaves');
+    const first = await startResultLog(events, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
+    const last = await appendResults(events, 10, 'a');
+    expect(await first.caughtUpTo(last, 5_000)).toBe(true);
+    await first.stop();
+    const bytes = await readFile(leafFile);
+    await writeFile(leafFile, bytes.subarray(0, bytes.length - 7));
+    const second = await startResultLog(events, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
+    expect(await second.caughtUpTo(last, 5_000)).toBe(true);
+    expect(second.size()).toBe(10);
+    expect(second.leafIndexOf(createHash('sha256').update('a 9').digest('hex'))).toBe(9);
+    await second.stop();
+  });
+
+  it('leaves of another event log are found out, thrown away and folded again, and said so', async () => {
+    const leafFile = join(dir, 'leaves');
+    const one = createMemoryEventStore();
+    const first = await startResultLog(one, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
+    expect(await first.caughtUpTo(await appendResults(one, 12, 'one'), 5_000)).toBe(true);
+    await first.stop();
+
+    const other = createMemoryEventStore();
+    const last = await appendResults(other, 7, 'other');
+    const warnings: string[] = [];
+    const log = { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never;
+    const second = await startResultLog(other, keyring, { checkpointIntervalMs: 60_000, log, leafFile });
+    expect(await second.caughtUpTo(last, 5_000)).toBe(true);
+    expect(second.size()).toBe(7);
+    expect(warnings.join('\n')).toMatch(/the saved leaves do not match the event log .*folding it again/);
+    expect(second.leafIndexOf(createHash('sha256').update('other 6').digest('hex'))).toBe(6);
+    await second.stop();
   });
 });

@@ -8,6 +8,8 @@ import { MerkleLog } from './merkle-log.ts';
 import { resultLeafBytes, type ResultLeaf } from './result-leaf.ts';
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
 import { ByteColumn } from './hash-column.ts';
+import { LeafFile, type StoredLeaf } from './leaf-file.ts';
+import { leafHash } from '../signing/rfc6962-merkle.ts';
 import { eventId } from '../events/event-ids.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -52,7 +54,14 @@ export const CATCH_UP_LAG_EVENTS = 10_000n;
 export async function startResultLog(
   store: EventStore,
   keyring: Keyring,
-  options: { checkpointIntervalMs: number; log: Logger; clock?: () => number; catchUpLagEvents?: bigint },
+  options: {
+    checkpointIntervalMs: number;
+    log: Logger;
+    clock?: () => number;
+    catchUpLagEvents?: bigint;
+    /** Where the leaves are kept between starts (leaf-file.ts); without it, every start folds the whole event log. */
+    leafFile?: string;
+  },
 ): Promise<ResultLog> {
   const catchUpLag = options.catchUpLagEvents ?? CATCH_UP_LAG_EVENTS;
   const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
@@ -80,16 +89,57 @@ export async function startResultLog(
   function fold(event: RecordedEvent): void {
     const data = event.data as { keyFamily?: unknown; keyId?: unknown; sha256?: unknown };
     if (typeof data.keyFamily !== 'string' || typeof data.keyId !== 'string' || typeof data.sha256 !== 'string') throw new Error(`ResultSigned ${event.id} lacks keyFamily, keyId or sha256`);
-    const index = tree.append(resultLeafBytes({ key_family: data.keyFamily, key_id: data.keyId, sha256: data.sha256 }));
-    digests.push(Buffer.from(data.sha256, 'hex'));
+    const leaf = { position: event.position, leafHash: leafHash(resultLeafBytes({ key_family: data.keyFamily, key_id: data.keyId, sha256: data.sha256 })), sha256: Buffer.from(data.sha256, 'hex'), key: `${data.keyFamily} ${data.keyId}` };
+    addLeaf(leaf);
+    leafFile?.append(leaf);
+  }
+
+  function addLeaf(leaf: StoredLeaf): void {
+    const index = tree.appendLeafHash(leaf.leafHash);
+    digests.push(leaf.sha256);
     const at = Buffer.alloc(8);
-    at.writeBigUInt64BE(event.position);
+    at.writeBigUInt64BE(leaf.position);
     positions.push(at);
-    keyOf.push(interned.idOf(`${data.keyFamily} ${data.keyId}`));
-    const prefix = parseInt(data.sha256.slice(0, 12), 16);
+    keyOf.push(interned.idOf(leaf.key));
+    const prefix = Buffer.from(leaf.sha256.buffer, leaf.sha256.byteOffset, 6).readUIntBE(0, 6);
     const seen = byPrefix.get(prefix);
     if (seen === undefined) byPrefix.set(prefix, index);
     else byPrefix.set(prefix, Array.isArray(seen) ? [...seen, index] : [seen, index]);
+  }
+
+  let storedUpTo: bigint | undefined;
+  const leafFile = options.leafFile
+    ? LeafFile.open(
+        options.leafFile,
+        (leaf) => {
+          addLeaf(leaf);
+          storedUpTo = leaf.position;
+        },
+        (err) => options.log.warn({ error: err.message }, 'result log: leaves are no longer saved (the next start folds the rest from the event log)'),
+      )
+    : undefined;
+  if (leafFile && storedUpTo !== undefined) {
+    const problem = await storedLeavesProblem(storedUpTo);
+    if (problem) {
+      // A copy from another log, or a log restored from an older backup: folded again from this one.
+      options.log.warn({ leaves: tree.size, problem }, `result log: the saved leaves do not match the event log (${problem}); folding it again`);
+      leafFile.reset();
+      leafFile.close();
+      return startResultLog(store, keyring, options);
+    }
+    position = storedUpTo;
+  }
+
+  /** Whether the saved leaves belong to this event log: their last event is there, and they give the last signed root. */
+  async function storedLeavesProblem(at: bigint): Promise<string | undefined> {
+    let last: RecordedEvent | undefined;
+    for await (const event of store.readAll({ ...(at > 0n ? { fromPosition: at - 1n } : {}), maxCount: 1 })) last = event;
+    const sha256 = hex(digests.at(tree.size - 1));
+    if (!last || last.position !== at || last.type !== PAYMENT_EVENT_TYPES.signed || (last.data as { sha256?: unknown }).sha256 !== sha256)
+      return `leaf ${tree.size - 1} is result ${sha256} at position ${at}, which the event log does not hold`;
+    if (latest && tree.size >= latest.checkpoint.tree_size && hex(tree.root(latest.checkpoint.tree_size)) !== latest.checkpoint.root_hash)
+      return `they do not give the root of the last signed checkpoint (size ${latest.checkpoint.tree_size})`;
+    return undefined;
   }
 
   function advanced(at: bigint): void {
@@ -102,6 +152,7 @@ export async function startResultLog(
   }
 
   const subscription: Subscription = store.subscribeToAll({
+    ...(storedUpTo !== undefined ? { fromPosition: storedUpTo } : {}),
     eventTypes: [PAYMENT_EVENT_TYPES.signed],
     onEvent(event) {
       fold(event);
@@ -211,6 +262,7 @@ export async function startResultLog(
     async stop() {
       clearInterval(timer);
       await subscription.close();
+      leafFile?.close();
       for (const waiter of waiters) waiter.resolve(false);
       waiters.clear();
     },
