@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -66,7 +66,10 @@ export default async function run(): Promise<void> {
       await stop(tailOnly);
       service = await start(env);
       const eventsAtStart = service.events;
-      const probe = await paidCalls(url, presignPayments(requirements, `${url}${PATH}`, PROBE_CALLS), 16);
+      const payments = presignPayments(requirements, `${url}${PATH}`, PROBE_CALLS);
+      const writtenBefore = writtenBytesOf(service.child.pid!);
+      const probe = await paidCalls(url, payments, 16);
+      const writtenPerCall = (writtenBytesOf(service.child.pid!) - writtenBefore) / Math.max(1, probe.statuses[200] ?? 0);
       service.events += 3 * (probe.statuses[200] ?? 0);
       await stop(service);
       const audit = await auditRate(dataDir);
@@ -76,6 +79,7 @@ export default async function run(): Promise<void> {
         `${String(eventsAtStart).padStart(15)}  ${(service.startMs / 1000).toFixed(2).padStart(6)} s, ${service.rssMb.toFixed(0).padStart(4)} MB | ${(tailOnly.startMs / 1000).toFixed(2).padStart(6)} s, ${tailOnly.rssMb.toFixed(0).padStart(4)} MB     ` +
           `${pct(50).toFixed(1).padStart(6)} / ${pct(99).toFixed(1).padStart(6)} ms     ${audit.events} events at ${audit.eventsPerSecond.toFixed(0)}/s, ${audit.resultsPerSecond.toFixed(0)} results/s`,
       );
+      console.log(`${' '.repeat(17)}disk written per paid call ${(writtenPerCall / 1024).toFixed(1)} KiB; on disk: event log ${megabytes(dataDir, 'events', /\.segment$/)} MB, its index ${megabytes(dataDir, 'events/index')} MB`);
       service = await start(env);
     }
     await stop(service);
@@ -103,6 +107,20 @@ async function start(env: Record<string, string>): Promise<Running> {
   const startMs = performance.now() - started;
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
   return { child, startMs, rssMb: rssKb / 1024, events };
+}
+
+/** Bytes a process has caused to be written to storage so far (Linux /proc/<pid>/io). */
+function writtenBytesOf(pid: number): number {
+  return Number(/write_bytes:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
+}
+
+/** Size in MB of the files of a directory under DATA_DIR (those whose name matches, if given). */
+function megabytes(dataDir: string, sub: string, name?: RegExp): string {
+  const dir = join(dataDir, sub);
+  const bytes = readdirSync(dir)
+    .filter((file) => !name || name.test(file))
+    .reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+  return (bytes / 1e6).toFixed(0);
 }
 
 async function stop(service: Running): Promise<void> {

@@ -105,12 +105,12 @@ describe('npm run audit', () => {
     // Event 5's location and the position of its stream revision, changed behind the log's back.
     const env = openLmdb({ path: join(eventLogDirectory(dataDir), 'index'), maxDbs: 4, compression: false });
     const locations = env.openDB<Buffer, number>({ name: 'locations', keyEncoding: 'uint32', encoding: 'binary' });
-    const streams = env.openDB<number, [string, number]>({ name: 'streams' });
+    const streams = env.openDB<number[], [string, number]>({ name: 'streams' });
     const moved = Buffer.from(locations.get(5)!);
     moved.writeDoubleLE(moved.readDoubleLE(4) + 1, 4);
     await locations.put(5, moved);
     const [entry] = [...streams.getRange({ limit: 1 })];
-    await streams.put(entry!.key, entry!.value + 1);
+    await streams.put(entry!.key, entry!.value.map((position) => position + 1));
     await env.close();
 
     const tampered = runAudit();

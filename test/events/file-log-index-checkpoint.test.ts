@@ -3,6 +3,7 @@ import { mkdtemp, rm, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { open as openLmdb } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { INDEX_DIRECTORY, PersistedIndex } from '../../src/events/file-log/lmdb-index.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
@@ -123,6 +124,27 @@ describe('file event log: the index on disk', () => {
       await rm(other, { recursive: true, force: true });
     }
     expect((await readdir(dir)).includes(INDEX_DIRECTORY)).toBe(true);
+  });
+
+  it('an index left open by an earlier boot of the machine (its commits are not synced) is rebuilt; one closed cleanly is kept', async () => {
+    const first = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
+    for (let i = 0; i < 150; i++) await first.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
+    await first.close();
+    const kept = recordingLogger();
+    const second = await openFileEventStore({ dir, log: kept, verify: 'checkpoint' });
+    expect(openedLine(kept.entries).replayedEvents).toBe(0);
+    await second.close();
+
+    // What a machine crash leaves: the index marked open, by a boot that is not this one.
+    const env = openLmdb({ path: join(dir, INDEX_DIRECTORY), maxDbs: 4, compression: false });
+    await env.openDB({ name: 'meta' }).put('session', { bootId: 'an-earlier-boot', closed: false });
+    await env.close();
+    const log = recordingLogger();
+    const third = await openFileEventStore({ dir, log, verify: 'checkpoint' });
+    expect(log.entries.find((e) => e.level === 'warn')?.message).toMatch(/it was open when the machine stopped.*rebuilt it from the log/);
+    expect(openedLine(log.entries).replayedEvents).toBe(150);
+    await expectAllEvents(third, 150);
+    await third.close();
   });
 
   it('a read-only open uses the index without writing it, and reads a log that has none', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Location } from './location.ts';
 
@@ -11,10 +11,21 @@ import type { Location } from './location.ts';
  * is always the index of exactly the log's first `checkpoint.events` events. LMDB is
  * memory-mapped and copy-on-write: lookups are a B-tree walk in the page cache (about 1 µs), a
  * crash leaves the last committed checkpoint, and nothing of it is held on the JS heap.
+ *
+ * Commits are not fsynced (LMDB's NOSYNC): ids and stream names are random keys, so a
+ * checkpoint touches a page of each B-tree for nearly every event, and syncing them at every
+ * checkpoint wrote about 80 KiB to the disk per paid call at a million events, which the log's
+ * own fdatasync then queued behind. Unsynced, the page cache merges those writes. A process
+ * crash loses nothing (the pages are in the kernel); only a machine crash can leave the file
+ * inconsistent, so the index records the kernel's boot id while open and a clean close, and an
+ * index left open by an earlier boot is rebuilt from the log (where no boot id is to be had,
+ * commits are synced as usual).
  */
 export const INDEX_DIRECTORY = 'index';
 /** Bumped when the layout below changes: an index of another format is rebuilt from the log. */
-const FORMAT = 1;
+const FORMAT = 2;
+/** A stream's positions are kept in chunks of this many revisions: one entry for a paid call's stream. */
+const CHUNK = 64;
 
 export interface IndexCheckpoint {
   format: number;
@@ -30,6 +41,12 @@ export interface IndexCheckpoint {
 }
 
 export const EMPTY_CHECKPOINT: IndexCheckpoint = { format: FORMAT, events: 0, segment: 0, offset: 0, segmentFirstPositions: [0], lastId: null };
+
+/** Which boot of the machine opened the index last, and whether it closed it. */
+interface SessionMark {
+  bootId: string;
+  closed: boolean;
+}
 
 /** What one checkpoint adds: positions `from` .. checkpoint.events-1. */
 export interface IndexEntries {
@@ -53,30 +70,44 @@ export class PersistedIndex {
 
   private constructor(
     private readonly env: RootDatabase,
-    private readonly meta: Database<IndexCheckpoint, string>,
+    private readonly meta: Database<IndexCheckpoint | SessionMark, string>,
     private readonly locations: Database<Buffer, number>,
-    private readonly streams: Database<number, [string, number]>,
-    private readonly ids: Database<number, string>,
+    /** [stream, chunk] -> the positions of revisions chunk*CHUNK onwards (at most CHUNK). */
+    private readonly streams: Database<number[], [string, number]>,
+    /** Event id (as idKey encodes it) -> position of the last event with that id. */
+    private readonly ids: Database<number, Buffer>,
     readonly readOnly: boolean,
   ) {}
 
   /** Opens (creating it when absent) the index in `dir`; read-only opens answer undefined when there is none. */
   static open(dir: string, mode: { readOnly: boolean }): PersistedIndex | undefined {
     if (mode.readOnly && !existsSync(dir)) return undefined;
-    const env = open({ path: dir, compression: false, maxDbs: 4, readOnly: mode.readOnly, cache: false });
+    const env = open({ path: dir, compression: false, maxDbs: 4, readOnly: mode.readOnly, cache: false, noSync: BOOT_ID !== undefined });
     return new PersistedIndex(
       env,
-      env.openDB<IndexCheckpoint, string>({ name: 'meta' }),
+      env.openDB<IndexCheckpoint | SessionMark, string>({ name: 'meta' }),
       env.openDB<Buffer, number>({ name: 'locations', keyEncoding: 'uint32', encoding: 'binary' }),
-      env.openDB<number, [string, number]>({ name: 'streams' }),
-      env.openDB<number, string>({ name: 'ids' }),
+      env.openDB<number[], [string, number]>({ name: 'streams' }),
+      env.openDB<number, Buffer>({ name: 'ids', keyEncoding: 'binary' }),
       mode.readOnly,
     );
   }
 
+  /**
+   * For the writer, at open: whether the index was left open by an earlier boot of the machine
+   * (a machine crash, which unsynced commits may not have survived whole). Then marks it open.
+   */
+  async openedAfterMachineCrash(): Promise<boolean> {
+    if (BOOT_ID === undefined) return false;
+    const session = this.meta.get('session') as SessionMark | undefined;
+    const crashed = session !== undefined && !session.closed && session.bootId !== BOOT_ID;
+    await this.meta.put('session', { bootId: BOOT_ID, closed: false });
+    return crashed;
+  }
+
   /** The last committed checkpoint; the empty one for a new index or one of another format. */
   checkpoint(): IndexCheckpoint {
-    const stored = this.meta.get('checkpoint');
+    const stored = this.meta.get('checkpoint') as IndexCheckpoint | undefined;
     const checkpoint = stored && stored.format === FORMAT ? stored : EMPTY_CHECKPOINT;
     this.limit = checkpoint.events;
     return checkpoint;
@@ -94,12 +125,12 @@ export class PersistedIndex {
 
   /** Position of the last event written with this id, or -1. */
   positionOfId(id: string): number {
-    const position = this.ids.get(id) ?? -1;
+    const position = this.ids.get(idKey(id)) ?? -1;
     return position < this.limit ? position : -1;
   }
 
   positionAt(stream: string, revision: number): number {
-    const position = this.streams.get([streamKey(stream), revision]) ?? -1;
+    const position = this.streams.get([streamKey(stream), Math.floor(revision / CHUNK)])?.[revision % CHUNK] ?? -1;
     return position < this.limit ? position : -1;
   }
 
@@ -108,8 +139,12 @@ export class PersistedIndex {
     const key = streamKey(stream);
     // Most lookups are of a stream never written (a paid call's first append): one get answers.
     const first = this.streams.get([key, 0]);
-    if (first === undefined || first >= this.limit) return 0;
-    for (const { key: last, value } of this.streams.getRange({ start: [key, Infinity], end: [key, -1], reverse: true })) if (value < this.limit) return last[1] + 1;
+    if (first === undefined || first[0]! >= this.limit) return 0;
+    if (first.length < CHUNK) return countBelow(first, this.limit);
+    for (const { key: chunk, value } of this.streams.getRange({ start: [key, Infinity], end: [key, -1], reverse: true })) {
+      const count = countBelow(value, this.limit);
+      if (count > 0) return chunk[1] * CHUNK + count;
+    }
     return 0;
   }
 
@@ -126,11 +161,20 @@ export class PersistedIndex {
         value.write(id, 16, 'utf8');
         const position = entries.from + i;
         void this.locations.put(position, value);
-        void this.ids.put(id, position);
+        void this.ids.put(idKey(id), position);
       }
       for (const { stream, firstRevision, positions } of entries.streams) {
         const key = streamKey(stream);
-        for (let k = 0; k < positions.length; k++) void this.streams.put([key, firstRevision + k], positions[k]!);
+        for (let k = 0; k < positions.length; ) {
+          const revision = firstRevision + k;
+          const chunk = Math.floor(revision / CHUNK);
+          const into = revision % CHUNK;
+          const take = Math.min(CHUNK - into, positions.length - k);
+          // A chunk begun by an earlier checkpoint is read back (inside this transaction) and extended.
+          const before = into > 0 ? (this.streams.get([key, chunk]) ?? []).slice(0, into) : [];
+          void this.streams.put([key, chunk], [...before, ...positions.slice(k, k + take)]);
+          k += take;
+        }
       }
       void this.meta.put('checkpoint', next);
     });
@@ -145,10 +189,47 @@ export class PersistedIndex {
     await Promise.all([this.locations.clearAsync(), this.streams.clearAsync(), this.ids.clearAsync()]);
   }
 
+  /** Closes; the writer first syncs everything and records the clean close. */
   async close(): Promise<void> {
+    if (!this.readOnly && BOOT_ID !== undefined) {
+      await this.sync();
+      await this.meta.put('session', { bootId: BOOT_ID, closed: true });
+      await this.sync();
+    }
     await this.env.close();
   }
+
+  private sync(): Promise<void> {
+    // lmdb's typings leave out sync(), which forces what NOSYNC commits left to the disk.
+    const env = this.env as unknown as { sync(done: (error?: Error) => void): void };
+    return new Promise((resolve, reject) => env.sync((error) => (error ? reject(error) : resolve())));
+  }
 }
+
+/** The kernel's id of this boot of the machine (Linux); undefined elsewhere. */
+const BOOT_ID = (() => {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** How many of a chunk's positions (ascending) are below `limit`. */
+function countBelow(positions: readonly number[], limit: number): number {
+  let count = positions.length;
+  while (count > 0 && positions[count - 1]! >= limit) count--;
+  return count;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A lowercase UUID (every id the service derives) as its 16 bytes after a 0 byte; any other id as 1 and its UTF-8. */
+function idKey(id: string): Buffer {
+  return UUID.test(id) ? Buffer.concat([ZERO, Buffer.from(id.replaceAll('-', ''), 'hex')]) : Buffer.concat([ONE, Buffer.from(id, 'utf8')]);
+}
+const ZERO = Buffer.from([0]);
+const ONE = Buffer.from([1]);
 
 function streamKey(stream: string): string {
   if (stream.length * 3 <= MAX_STREAM_KEY_BYTES || Buffer.byteLength(stream) <= MAX_STREAM_KEY_BYTES) return stream;

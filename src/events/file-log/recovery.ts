@@ -140,9 +140,12 @@ async function usableCheckpoint(
 ): Promise<{ persisted?: PersistedIndex; checkpoint: IndexCheckpoint; mismatch?: string }> {
   const persisted = options.persisted;
   if (!persisted) return { checkpoint: EMPTY_CHECKPOINT };
+  const afterMachineCrash = !options.readOnly && (await persisted.openedAfterMachineCrash());
   const checkpoint = persisted.checkpoint();
   if (checkpoint.events === 0) return { persisted, checkpoint };
-  const mismatch = await checkpointMismatch(persisted, checkpoint, segments, acknowledged);
+  const mismatch = afterMachineCrash
+    ? 'it was open when the machine stopped, and its last commits were not synced'
+    : await checkpointMismatch(persisted, checkpoint, segments, acknowledged);
   if (mismatch === undefined) return { persisted, checkpoint };
   if (options.readOnly) return { checkpoint: EMPTY_CHECKPOINT, mismatch };
   await persisted.clear();
