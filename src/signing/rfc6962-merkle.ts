@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The Merkle tree of RFC 6962 (section 2.1): leaf = SHA-256(0x00 || leaf bytes),
@@ -7,16 +7,25 @@ import { createHash } from 'node:crypto';
  */
 export const MERKLE_RULES_VERSION = 'rfc6962-sha256/v1';
 
-const sha256 = (...parts: Uint8Array[]): Buffer => {
-  const h = createHash('sha256');
-  for (const p of parts) h.update(p);
-  return h.digest();
-};
-const LEAF_PREFIX = Uint8Array.of(0);
-const NODE_PREFIX = Uint8Array.of(1);
+// One-shot hashing over one buffer: a Hash object per node cost as much as the hashing itself
+// (a start rebuilds a tree of hundreds of thousands of nodes from saved leaves).
+const nodeInput = Buffer.alloc(65, 1);
 
-export const leafHash = (leaf: Uint8Array): Buffer => sha256(LEAF_PREFIX, leaf);
-export const nodeHash = (left: Uint8Array, right: Uint8Array): Buffer => sha256(NODE_PREFIX, left, right);
+export const leafHash = (leaf: Uint8Array): Buffer => {
+  const input = Buffer.allocUnsafe(1 + leaf.length);
+  input[0] = 0;
+  input.set(leaf, 1);
+  return hash('sha256', input, 'buffer');
+};
+
+export const nodeHash = (left: Uint8Array, right: Uint8Array): Buffer => {
+  // A proof checked for a caller may carry hashes of any length: hashed as given.
+  if (left.length !== 32 || right.length !== 32) return hash('sha256', Buffer.concat([NODE_PREFIX, left, right]), 'buffer');
+  nodeInput.set(left, 1);
+  nodeInput.set(right, 33);
+  return hash('sha256', nodeInput, 'buffer');
+};
+const NODE_PREFIX = Uint8Array.of(1);
 
 /** Largest power of two strictly smaller than n (n >= 2). */
 export function splitPoint(n: number): number {
@@ -58,7 +67,7 @@ export function merkleTree(leaves: readonly Uint8Array[]) {
   return {
     size: leaves.length,
     /** The RFC's hash of the empty tree is SHA-256 of nothing. */
-    rootHex: (): string => (leaves.length === 0 ? sha256().toString('hex') : subtree(0, leaves.length).toString('hex')),
+    rootHex: (): string => (leaves.length === 0 ? hash('sha256', Buffer.alloc(0), 'hex') : subtree(0, leaves.length).toString('hex')),
     proof(leafIndex: number): InclusionProof {
       if (!Number.isInteger(leafIndex) || leafIndex < 0 || leafIndex >= leaves.length) throw new RangeError(`leaf ${leafIndex} is outside a tree of ${leaves.length}`);
       return { leafIndex, treeSize: leaves.length, auditPath: path(leafIndex, 0, leaves.length).map((h) => h.toString('hex')) };

@@ -17,6 +17,14 @@ export class ByteColumn {
     return this.count;
   }
 
+  /** Makes room for `count` values in all, at once: loading a known number of values copies nothing. */
+  reserve(count: number): void {
+    if (count * this.width <= this.bytes.length) return;
+    const grown = new Uint8Array(count * this.width);
+    grown.set(this.bytes.subarray(0, this.count * this.width));
+    this.bytes = grown;
+  }
+
   push(value: Uint8Array): void {
     if (value.length !== this.width) throw new RangeError(`expected ${this.width} bytes, got ${value.length}`);
     if ((this.count + 1) * this.width > this.bytes.length) {
@@ -26,6 +34,13 @@ export class ByteColumn {
     }
     this.bytes.set(value, this.count * this.width);
     this.count++;
+  }
+
+  /** Whether the value at `index` is `value`, without making a view. */
+  equalsAt(index: number, value: Uint8Array): boolean {
+    const base = index * this.width;
+    for (let i = 0; i < this.width; i++) if (this.bytes[base + i] !== value[i]) return false;
+    return true;
   }
 
   /** A view, valid until the next push: copy it to keep it. */

@@ -36,22 +36,29 @@ export class LeafFile {
     private readonly onError: (error: Error) => void,
   ) {}
 
-  /** Opens (creating) the file, hands every valid leaf to `visit` in order, and cuts what follows them. */
-  static open(path: string, visit: (leaf: StoredLeaf) => void, onError: (error: Error) => void): LeafFile {
+  /**
+   * Opens (creating) the file, tells `reserve` how many leaves it holds at most, hands every
+   * valid leaf to `visit` in order, and cuts what follows them.
+   */
+  static open(path: string, load: { reserve(count: number): void; visit(leaf: StoredLeaf): void }, onError: (error: Error) => void): LeafFile {
     mkdirSync(dirname(path), { recursive: true });
     const fd = openSync(path, 'a+');
     const bytes = readFileSync(path);
+    let records = 0;
+    for (let at = 0; at + HEADER_BYTES <= bytes.length; at += HEADER_BYTES + bytes.readUInt32LE(at)) records++;
+    load.reserve(records);
+    const visit = load.visit;
     let offset = 0;
+    // Leaves of one signing key repeat its name: decoded once per run of them.
+    let lastKeyBytes = Buffer.alloc(0);
+    let lastKey = '';
     while (offset + HEADER_BYTES <= bytes.length) {
       const length = bytes.readUInt32LE(offset);
       const start = offset + HEADER_BYTES;
       if (length < FIXED_PAYLOAD_BYTES || start + length > bytes.length || crc32(bytes.subarray(start, start + length)) !== bytes.readUInt32LE(offset + 4)) break;
-      visit({
-        position: bytes.readBigUInt64BE(start),
-        leafHash: bytes.subarray(start + 8, start + 40),
-        sha256: bytes.subarray(start + 40, start + 72),
-        key: bytes.toString('utf8', start + 72, start + length),
-      });
+      const keyBytes = bytes.subarray(start + 72, start + length);
+      if (!keyBytes.equals(lastKeyBytes)) [lastKeyBytes, lastKey] = [keyBytes, keyBytes.toString('utf8')];
+      visit({ position: bytes.readBigUInt64BE(start), leafHash: bytes.subarray(start + 8, start + 40), sha256: bytes.subarray(start + 40, start + 72), key: lastKey });
       offset = start + length;
     }
     if (offset < bytes.length) ftruncateSync(fd, offset);

@@ -12,6 +12,14 @@ const EMPTY_TREE_ROOT = new Uint8Array(Buffer.from('e3b0c44298fc1c149afbf4c8996f
 export class MerkleLog {
   private readonly levels: ByteColumn[] = [new ByteColumn(32)];
 
+  /** Makes room for a tree of `leaves` leaves (each level half the one below). */
+  reserve(leaves: number): void {
+    for (let level = 0, width = leaves; width >= 1; level++, width = Math.floor(width / 2)) {
+      if (!this.levels[level]) this.levels.push(new ByteColumn(32));
+      this.levels[level]!.reserve(width);
+    }
+  }
+
   get size(): number {
     return this.levels[0]!.length;
   }

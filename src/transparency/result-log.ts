@@ -9,6 +9,7 @@ import { resultLeafBytes, type ResultLeaf } from './result-leaf.ts';
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
 import { ByteColumn } from './hash-column.ts';
 import { LeafFile, type StoredLeaf } from './leaf-file.ts';
+import { DigestIndex, digestPrefix } from './digest-index.ts';
 import { leafHash } from '../signing/rfc6962-merkle.ts';
 import { eventId } from '../events/event-ids.ts';
 
@@ -71,8 +72,8 @@ export async function startResultLog(
   /** The global position of each leaf's ResultSigned event, to fetch the signed result itself. */
   const positions = new ByteColumn(8);
   const interned = new Interned();
-  /** 48-bit digest prefix -> first leaf index(es); confirmed against the stored digest. */
-  const byPrefix = new Map<number, number | number[]>();
+  const byDigest = new DigestIndex();
+  const positionBytes = Buffer.alloc(8);
   let position: bigint | undefined;
   const waiters = new Set<{ position: bigint; resolve(ok: boolean): void }>();
 
@@ -97,23 +98,26 @@ export async function startResultLog(
   function addLeaf(leaf: StoredLeaf): void {
     const index = tree.appendLeafHash(leaf.leafHash);
     digests.push(leaf.sha256);
-    const at = Buffer.alloc(8);
-    at.writeBigUInt64BE(leaf.position);
-    positions.push(at);
+    positionBytes.writeBigUInt64BE(leaf.position);
+    positions.push(positionBytes);
     keyOf.push(interned.idOf(leaf.key));
-    const prefix = Buffer.from(leaf.sha256.buffer, leaf.sha256.byteOffset, 6).readUIntBE(0, 6);
-    const seen = byPrefix.get(prefix);
-    if (seen === undefined) byPrefix.set(prefix, index);
-    else byPrefix.set(prefix, Array.isArray(seen) ? [...seen, index] : [seen, index]);
+    byDigest.add(digestPrefix(leaf.sha256), index, (earlier) => digests.equalsAt(earlier, leaf.sha256));
   }
 
   let storedUpTo: bigint | undefined;
   const leafFile = options.leafFile
     ? LeafFile.open(
         options.leafFile,
-        (leaf) => {
-          addLeaf(leaf);
-          storedUpTo = leaf.position;
+        {
+          reserve(count) {
+            tree.reserve(count);
+            digests.reserve(count);
+            positions.reserve(count);
+          },
+          visit(leaf) {
+            addLeaf(leaf);
+            storedUpTo = leaf.position;
+          },
         },
         (err) => options.log.warn({ error: err.message }, 'result log: leaves are no longer saved (the next start folds the rest from the event log)'),
       )
@@ -185,9 +189,7 @@ export async function startResultLog(
 
   function leafIndexOf(sha256: string): number | undefined {
     if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
-    const seen = byPrefix.get(parseInt(sha256.slice(0, 12), 16));
-    const candidates = seen === undefined ? [] : Array.isArray(seen) ? seen : [seen];
-    return candidates.find((i) => hex(digests.at(i)) === sha256);
+    return byDigest.candidates(parseInt(sha256.slice(0, 12), 16)).find((i) => hex(digests.at(i)) === sha256);
   }
 
   function leafAt(index: number): ResultLeaf {
