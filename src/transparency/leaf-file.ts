@@ -1,4 +1,4 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 
@@ -43,25 +43,20 @@ export class LeafFile {
   static open(path: string, load: { reserve(count: number): void; visit(leaf: StoredLeaf): void }, onError: (error: Error) => void): LeafFile {
     mkdirSync(dirname(path), { recursive: true });
     const fd = openSync(path, 'a+');
-    const bytes = readFileSync(path);
-    let records = 0;
-    for (let at = 0; at + HEADER_BYTES <= bytes.length; at += HEADER_BYTES + bytes.readUInt32LE(at)) records++;
-    load.reserve(records);
-    const visit = load.visit;
-    let offset = 0;
+    let count = 0;
+    for (const _ of validRecords(fd)) count++;
+    load.reserve(count);
     // Leaves of one signing key repeat its name: decoded once per run of them.
     let lastKeyBytes = Buffer.alloc(0);
     let lastKey = '';
-    while (offset + HEADER_BYTES <= bytes.length) {
-      const length = bytes.readUInt32LE(offset);
-      const start = offset + HEADER_BYTES;
-      if (length < FIXED_PAYLOAD_BYTES || start + length > bytes.length || crc32(bytes.subarray(start, start + length)) !== bytes.readUInt32LE(offset + 4)) break;
+    let end = 0;
+    for (const { bytes, start, length, next } of validRecords(fd)) {
       const keyBytes = bytes.subarray(start + 72, start + length);
-      if (!keyBytes.equals(lastKeyBytes)) [lastKeyBytes, lastKey] = [keyBytes, keyBytes.toString('utf8')];
-      visit({ position: bytes.readBigUInt64BE(start), leafHash: bytes.subarray(start + 8, start + 40), sha256: bytes.subarray(start + 40, start + 72), key: lastKey });
-      offset = start + length;
+      if (!keyBytes.equals(lastKeyBytes)) [lastKeyBytes, lastKey] = [Buffer.from(keyBytes), keyBytes.toString('utf8')];
+      load.visit({ position: bytes.readBigUInt64BE(start), leafHash: bytes.subarray(start + 8, start + 40), sha256: bytes.subarray(start + 40, start + 72), key: lastKey });
+      end = next;
     }
-    if (offset < bytes.length) ftruncateSync(fd, offset);
+    if (end < fstatSync(fd).size) ftruncateSync(fd, end);
     return new LeafFile(fd, onError);
   }
 
@@ -109,4 +104,43 @@ export class LeafFile {
     this.flush();
     closeSync(this.fd);
   }
+}
+
+/** The file is read this much at a time: loading a million leaves holds 1 MiB of it, not the file. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The file's records whose checksum holds, in order, up to the first that does not; each with
+ * the chunk it is in (reused by later records), its payload's start and length, and the file
+ * offset after it.
+ */
+function* validRecords(fd: number): Generator<{ bytes: Buffer; start: number; length: number; next: number }> {
+  const size = fstatSync(fd).size;
+  let chunk: Buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(size, HEADER_BYTES)));
+  let chunkStart = 0;
+  let chunkEnd = 0;
+  for (let offset = 0; offset + HEADER_BYTES <= size; ) {
+    if (offset + HEADER_BYTES > chunkEnd) [chunk, chunkStart, chunkEnd] = refill(fd, chunk, offset, size);
+    const length = chunk.readUInt32LE(offset - chunkStart);
+    if (length < FIXED_PAYLOAD_BYTES || offset + HEADER_BYTES + length > size) return;
+    if (offset + HEADER_BYTES + length > chunkEnd) [chunk, chunkStart, chunkEnd] = refill(fd, chunk, offset, size, HEADER_BYTES + length);
+    const at = offset - chunkStart;
+    const start = at + HEADER_BYTES;
+    if (crc32(chunk.subarray(start, start + length)) !== chunk.readUInt32LE(at + 4)) return;
+    offset += HEADER_BYTES + length;
+    yield { bytes: chunk, start, length, next: offset };
+  }
+}
+
+/** Reads the file from `from` into a chunk of at least `need` bytes (the one given, if large enough). */
+function refill(fd: number, chunk: Buffer, from: number, size: number, need = HEADER_BYTES): [Buffer, number, number] {
+  const buffer = need > chunk.length ? Buffer.allocUnsafe(need) : chunk;
+  const want = Math.min(buffer.length, size - from);
+  let filled = 0;
+  while (filled < want) {
+    const read = readSync(fd, buffer, filled, want - filled, from + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return [buffer, from, from + filled];
 }
