@@ -148,36 +148,41 @@ export class PersistedIndex {
     return 0;
   }
 
-  /** Adds `entries` and the checkpoint covering them, in one transaction: resolves once committed to disk. */
+  /**
+   * Adds `entries` and the checkpoint covering them, in one transaction; resolves once committed.
+   * The puts are queued in one turn of the event loop, which lmdb-js commits as one transaction
+   * on its own thread: the B-tree work stays off the event loop (a transaction callback would
+   * run every insert on it). Checkpoints are written one at a time, so what a chunk read here
+   * returns is the last checkpoint's.
+   */
   async write(entries: IndexEntries, next: IndexCheckpoint): Promise<void> {
-    await this.env.transaction(() => {
-      for (let i = 0; i < entries.locations.length; i++) {
-        const { segment, offset, length } = entries.locations[i]!;
-        const id = entries.ids[i]!;
-        const value = Buffer.allocUnsafe(16 + Buffer.byteLength(id));
-        value.writeUInt32LE(segment, 0);
-        value.writeDoubleLE(offset, 4);
-        value.writeUInt32LE(length, 12);
-        value.write(id, 16, 'utf8');
-        const position = entries.from + i;
-        void this.locations.put(position, value);
-        void this.ids.put(idKey(id), position);
+    for (let i = 0; i < entries.locations.length; i++) {
+      const { segment, offset, length } = entries.locations[i]!;
+      const id = entries.ids[i]!;
+      const value = Buffer.allocUnsafe(16 + Buffer.byteLength(id));
+      value.writeUInt32LE(segment, 0);
+      value.writeDoubleLE(offset, 4);
+      value.writeUInt32LE(length, 12);
+      value.write(id, 16, 'utf8');
+      const position = entries.from + i;
+      void this.locations.put(position, value);
+      void this.ids.put(idKey(id), position);
+    }
+    for (const { stream, firstRevision, positions } of entries.streams) {
+      const key = streamKey(stream);
+      for (let k = 0; k < positions.length; ) {
+        const revision = firstRevision + k;
+        const chunk = Math.floor(revision / CHUNK);
+        const into = revision % CHUNK;
+        const take = Math.min(CHUNK - into, positions.length - k);
+        // A chunk begun by an earlier checkpoint is extended.
+        const before = into > 0 ? (this.streams.get([key, chunk]) ?? []).slice(0, into) : [];
+        void this.streams.put([key, chunk], [...before, ...positions.slice(k, k + take)]);
+        k += take;
       }
-      for (const { stream, firstRevision, positions } of entries.streams) {
-        const key = streamKey(stream);
-        for (let k = 0; k < positions.length; ) {
-          const revision = firstRevision + k;
-          const chunk = Math.floor(revision / CHUNK);
-          const into = revision % CHUNK;
-          const take = Math.min(CHUNK - into, positions.length - k);
-          // A chunk begun by an earlier checkpoint is read back (inside this transaction) and extended.
-          const before = into > 0 ? (this.streams.get([key, chunk]) ?? []).slice(0, into) : [];
-          void this.streams.put([key, chunk], [...before, ...positions.slice(k, k + take)]);
-          k += take;
-        }
-      }
-      void this.meta.put('checkpoint', next);
-    });
+    }
+    // Last in the turn, so committed with (never before) the entries it covers.
+    await this.meta.put('checkpoint', next);
     this.limit = next.events;
   }
 
