@@ -146,7 +146,7 @@ describe('file event log: the index on disk', () => {
 
     // What a machine crash leaves: the index marked open, by a boot that is not this one.
     const env = openLmdb({ path: join(dir, INDEX_DIRECTORY), maxDbs: 4, compression: false });
-    await env.openDB({ name: 'meta' }).put('session', { bootId: 'an-earlier-boot', closed: false });
+    await env.openDB({ name: 'meta' }).put('opened-by', { bootId: 'an-earlier-boot', closed: false });
     await env.close();
     const log = recordingLogger();
     const third = await openFileEventStore({ dir, log, verify: 'checkpoint' });
@@ -163,6 +163,7 @@ describe('file event log: the index on disk', () => {
     const checkpointed = await checkpointReaching(200);
     const log = recordingLogger();
     const reader = await openFileEventStore({ dir, log, readOnly: true });
+    expect(log.entries.filter((e) => e.level !== 'info')).toEqual([]);
     expect(openedLine(log.entries).replayedEvents).toBeLessThanOrEqual(300 - checkpointed);
     await expectAllEvents(reader, 300);
     await reader.close();

@@ -43,7 +43,7 @@ export interface IndexCheckpoint {
 export const EMPTY_CHECKPOINT: IndexCheckpoint = { format: FORMAT, events: 0, segment: 0, offset: 0, segmentFirstPositions: [0], lastId: null };
 
 /** Which boot of the machine opened the index last, and whether it closed it. */
-interface SessionMark {
+interface OpenedBy {
   bootId: string;
   closed: boolean;
 }
@@ -70,7 +70,7 @@ export class PersistedIndex {
 
   private constructor(
     private readonly env: RootDatabase,
-    private readonly meta: Database<IndexCheckpoint | SessionMark, string>,
+    private readonly meta: Database<IndexCheckpoint | OpenedBy, string>,
     private readonly locations: Database<Buffer, number>,
     /** [stream, chunk] -> the positions of revisions chunk*CHUNK onwards (at most CHUNK). */
     private readonly streams: Database<number[], [string, number]>,
@@ -85,7 +85,7 @@ export class PersistedIndex {
     const env = open({ path: dir, compression: false, maxDbs: 4, readOnly: mode.readOnly, cache: false, noSync: BOOT_ID !== undefined });
     return new PersistedIndex(
       env,
-      env.openDB<IndexCheckpoint | SessionMark, string>({ name: 'meta' }),
+      env.openDB<IndexCheckpoint | OpenedBy, string>({ name: 'meta' }),
       env.openDB<Buffer, number>({ name: 'locations', keyEncoding: 'uint32', encoding: 'binary' }),
       env.openDB<number[], [string, number]>({ name: 'streams' }),
       env.openDB<number, Buffer>({ name: 'ids', keyEncoding: 'binary' }),
@@ -99,9 +99,9 @@ export class PersistedIndex {
    */
   async openedAfterMachineCrash(): Promise<boolean> {
     if (BOOT_ID === undefined) return false;
-    const session = this.meta.get('session') as SessionMark | undefined;
-    const crashed = session !== undefined && !session.closed && session.bootId !== BOOT_ID;
-    await this.meta.put('session', { bootId: BOOT_ID, closed: false });
+    const opened = this.meta.get('opened-by') as OpenedBy | undefined;
+    const crashed = opened !== undefined && !opened.closed && opened.bootId !== BOOT_ID;
+    await this.meta.put('opened-by', { bootId: BOOT_ID, closed: false });
     return crashed;
   }
 
@@ -198,7 +198,7 @@ export class PersistedIndex {
   async close(): Promise<void> {
     if (!this.readOnly && BOOT_ID !== undefined) {
       await this.sync();
-      await this.meta.put('session', { bootId: BOOT_ID, closed: true });
+      await this.meta.put('opened-by', { bootId: BOOT_ID, closed: true });
       await this.sync();
     }
     await this.env.close();

@@ -54,6 +54,9 @@ const REBUILD_FLUSH_EVENTS = 16_384;
  */
 export async function recoverLog(dir: string, log: EventLogger, options: RecoveryOptions = { readOnly: false }): Promise<RecoveredLog> {
   const { readOnly } = options;
+  // Read before the writer checkpoint: a writer advances that one first, so a reader beside it
+  // never sees an index ahead of the acknowledgements it read.
+  const indexed = options.persisted?.checkpoint();
   // Events acknowledged durable by the last writer: nothing before this may be cut or missing.
   const acknowledged = readWriterCheckpoint(dir) ?? 0;
   let segments = await listSegments(dir);
@@ -62,7 +65,7 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
     if (readOnly) return { index: new LogIndex(), segments, tailBytes: 0, replayedEvents: 0 };
     segments = [await createSegment(dir, 0)];
   }
-  const { persisted, checkpoint, mismatch } = await usableCheckpoint(options, segments, acknowledged);
+  const { persisted, checkpoint, mismatch } = await usableCheckpoint(options, indexed, segments, acknowledged);
   const verifyAll = (options.verify ?? 'all') === 'all';
   const index = new LogIndex(persisted, checkpoint.events);
   let tailBytes = 0;
@@ -135,13 +138,14 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
  */
 async function usableCheckpoint(
   options: RecoveryOptions,
+  indexed: IndexCheckpoint | undefined,
   segments: readonly SegmentFile[],
   acknowledged: number,
 ): Promise<{ persisted?: PersistedIndex; checkpoint: IndexCheckpoint; mismatch?: string }> {
   const persisted = options.persisted;
-  if (!persisted) return { checkpoint: EMPTY_CHECKPOINT };
+  if (!persisted || !indexed) return { checkpoint: EMPTY_CHECKPOINT };
   const afterMachineCrash = !options.readOnly && (await persisted.openedAfterMachineCrash());
-  const checkpoint = persisted.checkpoint();
+  const checkpoint = indexed;
   if (checkpoint.events === 0) return { persisted, checkpoint };
   const mismatch = afterMachineCrash
     ? 'it was open when the machine stopped, and its last commits were not synced'
