@@ -14,13 +14,19 @@ export class DigestIndex {
 
   /** Adds `leaf` unless `sameDigest` says an earlier leaf with this prefix has its digest. */
   add(prefix: number, leaf: number, sameDigest: (earlier: number) => boolean): void {
+    // Room first, so that the probe below ends where the leaf goes.
+    if ((this.count + 1) * 2 > this.mask + 1) this.grow();
     for (let slot = prefix & this.mask; ; slot = (slot + 1) & this.mask) {
       const stored = this.slots[2 * slot + 1]!;
-      if (stored === 0) break;
-      if (this.slots[2 * slot] === prefix && sameDigest(stored - 1)) return;
+      if (stored !== 0) {
+        if (this.slots[2 * slot] === prefix && sameDigest(stored - 1)) return;
+        continue;
+      }
+      this.slots[2 * slot] = prefix;
+      this.slots[2 * slot + 1] = leaf + 1;
+      this.count++;
+      return;
     }
-    if (++this.count * 2 > this.mask + 1) this.grow();
-    this.place(this.slots, this.mask, prefix, leaf + 1);
   }
 
   /** The leaves whose digest starts with these 48 bits. */

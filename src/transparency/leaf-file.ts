@@ -44,13 +44,14 @@ export class LeafFile {
     mkdirSync(dirname(path), { recursive: true });
     const fd = openSync(path, 'a+');
     let count = 0;
-    for (const _ of validRecords(fd)) count++;
+    // An upper bound is enough to size the columns: this pass skips the checksums.
+    for (const _ of validRecords(fd, { checksums: false })) count++;
     load.reserve(count);
     // Leaves of one signing key repeat its name: decoded once per run of them.
     let lastKeyBytes = Buffer.alloc(0);
     let lastKey = '';
     let end = 0;
-    for (const { bytes, start, length, next } of validRecords(fd)) {
+    for (const { bytes, start, length, next } of validRecords(fd, { checksums: true })) {
       const keyBytes = bytes.subarray(start + 72, start + length);
       if (!keyBytes.equals(lastKeyBytes)) [lastKeyBytes, lastKey] = [Buffer.from(keyBytes), keyBytes.toString('utf8')];
       load.visit({ position: bytes.readBigUInt64BE(start), leafHash: bytes.subarray(start + 8, start + 40), sha256: bytes.subarray(start + 40, start + 72), key: lastKey });
@@ -110,11 +111,11 @@ export class LeafFile {
 const READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The file's records whose checksum holds, in order, up to the first that does not; each with
- * the chunk it is in (reused by later records), its payload's start and length, and the file
- * offset after it.
+ * The file's records in order, up to the first cut short or (when checksums are asked for)
+ * whose checksum fails; each with the chunk it is in (reused by later records), its payload's
+ * start and length, and the file offset after it.
  */
-function* validRecords(fd: number): Generator<{ bytes: Buffer; start: number; length: number; next: number }> {
+function* validRecords(fd: number, options: { checksums: boolean }): Generator<{ bytes: Buffer; start: number; length: number; next: number }> {
   const size = fstatSync(fd).size;
   let chunk: Buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(size, HEADER_BYTES)));
   let chunkStart = 0;
@@ -126,7 +127,7 @@ function* validRecords(fd: number): Generator<{ bytes: Buffer; start: number; le
     if (offset + HEADER_BYTES + length > chunkEnd) [chunk, chunkStart, chunkEnd] = refill(fd, chunk, offset, size, HEADER_BYTES + length);
     const at = offset - chunkStart;
     const start = at + HEADER_BYTES;
-    if (crc32(chunk.subarray(start, start + length)) !== chunk.readUInt32LE(at + 4)) return;
+    if (options.checksums && crc32(chunk.subarray(start, start + length)) !== chunk.readUInt32LE(at + 4)) return;
     offset += HEADER_BYTES + length;
     yield { bytes: chunk, start, length, next: offset };
   }

@@ -47,9 +47,22 @@ describe('the saved leaves', () => {
     let last = -1n;
     for (let i = 0; i < count; i++) {
       await store.appendToStream(`other-${tag}-${i}`, [{ id: randomUUID(), type: 'SomethingElse', data: { i } }]);
-      const sha256 = createHash('sha256').update(`${tag} ${i}`).digest('hex');
+      const sha256 = digestOf(`${tag} ${i}`);
       last = (await store.appendToStream(`payment-${tag}-${i}`, [{ id: randomUUID(), type: PAYMENT_EVENT_TYPES.signed, data: { keyFamily: 'attest', keyId: 'k1', sha256 } }])).position;
     }
+    return last;
+  }
+
+  const digestOf = (text: string) => createHash('sha256').update(text).digest('hex');
+  const leafFile = () => join(dir, 'leaves');
+  const startWithLeaves = (store: EventStore, log: never = quiet) => startResultLog(store, keyring, { checkpointIntervalMs: 60_000, log, leafFile: leafFile() });
+
+  /** A result log that saves its leaves folds `count` new results and stops; returns the last one's position. */
+  async function foldAndStop(store: EventStore, count: number, tag: string): Promise<bigint> {
+    const log = await startWithLeaves(store);
+    const last = await appendResults(store, count, tag);
+    expect(await log.caughtUpTo(last, 5_000)).toBe(true);
+    await log.stop();
     return last;
   }
 
@@ -61,8 +74,7 @@ describe('the saved leaves', () => {
 
   it('a restart loads them and folds only the events after the last one, to the same tree', async () => {
     const events = createMemoryEventStore();
-    const leafFile = join(dir, 'leaves');
-    const first = await startResultLog(events, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
+    const first = await startWithLeaves(events);
     const lastSaved = await appendResults(events, 40, 'a');
     expect(await first.caughtUpTo(lastSaved, 5_000)).toBe(true);
     const rootBefore = first.consistency(1, 40).second_root;
@@ -70,48 +82,40 @@ describe('the saved leaves', () => {
 
     const later = await appendResults(events, 5, 'b');
     const recorded = recordingSubscriptions(events);
-    const second = await startResultLog(recorded.store, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
+    const second = await startWithLeaves(recorded.store);
     expect(recorded.from).toEqual([lastSaved]);
     expect(await second.caughtUpTo(later, 5_000)).toBe(true);
     expect(second.size()).toBe(45);
     expect(second.consistency(1, 40).second_root).toBe(rootBefore);
-    expect(second.leafIndexOf(createHash('sha256').update('a 3').digest('hex'))).toBe(3);
-    expect(second.leafIndexOf(createHash('sha256').update('b 4').digest('hex'))).toBe(44);
+    expect(second.leafIndexOf(digestOf('a 3'))).toBe(3);
+    expect(second.leafIndexOf(digestOf('b 4'))).toBe(44);
     await second.stop();
   });
 
   it('cuts a torn record and folds the rest from the event log', async () => {
     const events = createMemoryEventStore();
-    const leafFile = join(dir, 'leaves');
-    const first = await startResultLog(events, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
-    const last = await appendResults(events, 10, 'a');
-    expect(await first.caughtUpTo(last, 5_000)).toBe(true);
-    await first.stop();
-    const bytes = await readFile(leafFile);
-    await writeFile(leafFile, bytes.subarray(0, bytes.length - 7));
-    const second = await startResultLog(events, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
+    const last = await foldAndStop(events, 10, 'a');
+    const bytes = await readFile(leafFile());
+    await writeFile(leafFile(), bytes.subarray(0, bytes.length - 7));
+    const second = await startWithLeaves(events);
     expect(await second.caughtUpTo(last, 5_000)).toBe(true);
     expect(second.size()).toBe(10);
-    expect(second.leafIndexOf(createHash('sha256').update('a 9').digest('hex'))).toBe(9);
+    expect(second.leafIndexOf(digestOf('a 9'))).toBe(9);
     await second.stop();
   });
 
   it('leaves of another event log are found out, thrown away and folded again, and said so', async () => {
-    const leafFile = join(dir, 'leaves');
-    const one = createMemoryEventStore();
-    const first = await startResultLog(one, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafFile });
-    expect(await first.caughtUpTo(await appendResults(one, 12, 'one'), 5_000)).toBe(true);
-    await first.stop();
+    await foldAndStop(createMemoryEventStore(), 12, 'one');
 
     const other = createMemoryEventStore();
     const last = await appendResults(other, 7, 'other');
     const warnings: string[] = [];
     const log = { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never;
-    const second = await startResultLog(other, keyring, { checkpointIntervalMs: 60_000, log, leafFile });
+    const second = await startWithLeaves(other, log);
     expect(await second.caughtUpTo(last, 5_000)).toBe(true);
     expect(second.size()).toBe(7);
     expect(warnings.join('\n')).toMatch(/the saved leaves do not match the event log .*folding it again/);
-    expect(second.leafIndexOf(createHash('sha256').update('other 6').digest('hex'))).toBe(6);
+    expect(second.leafIndexOf(digestOf('other 6'))).toBe(6);
     await second.stop();
   });
 });

@@ -54,17 +54,16 @@ export class LogIndex {
 
   /**
    * Reserves positions and revisions for an append; the writer locates them once written.
-   * Returns the stream's length before: the revision of the first event reserved.
+   * Returns the stream's length before: the revision of the first event reserved. A caller that
+   * has just looked the length up passes it, sparing a second lookup in the index on disk.
    */
-  reserve(stream: string, events: readonly { readonly id: string }[]): number {
+  reserve(stream: string, events: readonly { readonly id: string }[], length = this.streamLength(stream)): number {
     const firstPosition = this.nextPosition;
     const positions = this.streams.get(stream);
-    let before: number;
+    const before = length;
     if (positions) {
-      before = (this.persistedLengthOf.get(stream) ?? 0) + positions.length;
       for (let i = 0; i < events.length; i++) positions.push(firstPosition + i);
     } else {
-      before = this.persisted?.streamLength(stream) ?? 0;
       if (before > 0) this.persistedLengthOf.set(stream, before);
       this.streams.set(stream, Array.from({ length: events.length }, (_, i) => firstPosition + i));
     }

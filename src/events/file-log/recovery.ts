@@ -1,4 +1,4 @@
-import { open, readFile, rename } from 'node:fs/promises';
+import { open, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeRecordHead, type RecordHead } from './record-head.ts';
 import { CorruptLogError } from './errors.ts';
@@ -7,6 +7,7 @@ import { LogIndex } from './log-index.ts';
 import { EMPTY_CHECKPOINT, type IndexCheckpoint, type PersistedIndex } from './lmdb-index.ts';
 import { persistIndexUpTo } from './index-checkpointer.ts';
 import { sealedSegmentFrames } from './segment-frames.ts';
+import { SegmentReader } from './segment-reader.ts';
 import { readWriterCheckpoint, WRITER_CHECKPOINT_FILE } from './writer-checkpoint.ts';
 import type { EventLogger } from './logger.ts';
 import {
@@ -168,18 +169,16 @@ async function checkpointMismatch(persisted: PersistedIndex, checkpoint: IndexCh
   if (!last || last.id !== checkpoint.lastId) return `its last event ${checkpoint.events - 1} is not recorded`;
   const file = segments[last.segment];
   if (!file) return `its last event is in segment ${last.segment}, which is missing`;
-  const handle = await open(file.path, 'r');
+  const { size } = await stat(file.path);
+  if (size < checkpoint.offset) return `${file.name} is ${size} bytes, shorter than the ${checkpoint.offset} indexed`;
+  const reader = new SegmentReader(segments);
   try {
-    const { size } = await handle.stat();
-    if (size < checkpoint.offset) return `${file.name} is ${size} bytes, shorter than the ${checkpoint.offset} indexed`;
-    const bytes = Buffer.alloc(last.length);
-    await handle.read(bytes, 0, last.length, last.offset);
-    const frame = checkFrame(bytes, 0);
-    if (frame.kind !== 'ok') return `the record of event ${checkpoint.events - 1} in ${file.name} at offset ${last.offset} does not check`;
-    const head = decodeRecordHead(bytes, 0, frame.payloadLength);
-    if (head.position !== checkpoint.events - 1 || head.id !== last.id) return `the log has event ${head.id} at position ${head.position} where the index has ${last.id}`;
+    const event = await reader.readEvent(last);
+    if (event.position !== BigInt(checkpoint.events - 1) || event.id !== last.id) return `the log has event ${event.id} at position ${event.position} where the index has ${last.id}`;
+  } catch (err) {
+    return `the record of event ${checkpoint.events - 1} cannot be read (${(err as Error).message})`;
   } finally {
-    await handle.close();
+    await reader.close();
   }
   return undefined;
 }

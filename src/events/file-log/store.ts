@@ -220,7 +220,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     // keeps them), so a caller mutating its data afterwards changes nothing that was appended.
     const firstPosition = index.nextPosition;
     const durable = writer.append(firstPosition, stream, length, Date.now(), events);
-    index.reserve(stream, events);
+    index.reserve(stream, events, length);
     const result: AppendResult = { nextExpectedRevision: BigInt(length + events.length - 1), position: BigInt(firstPosition + events.length - 1) };
     return durable.then(() => result);
   }
