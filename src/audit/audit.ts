@@ -2,7 +2,7 @@ import { PAYMENT_EVENT_TYPES } from '../payments/saga/events.ts';
 import type { EventStore, RecordedEvent } from '../events/port.ts';
 import type { ChainRule } from '../kernel/audit-rule.ts';
 import type { AuditFailure } from '../kernel/audit-failure.ts';
-import { screenSignedResult, verdictFailures, type AuditKeys, type ScreenedResult } from './result-check.ts';
+import { AuditKeyIndex, screenSignedResult, verdictFailures, type AuditKeys, type ScreenedResult } from './result-check.ts';
 import { inlineVerifier, type SignatureVerifier } from './signature-pool.ts';
 import { SagaOrderCheck } from './saga.ts';
 import { ResultTreeCheck } from './result-tree.ts';
@@ -62,10 +62,11 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
     if (failures.length < maxKept) failures.push(failure);
   };
 
-  const nextRevision = new Map<string, bigint>();
+  const nextRevision = new Map<string, number>();
   const rulesOf = new Map<string, readonly ChainRule[]>();
   const chained = new Map<string, RecordedEvent[]>();
   const saga = new SagaOrderCheck();
+  const keys = new AuditKeyIndex(options.keyring);
   const logKeys = new Map(options.keyring.history().filter((k) => k.family === 'log').map((k) => [k.keyId, k.publicKeyHex]));
   const resultTree = new ResultTreeCheck((keyId) => logKeys.get(keyId));
   let events = 0;
@@ -79,14 +80,16 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
       if (lastPosition !== undefined && event.position <= lastPosition)
         record({ kind: 'log-order', stream: event.stream, position: event.position, eventId: event.id, message: `position ${event.position} after ${lastPosition}` });
       lastPosition = event.position;
-      const expectedRevision = nextRevision.get(event.stream) ?? 0n;
-      if (event.revision !== expectedRevision)
+      // Revisions as numbers in the per-stream map: one entry per stream, so no BigInt per event.
+      const revision = Number(event.revision);
+      const expectedRevision = nextRevision.get(event.stream) ?? 0;
+      if (revision !== expectedRevision)
         record({ kind: 'log-order', stream: event.stream, position: event.position, revision: event.revision, eventId: event.id, message: `revision ${event.revision}, expected ${expectedRevision}` });
-      nextRevision.set(event.stream, event.revision + 1n);
+      nextRevision.set(event.stream, revision + 1);
 
       if (event.type === PAYMENT_EVENT_TYPES.signed) {
         results++;
-        const screened = screenSignedResult(event, options.keyring);
+        const screened = screenSignedResult(event, keys);
         for (const failure of screened.failures) record(failure);
         await signatures.add(screened);
         resultTree.observeResult(event);
@@ -96,15 +99,12 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
         const failure = saga.observe(event);
         if (failure) record(failure);
       }
-      let applicable = rulesOf.get(event.stream);
-      if (!applicable) {
-        applicable = rules.filter((r) => r.appliesTo(event.stream));
-        rulesOf.set(event.stream, applicable);
-      }
-      if (applicable.length > 0) {
-        const buffered = chained.get(event.stream);
-        if (buffered) buffered.push(event);
-        else chained.set(event.stream, [event]);
+      // Only chained streams are remembered: most streams (a payment stream per call) have no rule.
+      const buffered = chained.get(event.stream);
+      if (buffered) buffered.push(event);
+      else if (rules.length > 0 && rules.some((r) => r.appliesTo(event.stream))) {
+        chained.set(event.stream, [event]);
+        rulesOf.set(event.stream, rules.filter((r) => r.appliesTo(event.stream)));
       }
       if (options.onProgress && events % progressEvery === 0) options.onProgress(events, event.position);
     }

@@ -14,6 +14,33 @@ export interface AuditKeys {
 }
 
 /**
+ * The public keys indexed once for the whole audit: a keyring builds its history afresh on every
+ * call, and an audit asks for each result's keys.
+ */
+export class AuditKeyIndex {
+  private readonly byId = new Map<string, HistoricKey>();
+  private readonly byFamily = new Map<string, HistoricKey[]>();
+
+  constructor(keys: AuditKeys) {
+    for (const key of keys.history()) {
+      this.byId.set(key.keyId, key);
+      const family = this.byFamily.get(key.family);
+      if (family) family.push(key);
+      else this.byFamily.set(key.family, [key]);
+    }
+  }
+
+  keyById(keyId: string): HistoricKey | undefined {
+    return this.byId.get(keyId);
+  }
+
+  /** The family's public keys (hex) whose window holds `at`. */
+  publicKeysAt(family: string, at: number): string[] {
+    return (this.byFamily.get(family) ?? []).filter((k) => inWindow(k, at)).map((k) => k.publicKeyHex);
+  }
+}
+
+/**
  * The event's shape, its record checked only as an object here: the record's every value is
  * checked where it is canonicalised (the verifying thread), so the log is not walked twice.
  */
@@ -35,7 +62,7 @@ export interface ScreenedResult {
  * family's key of the generation valid when the result was signed. The hash and signature are
  * verified afterwards (possibly on other threads) from the returned job.
  */
-export function screenSignedResult(event: RecordedEvent, keys: AuditKeys): ScreenedResult {
+export function screenSignedResult(event: RecordedEvent, keys: AuditKeyIndex): ScreenedResult {
   const where: Where = { stream: event.stream, position: event.position, revision: event.revision, eventId: event.id };
   const parsed = screenedSchema.safeParse(event.data);
   if (!parsed.success) {
@@ -51,7 +78,7 @@ export function screenSignedResult(event: RecordedEvent, keys: AuditKeys): Scree
     failures.push({ kind: 'result-key-id', ...where, message: `keyId ${result.keyId} is no ${result.keyFamily} key of this service` });
   else if (!inWindow(key, result.signedAt))
     failures.push({ kind: 'result-key-window', ...where, message: `signed at ${result.signedAt} with key ${result.keyId}, valid from ${key.validFrom} until ${key.validUntil ?? 'now'}` });
-  const publicKeys = keys.history().filter((k) => k.family === result.keyFamily && inWindow(k, result.signedAt)).map((k) => k.publicKeyHex);
+  const publicKeys = keys.publicKeysAt(result.keyFamily, result.signedAt);
   return { where, failures, family: result.keyFamily, job: { record: result.record as JsonValue, sha256: result.sha256, signature: result.ed25519Sig, publicKeys } };
 }
 

@@ -28,18 +28,19 @@ export class SagaOrderCheck {
     if (step === 0) return undefined;
     const seen = this.progress.get(event.stream) ?? 0;
     this.progress.set(event.stream, seen | step);
-    const fail = (message: string): AuditFailure => ({
-      kind: 'saga-order',
-      stream: event.stream,
-      position: event.position,
-      revision: event.revision,
-      eventId: event.id,
-      message,
-    });
-    if (seen & step) return fail(`a second ${event.type} in one payment stream`);
-    if (step === SETTLED && !(seen & AUTHORIZED)) return fail('PaymentSettled before any PaymentAuthorized');
-    if (step === SIGNED && !(seen & SETTLED)) return fail('ResultSigned before any PaymentSettled');
-    if (step === AUTHORIZED && seen !== 0) return fail('PaymentAuthorized after later saga steps');
+    if (seen & step) return sagaFailure(event, `a second ${event.type} in one payment stream`);
+    if (step === SETTLED && !(seen & AUTHORIZED)) return sagaFailure(event, 'PaymentSettled before any PaymentAuthorized');
+    if (step === SIGNED && !(seen & SETTLED)) return sagaFailure(event, 'ResultSigned before any PaymentSettled');
+    if (step === AUTHORIZED && seen !== 0) return sagaFailure(event, 'PaymentAuthorized after later saga steps');
     return undefined;
   }
 }
+
+const sagaFailure = (event: RecordedEvent, message: string): AuditFailure => ({
+  kind: 'saga-order',
+  stream: event.stream,
+  position: event.position,
+  revision: event.revision,
+  eventId: event.id,
+  message,
+});

@@ -1,5 +1,3 @@
-import { canonicalBytes } from '../signing/rfc8785.ts';
-
 /** What one leaf of the result log commits to: a signed result, by its digest and signing key. */
 export type ResultLeaf = {
   key_family: string;
@@ -12,7 +10,11 @@ export const RESULT_LEAF_VERSION = 'result-leaf/v1';
 /**
  * The leaf's bytes: the RFC 8785 form of {key_family, key_id, sha256}. The tree hashes them as
  * RFC 6962 leaves (SHA-256 of 0x00 || bytes).
+ *
+ * Three string members written in their sorted order: RFC 8785 writes strings exactly as
+ * JSON.stringify does, so the native stringify is the canonical form here (result-leaf.test.ts
+ * holds it to canonicalBytes). Every paid call and every audited result builds one.
  */
 export function resultLeafBytes(leaf: ResultLeaf): Buffer {
-  return canonicalBytes({ key_family: leaf.key_family, key_id: leaf.key_id, sha256: leaf.sha256 });
+  return Buffer.from(JSON.stringify({ key_family: String(leaf.key_family), key_id: String(leaf.key_id), sha256: String(leaf.sha256) }), 'utf8');
 }

@@ -122,6 +122,13 @@ export class PersistedIndex {
     return { segment: value.readUInt32LE(0), offset: value.readDoubleLE(4), length: value.readUInt32LE(12), id: value.toString('utf8', 16) };
   }
 
+  /** location() without the id, read from LMDB's reused buffer: every read of an old event asks it. */
+  segmentLocation(position: number): Location | undefined {
+    const value = this.locations.getBinaryFast(position);
+    if (!value) return undefined;
+    return { segment: value.readUInt32LE(0), offset: value.readDoubleLE(4), length: value.readUInt32LE(12) };
+  }
+
   idAt(position: number): string | undefined {
     return this.locations.get(position)?.toString('utf8', 16);
   }

@@ -137,8 +137,7 @@ export class LogIndex {
   location(position: number): Location | undefined {
     if (position < 0 || position >= this.located) return undefined;
     if (position < this.base) {
-      const stored = this.persisted?.location(position);
-      return stored && { segment: stored.segment, offset: stored.offset, length: stored.length };
+      return this.persisted?.segmentLocation(position);
     }
     const at = position - this.base;
     return { segment: this.segmentOf[at]!, offset: this.offsetOf[at]!, length: this.lengthOf[at]! };
