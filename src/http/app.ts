@@ -8,7 +8,7 @@ import { errors } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
 import { buildRouting, type HttpDeps } from './routes.ts';
-import { mcpEndpoint } from '../mcp/server.ts';
+import { mcpEndpoint } from '../mcp/endpoint.ts';
 
 /** The Koa app: small middleware, each doing one thing, then the catalogue's router. */
 export function createApp(routes: readonly Route[], deps: HttpDeps, log: Logger): Koa {

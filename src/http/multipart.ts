@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import formidable, { errors as formidableErrors } from 'formidable';
+import type formidable from 'formidable';
 import type { Context } from 'koa';
 import { MAX_MULTIPART_BYTES } from '../kernel/limits.ts';
 import { HttpProblem, validationProblem } from './problem.ts';
@@ -39,7 +39,9 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
   const removeDir = () => void rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 25 }).catch(() => undefined);
   // 'close' fires once the response is sent or the connection is lost, after every await below.
   ctx.res.once('close', removeDir);
-  const form = formidable({
+  // The parser loads with the first upload: only one route takes multipart.
+  const { default: createForm, errors: formidableErrors } = await import('formidable');
+  const form = createForm({
     uploadDir: dir,
     keepExtensions: false,
     hashAlgorithm: 'sha256',
@@ -57,7 +59,7 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
   } catch (err) {
     // After an abort the parser settles late, possibly after 'close': sweep again once it has.
     removeDir();
-    throw multipartProblem(err);
+    throw multipartProblem(err, formidableErrors);
   }
   const input: Record<string, unknown> = {};
   const hashable: Record<string, unknown> = {};
@@ -77,7 +79,7 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
   return { input, hashable };
 }
 
-function multipartProblem(err: unknown): HttpProblem {
+function multipartProblem(err: unknown, formidableErrors: typeof import('formidable').errors): HttpProblem {
   const code = (err as { code?: unknown }).code;
   const tooLarge = [formidableErrors.biggerThanMaxFileSize, formidableErrors.biggerThanTotalMaxFileSize, formidableErrors.maxFieldsSizeExceeded].includes(code as number);
   if (tooLarge) return new HttpProblem(413, 'payload_too_large', `the upload exceeds the size limit (${MAX_MULTIPART_BYTES} bytes of files)`);

@@ -154,7 +154,8 @@ export interface PricedOperation<I = unknown> extends RouteBase {
   /**
    * Like precheck, for an outcome the stored state decides whatever the payer: something the
    * request names that does not exist (an unknown lease) is answered 422 NOT-FOUND before any
-   * quote, so nobody is asked to pay for a call that cannot succeed. Reads only.
+   * quote, so nobody is asked to pay for a call that cannot succeed. Reads only. Also where an
+   * input check needs a library loaded on first use (an XML parser, phone metadata).
    */
   precheckState?(input: I, deps: ServiceDeps): Promise<Refusal | undefined>;
   /** Absent until built: the route then answers 501 and is never quoted. */

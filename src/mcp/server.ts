@@ -8,8 +8,6 @@ import type { HttpDeps } from '../http/routes.ts';
 import { inputJsonSchema } from '../payments/x402/quote.ts';
 import { callFreeTool, callPricedTool } from './tool-calls.ts';
 
-export const MCP_PATH = '/mcp';
-
 type ToolEntry = { tool: Tool; route: PricedOperation } | { tool: Tool; route: FreeRoute };
 
 /**
@@ -55,15 +53,14 @@ function objectSchema(schema: Record<string, unknown>): Tool['inputSchema'] {
 }
 
 /**
- * POST /mcp: a Streamable HTTP MCP server of the official SDK, stateless (a server and a
+ * POST /mcp (mounted by endpoint.ts): a Streamable HTTP MCP server of the official SDK, stateless (a server and a
  * transport per request, no session), in the same Koa service: the same catalogue, the same
  * payment gateway and saga as HTTP, so one payment buys one result whichever way it arrives.
  */
-export function mcpEndpoint(routes: readonly Route[], deps: HttpDeps): Middleware {
+export function mcpServerMiddleware(routes: readonly Route[], deps: HttpDeps): Middleware {
   const tools = mcpTools(routes);
   const list = [...tools.values()].map((entry) => entry.tool);
-  return async (ctx, next) => {
-    if (ctx.path !== MCP_PATH) return next();
+  return async (ctx) => {
     const server = new Server({ name: 'pay-per-call-attestation-service', version: '2.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }));
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {

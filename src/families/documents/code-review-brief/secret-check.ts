@@ -1,16 +1,22 @@
-import { lintSource } from '@secretlint/core';
-import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import { finding, type Finding } from './findings.ts';
 import { PRIVATE_KEY_RULE, SECRET_RULE } from './rules.ts';
 
-const CONFIG = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommended }] };
+/** secretlint and its rules load on the first review, not at every start of the service. */
+type Secretlint = typeof import('@secretlint/core');
+let secretlint: Promise<{ lintSource: Secretlint['lintSource']; config: Parameters<Secretlint['lintSource']>[0]['options']['config'] }> | undefined;
+const loadSecretlint = () =>
+  (secretlint ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
+    lintSource: core.lintSource,
+    config: { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: preset.creator }] },
+  })));
 
 /** A secret is never repeated in the brief: its first four characters and its length only. */
 export const maskSecret = (value: string): string => `${value.slice(0, 4)}… (${[...value].length} characters, masked)`;
 
 /** secretlint's recommended rule set on one file; every message is rebuilt without the secret. */
 export async function findSecrets(path: string, content: string): Promise<Finding[]> {
-  const result = await lintSource({ source: { filePath: `/${path.replace(/^\/+/, '')}`, content, contentType: 'text' }, options: { config: CONFIG } });
+  const { lintSource, config } = await loadSecretlint();
+  const result = await lintSource({ source: { filePath: `/${path.replace(/^\/+/, '')}`, content, contentType: 'text' }, options: { config } });
   return result.messages.map((m) => {
     const value = content.slice(m.range[0], m.range[1]);
     const data = (m.data ?? {}) as Record<string, unknown>;

@@ -2,10 +2,7 @@ import { z } from 'zod';
 import { pricedOperation, type Command, type Route } from '../../../kernel/operation.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
-import { convertDocument, DOC_CONVERT_VERSION, type Conversion, type DocConvertInput } from './engine.ts';
-import { renderDocx } from './docx-render.ts';
-import { fontRulesetData } from './fonts.ts';
-import { renderPdf } from './pdf-render.ts';
+import type { Conversion, DocConvertInput } from './engine.ts';
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 
 export const DOC_CONVERT_ID = 'utils.doc-convert';
@@ -49,7 +46,9 @@ function enginesFor(conversion: Conversion, unicode: string): JsonObject[] {
 
 async function outputOf(conversion: Conversion): Promise<string | Uint8Array> {
   if (conversion.text !== null) return conversion.text;
-  return conversion.to === 'pdf' ? renderPdf(conversion.blocks, conversion.title) : renderDocx(conversion.blocks, conversion.title);
+  return conversion.to === 'pdf'
+    ? (await import('./pdf-render.ts')).renderPdf(conversion.blocks, conversion.title)
+    : (await import('./docx-render.ts')).renderDocx(conversion.blocks, conversion.title);
 }
 
 /** ICU and Unicode versions of this host: word boundaries depend on them, so the record names them. */
@@ -57,6 +56,9 @@ const HOST_UNICODE = `ICU ${process.versions.icu ?? 'unknown'}, Unicode ${proces
 
 const convert: Command<DocConvertInput> = {
   async execute(input, ctx) {
+    // The Markdown parsers and the writers load on the first conversion, not at every start (about 10 MB).
+    const { convertDocument, DOC_CONVERT_VERSION } = await import('./engine.ts');
+    const { fontRulesetData } = await import('./fonts.ts');
     const conversion = convertDocument(input);
     const content = await outputOf(conversion);
     const usesFonts = conversion.to === 'pdf' || conversion.to === 'docx';

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { handbookSource, renderHandbook } from './handbook.ts';
 
 export interface Ebook {
   title: string;
@@ -48,7 +47,9 @@ export async function fileMadeOnce(path: string, make: () => Promise<Buffer>): P
   return path;
 }
 
-function handbookPath(dataDir: string): Promise<string> {
+async function handbookPath(dataDir: string): Promise<string> {
+  // The Markdown parser and PDF writer load when the handbook is first asked for, not at start.
+  const { handbookSource, renderHandbook } = await import('./handbook.ts');
   const source = handbookSource();
   return fileMadeOnce(join(dataDir, 'ebook', `handbook-${source.sha256.slice(0, 16)}.pdf`), () => renderHandbook(source));
 }

@@ -4,10 +4,10 @@ import { utilityReceipt } from '../utility-receipt.ts';
 import { arithmeticChecks, HEADER_TERM_KEYS, HEADER_TERMS, LINE_TERMS, type InvoiceFields, type LineTermKey, type TermResult } from './en16931.ts';
 import { readTextInvoice } from './text-invoice.ts';
 import { readXmlInvoice } from './xml-invoice.ts';
+import { INVOICE_EXTRACT_RULESET, type InvoiceExtractOutcome } from './vocabulary.ts';
 
-export const INVOICE_EXTRACT_RULESET = { id: 'invoice-extract-en16931', version: '1' } as const;
-export const INVOICE_EXTRACT_OUTCOMES = ['EXTRACTED', 'INCOMPLETE', 'INCONSISTENT', 'NOT-AN-INVOICE'] as const;
-export type InvoiceExtractOutcome = (typeof INVOICE_EXTRACT_OUTCOMES)[number];
+export { INVOICE_EXTRACT_OUTCOMES, INVOICE_EXTRACT_RULESET, type InvoiceExtractOutcome } from './vocabulary.ts';
+
 
 /** Exactly one of the three sources; the operation refuses zero or several before the quote. */
 export interface InvoiceExtractInput {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { pricedOperation, type Refusal, type Route } from '../../../kernel/operation.ts';
-import { codePointSpan, fromUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { INVOICE_EXTRACT_OUTCOMES, INVOICE_EXTRACT_RULESET, runInvoiceExtract } from './engine.ts';
-import { xmlProblem } from './xml-invoice.ts';
+import { codePointSpan, fromLazyUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
+import { INVOICE_EXTRACT_OUTCOMES, INVOICE_EXTRACT_RULESET } from './vocabulary.ts';
 
 const MAX_SOURCE_CHARS = 500_000;
 
@@ -55,8 +54,14 @@ function sourceRefusal(input: z.infer<typeof invoiceExtractInput>): Refusal | un
     const message = given.length === 0 ? 'give one of text, ubl_xml, cii_xml' : `give only one of text, ubl_xml, cii_xml (got ${given.join(', ')})`;
     return { status: 422, error: 'one_source_required', message, outcome: 'INVALID-INPUT', issues: [{ path: given[1] ?? 'text', message }] };
   }
-  const field = given[0]!;
-  if (field === 'text') return undefined;
+  return undefined;
+}
+
+/** Free and before any quote like sourceRefusal; asynchronous only because the XML parser loads on first use. */
+async function xmlRefusal(input: z.infer<typeof invoiceExtractInput>): Promise<Refusal | undefined> {
+  const field = input.ubl_xml !== undefined ? 'ubl_xml' : input.cii_xml !== undefined ? 'cii_xml' : undefined;
+  if (field === undefined) return undefined;
+  const { xmlProblem } = await import('./xml-invoice.ts');
   const problem = xmlProblem(input[field]!);
   if (problem === undefined) return undefined;
   return { status: 422, error: 'xml_not_well_formed', message: `${field} is not well-formed XML: ${problem}`, outcome: 'INVALID-INPUT', issues: [{ path: field, message: problem }] };
@@ -80,7 +85,8 @@ const invoiceExtract = pricedOperation({
   signedMember: null,
   verifyPath: '/v1/utils/verify',
   precheck: (input) => sourceRefusal(input),
-  command: fromUtilityEngine(runInvoiceExtract),
+  precheckState: (input) => xmlRefusal(input),
+  command: fromLazyUtilityEngine(async () => (await import('./engine.ts')).runInvoiceExtract),
   outputBeside: true,
 });
 

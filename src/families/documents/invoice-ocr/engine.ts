@@ -3,8 +3,9 @@ import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { extractInvoiceFromText, INVOICE_EXTRACT_RULESET } from '../invoice-extract/engine.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import type { FileKind } from './file-kind.ts';
+import { INVOICE_OCR_ID } from './vocabulary.ts';
 
-export const INVOICE_OCR_ID = 'invoice-ocr';
+export { INVOICE_OCR_ID } from './vocabulary.ts';
 
 /** What was read from the upload, and how. */
 export interface Reading {

@@ -1,5 +1,4 @@
 import { open } from 'node:fs/promises';
-import { imageSize } from 'image-size';
 
 export type FileKind = 'png' | 'jpeg' | 'tiff' | 'pdf';
 
@@ -24,6 +23,8 @@ export async function sniffUpload(path: string): Promise<Sniffed> {
   if (kind === null) return { kind: null, reason: 'not a PNG, JPEG, TIFF or PDF file (by its first bytes)' };
   if (kind === 'pdf') return { kind, width: null, height: null };
   try {
+    // Loaded with the first image, not at every start of the service.
+    const { imageSize } = await import('image-size');
     const size = imageSize(head);
     return { kind, width: size.width ?? null, height: size.height ?? null };
   } catch (err) {

@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { pricedOperation, type Command, type Refusal, type Route, type ServiceDeps } from '../../../kernel/operation.ts';
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { invoiceOcrReceipt, INVOICE_OCR_ID, type Reading } from './engine.ts';
+import type { Reading } from './engine.ts';
 import { MAX_OCR_PIXELS, sniffUpload } from './file-kind.ts';
-import { OCR_ENGINE, ocrPool } from './ocr-pool.ts';
+import { ocrEngine, ocrPool } from './ocr-pool.ts';
+import { INVOICE_OCR_ID } from './vocabulary.ts';
 import { PDFJS_VERSION, readPdfText } from './pdf-text.ts';
 
 const uploadedFile = z
@@ -46,8 +47,10 @@ const readInvoice: Command<OcrInput> = {
       reading = { kind: 'pdf', method: 'pdf-text-layer', text: pdf.text, confidence: null, width: null, height: null, pages: pdf.pages, engine: { name: 'pdfjs-dist', version: PDFJS_VERSION, reads: 'the text layer' } };
     } else {
       const ocr = await poolOf(ctx).recognize(bytes);
-      reading = { kind: sniffed.kind, method: 'ocr', text: ocr.text, confidence: ocr.confidence, width: sniffed.width, height: sniffed.height, pages: 1, engine: { ...OCR_ENGINE } };
+      reading = { kind: sniffed.kind, method: 'ocr', text: ocr.text, confidence: ocr.confidence, width: sniffed.width, height: sniffed.height, pages: 1, engine: { ...ocrEngine() } };
     }
+    // The invoice reader (and its XML parser) loads with the first invoice, not at every start.
+    const { invoiceOcrReceipt } = await import('./engine.ts');
     return invoiceOcrReceipt({ bytes, declared_media_type: i.file.media_type, filename: i.file.filename }, reading, ctx.now);
   },
 };

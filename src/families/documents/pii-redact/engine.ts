@@ -7,9 +7,9 @@ import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import { PII_TYPES, RECOGNISERS, type Candidate, type PiiType } from './recognisers.ts';
 
-export const PII_REDACT_RULESET = { id: 'pii-redact', version: '1' } as const;
-export const PII_MODES = ['mask', 'tag', 'pseudonym'] as const;
-export type PiiMode = (typeof PII_MODES)[number];
+import { PII_MODES, PII_REDACT_RULESET, type PiiMode } from './vocabulary.ts';
+
+export { PII_MODES, PII_REDACT_RULESET, type PiiMode } from './vocabulary.ts';
 
 /** The pinned data the recognisers use, read by data.ts and handed in. */
 export interface PiiData {

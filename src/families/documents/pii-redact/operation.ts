@@ -1,10 +1,7 @@
 import { z } from 'zod';
-import { isSupportedCountry } from 'libphonenumber-js/max';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
-import { codePointSpan, fromUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { PII_DATA } from './data.ts';
-import { PII_MODES, PII_REDACT_RULESET, runPiiRedact } from './engine.ts';
-import { PII_TYPES } from './recognisers.ts';
+import { codePointSpan, fromLazyUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
+import { PII_MODES, PII_REDACT_RULESET, PII_TYPES } from './vocabulary.ts';
 
 const piiRedactInput = z
   .object({
@@ -65,12 +62,19 @@ const piiRedact = pricedOperation({
     if (input.mode === 'pseudonym' && input.pseudonym_key === undefined) {
       return { status: 422, error: 'pseudonym_key_required', message: 'mode "pseudonym" needs pseudonym_key: pseudonyms are an HMAC under your key, never a plain hash', outcome: 'NOT-PROVIDED', issues: [{ path: 'pseudonym_key', message: 'is required for mode "pseudonym"' }] };
     }
-    if (input.phone_region !== undefined && !isSupportedCountry(input.phone_region)) {
-      return { status: 422, error: 'unknown_phone_region', message: `${input.phone_region} is not a region of the phone numbering metadata`, outcome: 'INVALID-INPUT', issues: [{ path: 'phone_region', message: 'is not a known phone region' }] };
-    }
     return undefined;
   },
-  command: fromUtilityEngine(runPiiRedact(PII_DATA)),
+  // Asynchronous only because the phone metadata loads on first use; still free, before any quote.
+  async precheckState(input) {
+    if (input.phone_region === undefined) return undefined;
+    const { isSupportedCountry } = await import('libphonenumber-js/max');
+    if (isSupportedCountry(input.phone_region)) return undefined;
+    return { status: 422, error: 'unknown_phone_region', message: `${input.phone_region} is not a region of the phone numbering metadata`, outcome: 'INVALID-INPUT', issues: [{ path: 'phone_region', message: 'is not a known phone region' }] };
+  },
+  command: fromLazyUtilityEngine(async () => {
+    const [{ runPiiRedact }, { PII_DATA }] = await Promise.all([import('./engine.ts'), import('./data.ts')]);
+    return runPiiRedact(PII_DATA);
+  }),
   outputBeside: true,
 });
 

@@ -1,5 +1,6 @@
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js/max';
 import { readDay } from '../invoice-extract/text-invoice.ts';
+import type { PiiType } from './vocabulary.ts';
 import { bitcoinAddressValid, bsnValid, eip55, ibanCheck, ipv4Valid, ipv6Valid, luhnValid, spanishIdValid, ssnIssuable } from './checksums.ts';
 
 /**
@@ -8,21 +9,7 @@ import { bitcoinAddressValid, bsnValid, eip55, ibanCheck, ipv4Valid, ipv6Valid, 
  * (checksum or registry rule) accepts or rejects each. A rejected candidate is not redacted as
  * its type. Offsets here are UTF-16 indices; the engine reports code points.
  */
-export const PII_TYPES = [
-  'EMAIL_ADDRESS',
-  'PHONE_NUMBER',
-  'CREDIT_CARD',
-  'IBAN_CODE',
-  'US_SSN',
-  'IP_ADDRESS',
-  'EVM_ADDRESS',
-  'BITCOIN_ADDRESS',
-  'DATE_OF_BIRTH',
-  'ES_NIF',
-  'NL_BSN',
-  'PERSON',
-] as const;
-export type PiiType = (typeof PII_TYPES)[number];
+export { PII_TYPES, type PiiType } from './vocabulary.ts';
 
 export interface Candidate {
   type: PiiType;

@@ -5,10 +5,10 @@ import { canonicalText, type JsonObject, type JsonValue } from '../../../signing
 import { readDay } from '../invoice-extract/text-invoice.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import { BIG_INTEGER_MARK, isBeyondSafeInteger, markBigIntegers } from './big-integers.ts';
+import { CLEANUP_FORMATS, SCHEMA_CLEANUP_OUTCOMES, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
 
-export const SCHEMA_CLEANUP_RULESET = { id: 'schema-cleanup', version: '1' } as const;
-export const SCHEMA_CLEANUP_OUTCOMES = ['CLEANED', 'UNCHANGED', 'NOT-TABULAR', 'UNREPAIRABLE'] as const;
-export const CLEANUP_FORMATS = ['json', 'csv', 'auto'] as const;
+export { CLEANUP_FORMATS, SCHEMA_CLEANUP_OUTCOMES, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
+
 
 export interface SchemaCleanupInput {
   input: string;

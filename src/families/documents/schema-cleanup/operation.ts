@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { jsonObject } from '../../../kernel/route-kit/schemas.ts';
-import { fromUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { CLEANUP_FORMATS, runSchemaCleanup, SCHEMA_CLEANUP_OUTCOMES, SCHEMA_CLEANUP_RULESET } from './engine.ts';
+import { fromLazyUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
+import { CLEANUP_FORMATS, SCHEMA_CLEANUP_OUTCOMES, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
 
 const schemaCleanupInput = z
   .object({
@@ -44,7 +44,7 @@ const schemaCleanup = pricedOperation({
   keyFamily: 'utils',
   signedMember: null,
   verifyPath: '/v1/utils/verify',
-  command: fromUtilityEngine(runSchemaCleanup),
+  command: fromLazyUtilityEngine(async () => (await import('./engine.ts')).runSchemaCleanup),
   outputBeside: true,
 });
 

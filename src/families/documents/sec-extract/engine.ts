@@ -4,9 +4,10 @@ import { utilityReceipt } from '../utility-receipt.ts';
 import { parseFilingHtml, tidy, type ParsedFiling } from './filing-html.ts';
 import { extractItems, FORM_TYPES, type FormType } from './items.ts';
 import { coverFacts, resolveFact } from './xbrl.ts';
+import { SEC_EXTRACT_OUTCOMES, SEC_EXTRACT_RULESET } from './vocabulary.ts';
 
-export const SEC_EXTRACT_RULESET = { id: 'sec-extract', version: '1' } as const;
-export const SEC_EXTRACT_OUTCOMES = ['EXTRACTED', 'NO-ITEMS-FOUND', 'FORM-TYPE-UNKNOWN'] as const;
+export { SEC_EXTRACT_OUTCOMES, SEC_EXTRACT_RULESET } from './vocabulary.ts';
+
 
 export interface SecExtractInput {
   document: string;

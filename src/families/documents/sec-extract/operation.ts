@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { hex64, jsonObject } from '../../../kernel/route-kit/schemas.ts';
-import { fromUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { runSecExtract, SEC_EXTRACT_OUTCOMES, SEC_EXTRACT_RULESET } from './engine.ts';
+import { fromLazyUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
+import { SEC_EXTRACT_OUTCOMES, SEC_EXTRACT_RULESET } from './vocabulary.ts';
 import { FORM_TYPES } from './items.ts';
 
 const secExtractInput = z
@@ -56,7 +56,7 @@ const secExtract = pricedOperation({
   keyFamily: 'utils',
   signedMember: null,
   verifyPath: '/v1/utils/verify',
-  command: fromUtilityEngine(runSecExtract),
+  command: fromLazyUtilityEngine(async () => (await import('./engine.ts')).runSecExtract),
   outputBeside: true,
 });
 

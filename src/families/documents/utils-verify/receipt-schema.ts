@@ -38,5 +38,19 @@ export function fromUtilityEngine<I>(engine: (input: I, now: number) => CommandR
   };
 }
 
+/**
+ * fromUtilityEngine for an engine loaded on its first call: its libraries and data (phone
+ * metadata, XML and HTML parsers) then stay out of every start of the service.
+ */
+export function fromLazyUtilityEngine<I>(load: () => Promise<(input: I, now: number) => CommandResult>): Command<I> {
+  let engine: Promise<(input: I, now: number) => CommandResult> | undefined;
+  return {
+    async execute(input, ctx) {
+      engine ??= load();
+      return (await engine)(input, ctx.now);
+    },
+  };
+}
+
 /** One wording of a code-point span across the utilities. */
 export const codePointSpan = z.object({ start: z.number().int().min(0), end: z.number().int().min(0) }).describe('Offsets in Unicode code points, [start, end)');
