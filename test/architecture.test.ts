@@ -51,3 +51,40 @@ describe('the layout', () => {
     expect(offending).toEqual([]);
   });
 });
+
+/**
+ * The packages a start of the service loads: the static imports reachable from src/main.ts
+ * (`import type` is erased; `import()` is left for later). Read with the TypeScript parser.
+ */
+async function packagesLoadedAtStart(): Promise<Set<string>> {
+  const ts = (await import('typescript')).default;
+  const { readFileSync } = await import('node:fs');
+  const { dirname, resolve } = await import('node:path');
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const pending = [new URL('../src/main.ts', import.meta.url).pathname];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+    for (const statement of source.statements) {
+      const isImport = ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly;
+      const isReExport = ts.isExportDeclaration(statement) && !statement.isTypeOnly && statement.moduleSpecifier !== undefined;
+      if (!isImport && !isReExport) continue;
+      const specifier = ((statement as { moduleSpecifier: { text: string } }).moduleSpecifier).text;
+      if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier));
+      else if (!specifier.startsWith('node:')) packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
+    }
+  }
+  return packages;
+}
+
+describe('start-up', () => {
+  it('loads no operation\'s heavy library: each loads on its operation\'s first call', async () => {
+    const loaded = await packagesLoadedAtStart();
+    expect(loaded.has('koa')).toBe(true); // the walk does reach the service's own dependencies
+    const heavy = ['@modelcontextprotocol/sdk', 'libphonenumber-js', 'fast-xml-parser', 'htmlparser2', 'jsonrepair', 'papaparse', 'mdast-util-from-markdown', 'mdast-util-to-markdown', 'docx', 'fflate', 'pdfkit', 'pdf-lib', 'pdfjs-dist', 'tesseract.js', 'image-size', 'formidable', 'eslint', '@secretlint/core', 'viem'];
+    expect(heavy.filter((name) => loaded.has(name))).toEqual([]);
+  });
+});
