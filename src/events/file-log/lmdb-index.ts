@@ -85,11 +85,7 @@ export class PersistedIndex {
   static open(dir: string, mode: { readOnly: boolean }): PersistedIndex | undefined {
     if (mode.readOnly && !existsSync(dir)) return undefined;
     const unsynced = BOOT_ID !== undefined && !mode.readOnly;
-    // remapChunks maps the file in chunks and unmaps those not in use. Mapped whole, every page
-    // the index ever touched stayed in the process's RSS (about 1.4 KB a paid call, without end);
-    // chunked, RSS stays flat under a long paid load, for about 4 % more CPU a paid call
-    // (docs/benchmarks.md, soak).
-    const env = open({ path: dir, compression: false, maxDbs: 4, readOnly: mode.readOnly, cache: false, noSync: unsynced, useWritemap: unsynced, remapChunks: true });
+    const env = open({ path: dir, compression: false, maxDbs: 4, readOnly: mode.readOnly, cache: false, noSync: unsynced, useWritemap: unsynced });
     return new PersistedIndex(
       env,
       env.openDB<IndexCheckpoint | OpenedBy, string>({ name: 'meta' }),
