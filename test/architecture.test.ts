@@ -69,10 +69,12 @@ async function packagesLoadedAtStart(): Promise<Set<string>> {
     seen.add(file);
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
     for (const statement of source.statements) {
-      const isImport = ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly;
-      const isReExport = ts.isExportDeclaration(statement) && !statement.isTypeOnly && statement.moduleSpecifier !== undefined;
-      if (!isImport && !isReExport) continue;
-      const specifier = ((statement as { moduleSpecifier: { text: string } }).moduleSpecifier).text;
+      const loaded =
+        (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly) || (ts.isExportDeclaration(statement) && !statement.isTypeOnly)
+          ? statement.moduleSpecifier
+          : undefined;
+      if (!loaded || !ts.isStringLiteral(loaded)) continue;
+      const specifier = loaded.text;
       if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier));
       else if (!specifier.startsWith('node:')) packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
     }
