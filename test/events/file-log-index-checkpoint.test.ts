@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { open as openLmdb } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IndexCheckpointer } from '../../src/events/file-log/index-checkpointer.ts';
 import { INDEX_DIRECTORY, PersistedIndex } from '../../src/events/file-log/lmdb-index.ts';
+import { LogIndex } from '../../src/events/file-log/log-index.ts';
+import { readWriterCheckpoint, writeWriterCheckpoint } from '../../src/events/file-log/writer-checkpoint.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
 import type { EventStore } from '../../src/events/port.ts';
 import { recordingLogger, silentLogger, type LogEntry } from './helpers.ts';
@@ -173,5 +176,52 @@ describe('file event log: the index on disk', () => {
     await expectAllEvents(withoutIndex, 300);
     await withoutIndex.close();
     expect((await readdir(dir)).includes(INDEX_DIRECTORY)).toBe(false);
+  });
+
+  it('the index checkpointer never writes beyond what the writer checkpoint has written', async () => {
+    const persisted = PersistedIndex.open(join(dir, INDEX_DIRECTORY), { readOnly: false })!;
+    const index = new LogIndex(persisted);
+    index.reserve('notes-0', [{ id: idOf(0) }, { id: idOf(1) }, { id: idOf(2) }]);
+    for (let p = 0; p < 3; p++) index.locateAt(p, 0, 64 + p * 100, 100);
+    let acknowledged = -1;
+    const segments = [{ name: '00000000.seg', path: join(dir, '00000000.seg'), firstPosition: 0 }];
+    const checkpointer = new IndexCheckpointer({ index, persisted, segments, log: silentLogger, everyEvents: 1, acknowledged: () => acknowledged });
+    try {
+      checkpointer.durable({ events: 3, segment: 0, offset: 364 });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(persisted.checkpoint().events).toBe(0);
+      await checkpointer.flush(); // at close too: nothing the writer checkpoint has not written
+      expect(persisted.checkpoint().events).toBe(0);
+      expect(index.tailLength).toBe(3);
+
+      acknowledged = 3;
+      checkpointer.durable({ events: 3, segment: 0, offset: 364 });
+      await checkpointer.flush();
+      expect(persisted.checkpoint().events).toBe(3);
+      expect(index.tailLength).toBe(0);
+    } finally {
+      await checkpointer.stop();
+      await persisted.close();
+    }
+  });
+
+  it('a tail the writer checkpoint does not cover is acknowledged once synced at open, so the next start keeps the index', async () => {
+    const first = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
+    for (let i = 0; i < 120; i++) await first.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
+    await first.close();
+    // As a writer that crashed after its last writes but before their acknowledgement was recorded leaves it.
+    await rm(join(dir, INDEX_DIRECTORY), { recursive: true });
+    writeWriterCheckpoint(dir, 100);
+
+    const second = await openFileEventStore({ dir, log: silentLogger });
+    expect(readWriterCheckpoint(dir)).toBe(120);
+    await second.close(); // no append: the writer checkpoint is not written again
+
+    const log = recordingLogger();
+    const third = await openFileEventStore({ dir, log, verify: 'checkpoint' });
+    expect(log.entries.filter((e) => e.level !== 'info')).toEqual([]);
+    expect(openedLine(log.entries).replayedEvents).toBe(0);
+    await expectAllEvents(third, 120);
+    await third.close();
   });
 });

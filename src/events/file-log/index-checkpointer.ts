@@ -15,6 +15,11 @@ export interface IndexCheckpointerOptions {
   persisted: PersistedIndex;
   segments: readonly SegmentFile[];
   log: EventLogger;
+  /**
+   * How many events the writer checkpoint has written as acknowledged. No index checkpoint goes
+   * beyond it: a start distrusts (and rebuilds) an index ahead of the writer checkpoint.
+   */
+  acknowledged(): number;
   /** A checkpoint is written once this many durable events wait for one. Default 1,024. */
   everyEvents?: number;
   /** ... or once the oldest has waited this long. Default 1 s. */
@@ -28,6 +33,8 @@ export interface IndexCheckpointerOptions {
 const MAX_EVENTS_PER_CHECKPOINT = 2_048;
 /** After a failed checkpoint (a full disk), the next try waits this long; the tail stays in memory meanwhile. */
 const RETRY_MS = 5_000;
+/** How soon to look again when the writer checkpoint has not yet written what is waiting. */
+const ACKNOWLEDGEMENT_WAIT_MS = 20;
 
 /**
  * Moves the index's tail to the persisted index as the log grows: after every `everyEvents`
@@ -59,10 +66,10 @@ export class IndexCheckpointer {
     else this.timer ??= setTimeout(() => this.writeNext(), this.maxDelayMs).unref();
   }
 
-  /** Writes everything durable (at close, so the next start replays nothing). */
+  /** Writes everything durable and acknowledged (at close, so the next start replays nothing). */
   async flush(): Promise<void> {
     await this.idle();
-    while (this.boundaries.length > 0 && !this.stopped) {
+    while (this.boundaries.length > 0 && !this.stopped && this.acknowledgedReady()) {
       this.writing = this.writeCheckpoint();
       await this.writing;
       this.writing = undefined;
@@ -81,10 +88,19 @@ export class IndexCheckpointer {
     while (this.writing) await this.writing;
   }
 
+  /** Whether the oldest waiting batch is covered by the writer checkpoint's last write. */
+  private acknowledgedReady(): boolean {
+    return this.boundaries.length > 0 && this.boundaries[0]!.events <= this.options.acknowledged();
+  }
+
   private writeNext(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.writing || this.stopped || this.boundaries.length === 0) return;
+    if (!this.acknowledgedReady()) {
+      this.timer = setTimeout(() => this.writeNext(), ACKNOWLEDGEMENT_WAIT_MS).unref();
+      return;
+    }
     this.writing = this.writeCheckpoint().then(
       () => {
         this.writing = undefined;
@@ -100,11 +116,12 @@ export class IndexCheckpointer {
     );
   }
 
-  /** Writes the largest run of waiting batches that fits one checkpoint (at least one batch). */
+  /** Writes the largest run of waiting, acknowledged batches that fits one checkpoint (at least one batch). */
   private async writeCheckpoint(): Promise<void> {
     const start = this.options.index.tailStart;
+    const acknowledged = this.options.acknowledged();
     let take = 1;
-    while (take < this.boundaries.length && this.boundaries[take]!.events - start <= MAX_EVENTS_PER_CHECKPOINT) take++;
+    while (take < this.boundaries.length && this.boundaries[take]!.events - start <= MAX_EVENTS_PER_CHECKPOINT && this.boundaries[take]!.events <= acknowledged) take++;
     const target = this.boundaries[take - 1]!;
     await persistIndexUpTo(this.options.index, this.options.persisted, this.options.segments, target);
     this.boundaries.splice(0, take);

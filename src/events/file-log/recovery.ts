@@ -5,10 +5,10 @@ import { CorruptLogError } from './errors.ts';
 import { batchHeaderAt, batchHeadersAfter, checkFrame, FRAME_HEADER_BYTES, PIPELINE_DEPTH } from './framing.ts';
 import { LogIndex } from './log-index.ts';
 import { EMPTY_CHECKPOINT, type IndexCheckpoint, type PersistedIndex } from './lmdb-index.ts';
-import { persistIndexUpTo } from './index-checkpointer.ts';
+import { persistIndexUpTo, type BatchBoundary } from './index-checkpointer.ts';
 import { sealedSegmentFrames } from './segment-frames.ts';
 import { SegmentReader } from './segment-reader.ts';
-import { readWriterCheckpoint, WRITER_CHECKPOINT_FILE } from './writer-checkpoint.ts';
+import { readWriterCheckpoint, writeWriterCheckpoint, WRITER_CHECKPOINT_FILE } from './writer-checkpoint.ts';
 import type { EventLogger } from './logger.ts';
 import {
   listSegments,
@@ -67,6 +67,19 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
     segments = [await createSegment(dir, 0)];
   }
   const { persisted, checkpoint, mismatch } = await usableCheckpoint(options, indexed, segments, acknowledged);
+  let writtenAcknowledged = acknowledged;
+  /**
+   * Writes the index up to synced events. They count as acknowledged from here on (a tail the
+   * crashed writer never acknowledged is part of the log now): the writer checkpoint is raised
+   * first, so the index on disk is never ahead of it (a start would distrust it and rebuild it).
+   */
+  const persistSynced = async (boundary: BatchBoundary): Promise<void> => {
+    if (boundary.events > writtenAcknowledged) {
+      writeWriterCheckpoint(dir, boundary.events);
+      writtenAcknowledged = boundary.events;
+    }
+    await persistIndexUpTo(index, persisted!, segments, boundary);
+  };
   const verifyAll = (options.verify ?? 'all') === 'all';
   const index = new LogIndex(persisted, checkpoint.events);
   let tailBytes = 0;
@@ -106,8 +119,7 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
     if (isLast) tailBytes = end;
     // A sealed segment was synced before the next was started: its index may be written now,
     // so that rebuilding a long log never holds it all.
-    else if (persisted && !readOnly && index.tailLength >= REBUILD_FLUSH_EVENTS)
-      await persistIndexUpTo(index, persisted, segments, { events: index.locatedCount, segment: i, offset: end });
+    else if (persisted && !readOnly && index.tailLength >= REBUILD_FLUSH_EVENTS) await persistSynced({ events: index.locatedCount, segment: i, offset: end });
   }
   if (index.nextPosition < acknowledged) {
     const last = segments.at(-1)!;
@@ -127,7 +139,7 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
   }
   // Now durable, what was replayed goes into the index on disk before the first append: the
   // next start will not read it again, and the writer's first moments carry no checkpoint.
-  if (persisted && index.tailLength > 0) await persistIndexUpTo(index, persisted, segments, { events: index.locatedCount, segment: segments.length - 1, offset: tailBytes });
+  if (persisted && index.tailLength > 0) await persistSynced({ events: index.locatedCount, segment: segments.length - 1, offset: tailBytes });
   return { index, segments, tailBytes, replayedEvents };
 }
 

@@ -93,8 +93,8 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
       onDurable: (batch) => {
         checkpoint!.advance(batch.firstPosition + batch.eventCount);
-        // After the writer checkpoint's own write (queued first): the index never covers more
-        // than it acknowledges, or the next start would distrust the index and rebuild it.
+        // After the writer checkpoint's own write (queued first), so usually already covered by
+        // it; the checkpointer itself never writes beyond what that checkpoint has written.
         if (indexCheckpointer) setImmediate(indexCheckpointer.durable.bind(indexCheckpointer, boundaryAfter(batch.firstPosition + batch.eventCount)));
         if (durableWaiters.length > 0) settleWaiters();
         if (hub.hasSubscribers) hub.publish(liveEventsOf(batch));
@@ -108,7 +108,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     });
   const newCheckpointer = (): IndexCheckpointer | undefined => {
     if (readOnly || !persisted) return undefined;
-    return new IndexCheckpointer({ index, persisted, segments, log, everyEvents: options.indexCheckpointEvents });
+    return new IndexCheckpointer({ index, persisted, segments, log, everyEvents: options.indexCheckpointEvents, acknowledged: () => checkpoint!.writtenCount });
   };
   /** The boundary after the durable batch that ends before `events`: where its last record ends. */
   const boundaryAfter = (events: number) => {

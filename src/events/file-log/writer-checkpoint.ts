@@ -8,7 +8,7 @@ import { crc32 } from './crc32.ts';
  * acknowledged data, and stops the start. A log shorter than it has lost a segment.
  *
  * One fixed 32-byte record rewritten in place (count and CRC32), after each acknowledged batch,
- * at most one write in flight. It is not fsynced on its own: after a process crash the page
+ * at most one write in flight, and by recovery once a replayed tail is synced. It is not fsynced on its own: after a process crash the page
  * cache holds it; after a power loss it may lag behind the log, which only means the last few
  * batches are judged as they were before it existed (a tear is possible there). It never runs
  * ahead of what was synced.
@@ -36,6 +36,19 @@ function checkpointRecord(count: number): string {
   return `${digits} ${crc32(Buffer.from(digits, 'latin1')).toString(16).padStart(8, '0')}`.padEnd(RECORD_BYTES - 1, ' ') + '\n';
 }
 
+/**
+ * Writes the checkpoint once, outside a running writer: recovery, once a replayed tail is synced,
+ * so that what it then puts in the index on disk is never ahead of this count.
+ */
+export function writeWriterCheckpoint(dir: string, durableCount: number): void {
+  const fd = openSync(join(dir, WRITER_CHECKPOINT_FILE), 'w');
+  try {
+    writeSync(fd, checkpointRecord(durableCount), 0, 'latin1');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class WriterCheckpoint {
   private readonly fd: number;
   private written = -1;
@@ -48,6 +61,11 @@ export class WriterCheckpoint {
     // Created if absent, then opened without O_APPEND: every write goes to offset 0.
     closeSync(openSync(path, 'a'));
     this.fd = openSync(path, 'r+');
+  }
+
+  /** The count last written to the file (-1 before the first write): what a start would trust. */
+  get writtenCount(): number {
+    return this.written;
   }
 
   /** Records that `durableCount` events are acknowledged; coalesces writes within a turn. */
