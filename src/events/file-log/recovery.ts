@@ -67,6 +67,8 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
     segments = [await createSegment(dir, 0)];
   }
   const { persisted, checkpoint, mismatch } = await usableCheckpoint(options, indexed, segments, acknowledged);
+  const verifyAll = (options.verify ?? 'all') === 'all';
+  const index = new LogIndex(persisted, checkpoint.events);
   let writtenAcknowledged = acknowledged;
   /**
    * Writes the index up to synced events. They count as acknowledged from here on (a tail the
@@ -80,8 +82,6 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
     }
     await persistIndexUpTo(index, persisted!, segments, boundary);
   };
-  const verifyAll = (options.verify ?? 'all') === 'all';
-  const index = new LogIndex(persisted, checkpoint.events);
   let tailBytes = 0;
   let expectedFirst = 0;
   for (const [i, segment] of segments.entries()) {

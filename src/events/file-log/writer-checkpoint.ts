@@ -8,10 +8,10 @@ import { crc32 } from './crc32.ts';
  * acknowledged data, and stops the start. A log shorter than it has lost a segment.
  *
  * One fixed 32-byte record rewritten in place (count and CRC32), after each acknowledged batch,
- * at most one write in flight, and by recovery once a replayed tail is synced. It is not fsynced on its own: after a process crash the page
- * cache holds it; after a power loss it may lag behind the log, which only means the last few
- * batches are judged as they were before it existed (a tear is possible there). It never runs
- * ahead of what was synced.
+ * at most one write in flight, and by recovery once a replayed tail is synced. It is not fsynced
+ * on its own: after a process crash the page cache holds it; after a power loss it may lag
+ * behind the log, which only means the last few batches are judged as they were before it
+ * existed (a tear is possible there). It never runs ahead of what was synced.
  */
 export const WRITER_CHECKPOINT_FILE = 'writer.chk';
 const RECORD_BYTES = 32;
@@ -36,12 +36,19 @@ function checkpointRecord(count: number): string {
   return `${digits} ${crc32(Buffer.from(digits, 'latin1')).toString(16).padStart(8, '0')}`.padEnd(RECORD_BYTES - 1, ' ') + '\n';
 }
 
+/** Created if absent, then opened without O_APPEND or truncation: every write replaces the record at offset 0. */
+function openInPlace(dir: string): number {
+  const path = join(dir, WRITER_CHECKPOINT_FILE);
+  closeSync(openSync(path, 'a'));
+  return openSync(path, 'r+');
+}
+
 /**
  * Writes the checkpoint once, outside a running writer: recovery, once a replayed tail is synced,
  * so that what it then puts in the index on disk is never ahead of this count.
  */
 export function writeWriterCheckpoint(dir: string, durableCount: number): void {
-  const fd = openSync(join(dir, WRITER_CHECKPOINT_FILE), 'w');
+  const fd = openInPlace(dir);
   try {
     writeSync(fd, checkpointRecord(durableCount), 0, 'latin1');
   } finally {
@@ -57,10 +64,7 @@ export class WriterCheckpoint {
   private closed = false;
 
   constructor(dir: string) {
-    const path = join(dir, WRITER_CHECKPOINT_FILE);
-    // Created if absent, then opened without O_APPEND: every write goes to offset 0.
-    closeSync(openSync(path, 'a'));
-    this.fd = openSync(path, 'r+');
+    this.fd = openInPlace(dir);
   }
 
   /** The count last written to the file (-1 before the first write): what a start would trust. */
