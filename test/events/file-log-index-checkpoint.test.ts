@@ -51,6 +51,18 @@ async function checkpointReaching(events: number): Promise<number> {
   throw new Error(`the index checkpoint did not reach ${events} events`);
 }
 
+/** Appends `count` notes over STREAMS streams (ids idOf(0..count-1)) to `store`. */
+async function appendNotes(store: EventStore, count: number, idBase = 0): Promise<void> {
+  for (let i = 0; i < count; i++) await store.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i + idBase), type: 'Noted', data: { i } }]);
+}
+
+/** A log of `count` notes, written and closed cleanly (checkpoints every 100 events). */
+async function writeNotes(count: number): Promise<void> {
+  const store = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
+  await appendNotes(store, count);
+  await store.close();
+}
+
 function openedLine(entries: LogEntry[]): Record<string, unknown> {
   return entries.find((e) => e.message === 'event log opened')!.fields;
 }
@@ -98,9 +110,7 @@ describe('file event log: the index on disk', () => {
   });
 
   it('a clean close checkpoints everything: the next start replays nothing', async () => {
-    const first = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
-    for (let i = 0; i < 250; i++) await first.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
-    await first.close();
+    await writeNotes(250);
     const log = recordingLogger();
     const second = await openFileEventStore({ dir, log, verify: 'checkpoint' });
     expect(openedLine(log.entries)).toMatchObject({ events: 250, replayedEvents: 0 });
@@ -109,9 +119,7 @@ describe('file event log: the index on disk', () => {
   });
 
   it('an index deleted, or left from another log, is rebuilt from the log and says so', async () => {
-    const first = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
-    for (let i = 0; i < 120; i++) await first.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
-    await first.close();
+    await writeNotes(120);
     await rm(join(dir, INDEX_DIRECTORY), { recursive: true });
     const rebuilt = await openFileEventStore({ dir, log: silentLogger });
     await expectAllEvents(rebuilt, 120);
@@ -121,7 +129,7 @@ describe('file event log: the index on disk', () => {
     const other = await mkdtemp(join(tmpdir(), 'eventlog-other-'));
     try {
       const store = await openFileEventStore({ dir: other, log: silentLogger });
-      for (let i = 0; i < 120; i++) await store.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i + 10_000), type: 'Noted', data: { i } }]);
+      await appendNotes(store, 120, 10_000);
       await store.close();
       await rm(join(other, INDEX_DIRECTORY), { recursive: true });
       const { cp } = await import('node:fs/promises');
@@ -139,9 +147,7 @@ describe('file event log: the index on disk', () => {
   });
 
   it('an index left open by an earlier boot of the machine (its commits are not synced) is rebuilt; one closed cleanly is kept', async () => {
-    const first = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
-    for (let i = 0; i < 150; i++) await first.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
-    await first.close();
+    await writeNotes(150);
     const kept = recordingLogger();
     const second = await openFileEventStore({ dir, log: kept, verify: 'checkpoint' });
     expect(openedLine(kept.entries).replayedEvents).toBe(0);
@@ -161,7 +167,7 @@ describe('file event log: the index on disk', () => {
 
   it('a read-only open uses the index without writing it, and reads a log that has none', async () => {
     const writer = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
-    for (let i = 0; i < 300; i++) await writer.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
+    await appendNotes(writer, 300);
     // Checkpoints commit on LMDB's own thread, a moment after the appends: the reader waits for one.
     const checkpointed = await checkpointReaching(200);
     const log = recordingLogger();
@@ -206,9 +212,7 @@ describe('file event log: the index on disk', () => {
   });
 
   it('a tail the writer checkpoint does not cover is acknowledged once synced at open, so the next start keeps the index', async () => {
-    const first = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
-    for (let i = 0; i < 120; i++) await first.appendToStream(`notes-${i % STREAMS}`, [{ id: idOf(i), type: 'Noted', data: { i } }]);
-    await first.close();
+    await writeNotes(120);
     // As a writer that crashed after its last writes but before their acknowledgement was recorded leaves it.
     await rm(join(dir, INDEX_DIRECTORY), { recursive: true });
     writeWriterCheckpoint(dir, 100);
