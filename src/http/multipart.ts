@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type formidable from 'formidable';
+import type { errors as FormidableErrors } from 'formidable';
 import type { Context } from 'koa';
 import { MAX_MULTIPART_BYTES } from '../kernel/limits.ts';
 import { HttpProblem, validationProblem } from './problem.ts';
@@ -79,7 +80,7 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
   return { input, hashable };
 }
 
-function multipartProblem(err: unknown, formidableErrors: typeof import('formidable').errors): HttpProblem {
+function multipartProblem(err: unknown, formidableErrors: typeof FormidableErrors): HttpProblem {
   const code = (err as { code?: unknown }).code;
   const tooLarge = [formidableErrors.biggerThanMaxFileSize, formidableErrors.biggerThanTotalMaxFileSize, formidableErrors.maxFieldsSizeExceeded].includes(code as number);
   if (tooLarge) return new HttpProblem(413, 'payload_too_large', `the upload exceeds the size limit (${MAX_MULTIPART_BYTES} bytes of files)`);

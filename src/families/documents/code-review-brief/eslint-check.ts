@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as EslintModule from 'eslint';
 import type { ESLint, Linter } from 'eslint';
 import { finding, type Finding } from './findings.ts';
 import { ESLINT_RULES, NEUTRAL_RULES } from './rules.ts';
@@ -30,7 +31,7 @@ const tsParser: Linter.Parser = {
 let loaded: { linter: Linter; config: Linter.Config[] } | undefined;
 function eslintOnce(): { linter: Linter; config: Linter.Config[] } {
   if (loaded) return loaded;
-  const { Linter: LinterClass } = requireFromHere('eslint') as typeof import('eslint');
+  const { Linter: LinterClass } = requireFromHere('eslint') as typeof EslintModule;
   const security = requireFromHere('eslint-plugin-security') as ESLint.Plugin;
   // Flat config, in memory: no configuration file is looked up, no plugin is loaded from disk by name.
   const config: Linter.Config[] = [

@@ -1,8 +1,9 @@
+import type * as SecretlintCore from '@secretlint/core';
 import { finding, type Finding } from './findings.ts';
 import { PRIVATE_KEY_RULE, SECRET_RULE } from './rules.ts';
 
 /** secretlint and its rules load on the first review, not at every start of the service. */
-type Secretlint = typeof import('@secretlint/core');
+type Secretlint = typeof SecretlintCore;
 let secretlint: Promise<{ lintSource: Secretlint['lintSource']; config: Parameters<Secretlint['lintSource']>[0]['options']['config'] }> | undefined;
 const loadSecretlint = () =>
   (secretlint ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
