@@ -189,9 +189,8 @@ describe('file event log: the index on disk', () => {
     const index = new LogIndex(persisted);
     index.reserve('notes-0', [{ id: idOf(0) }, { id: idOf(1) }, { id: idOf(2) }]);
     for (let p = 0; p < 3; p++) index.locateAt(p, 0, 64 + p * 100, 100);
-    let acknowledged = -1;
     const segments = [{ name: '00000000.seg', path: join(dir, '00000000.seg'), firstPosition: 0 }];
-    const checkpointer = new IndexCheckpointer({ index, persisted, segments, log: silentLogger, everyEvents: 1, acknowledged: () => acknowledged });
+    const checkpointer = new IndexCheckpointer({ index, persisted, segments, log: silentLogger, everyEvents: 1 });
     try {
       checkpointer.durable({ events: 3, segment: 0, offset: 364 });
       await new Promise((resolve) => setTimeout(resolve, 150));
@@ -200,8 +199,7 @@ describe('file event log: the index on disk', () => {
       expect(persisted.checkpoint().events).toBe(0);
       expect(index.tailLength).toBe(3);
 
-      acknowledged = 3;
-      checkpointer.durable({ events: 3, segment: 0, offset: 364 });
+      checkpointer.acknowledge(3);
       await checkpointer.flush();
       expect(persisted.checkpoint().events).toBe(3);
       expect(index.tailLength).toBe(0);

@@ -15,12 +15,7 @@ export interface IndexCheckpointerOptions {
   persisted: PersistedIndex;
   segments: readonly SegmentFile[];
   log: EventLogger;
-  /**
-   * How many events the writer checkpoint has written as acknowledged. No index checkpoint goes
-   * beyond it: a start distrusts (and rebuilds) an index ahead of the writer checkpoint.
-   */
-  acknowledged(): number;
-  /** A checkpoint is written once this many durable events wait for one. Default 1,024. */
+  /** A checkpoint is written once this many acknowledged events wait for one. Default 1,024. */
   everyEvents?: number;
   /** ... or once the oldest has waited this long. Default 1 s. */
   maxDelayMs?: number;
@@ -33,19 +28,21 @@ export interface IndexCheckpointerOptions {
 const MAX_EVENTS_PER_CHECKPOINT = 2_048;
 /** After a failed checkpoint (a full disk), the next try waits this long; the tail stays in memory meanwhile. */
 const RETRY_MS = 5_000;
-/** How soon to look again when the writer checkpoint has not yet written what is waiting. */
-const ACKNOWLEDGEMENT_WAIT_MS = 20;
 
 /**
  * Moves the index's tail to the persisted index as the log grows: after every `everyEvents`
- * durable events (or `maxDelayMs`), in one LMDB transaction per checkpoint, one at a time, at a
- * batch boundary (a start resumes reading the log there). Only durable events are written, so
- * the index never runs ahead of the log; a crash loses at most the checkpoints not yet
- * committed, whose events the next start reads again from the log.
+ * events (or `maxDelayMs`), in one LMDB transaction per checkpoint, one at a time, at a batch
+ * boundary (a start resumes reading the log there). A batch is written only once the writer
+ * checkpoint has recorded it as acknowledged (`acknowledge`, called after each of its writes):
+ * a start distrusts, and rebuilds, an index ahead of the writer checkpoint. So the index never
+ * runs ahead of the log; a crash loses at most the checkpoints not yet committed, whose events
+ * the next start reads again from the log.
  */
 export class IndexCheckpointer {
   /** Ends of durable batches not yet covered by a checkpoint, oldest first. */
   private readonly boundaries: BatchBoundary[] = [];
+  /** Events the writer checkpoint has written as acknowledged. */
+  private acknowledged = 0;
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -57,19 +54,21 @@ export class IndexCheckpointer {
     this.maxDelayMs = options.maxDelayMs ?? 1_000;
   }
 
-  /** Called for every durable batch, in log order. */
+  /** Called for every durable batch, in log order; written once acknowledged. */
   durable(boundary: BatchBoundary): void {
-    if (this.stopped) return;
-    this.boundaries.push(boundary);
-    if (this.writing) return;
-    if (boundary.events - this.options.index.tailStart >= this.everyEvents) this.writeNext();
-    else this.timer ??= setTimeout(() => this.writeNext(), this.maxDelayMs).unref();
+    if (!this.stopped) this.boundaries.push(boundary);
   }
 
-  /** Writes everything durable and acknowledged (at close, so the next start replays nothing). */
+  /** Called after every write of the writer checkpoint, with the count it wrote. */
+  acknowledge(events: number): void {
+    this.acknowledged = Math.max(this.acknowledged, events);
+    this.schedule();
+  }
+
+  /** Writes everything acknowledged (at close, after the writer checkpoint's last write, so the next start replays nothing). */
   async flush(): Promise<void> {
     await this.idle();
-    while (this.boundaries.length > 0 && !this.stopped && this.acknowledgedReady()) {
+    while (this.acknowledgedBatches() > 0 && !this.stopped) {
       this.writing = this.writeCheckpoint();
       await this.writing;
       this.writing = undefined;
@@ -88,25 +87,30 @@ export class IndexCheckpointer {
     while (this.writing) await this.writing;
   }
 
-  /** Whether the oldest waiting batch is covered by the writer checkpoint's last write. */
-  private acknowledgedReady(): boolean {
-    return this.boundaries.length > 0 && this.boundaries[0]!.events <= this.options.acknowledged();
+  /** How many of the oldest waiting batches the writer checkpoint has acknowledged. */
+  private acknowledgedBatches(): number {
+    let count = 0;
+    while (count < this.boundaries.length && this.boundaries[count]!.events <= this.acknowledged) count++;
+    return count;
+  }
+
+  /** Writes now when enough acknowledged events wait, or within maxDelayMs when some do. */
+  private schedule(): void {
+    if (this.writing || this.stopped) return;
+    const ready = this.acknowledgedBatches();
+    if (ready === 0) return;
+    if (this.boundaries[ready - 1]!.events - this.options.index.tailStart >= this.everyEvents) this.writeNext();
+    else this.timer ??= setTimeout(() => this.writeNext(), this.maxDelayMs).unref();
   }
 
   private writeNext(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.writing || this.stopped || this.boundaries.length === 0) return;
-    if (!this.acknowledgedReady()) {
-      this.timer = setTimeout(() => this.writeNext(), ACKNOWLEDGEMENT_WAIT_MS).unref();
-      return;
-    }
+    if (this.writing || this.stopped || this.acknowledgedBatches() === 0) return;
     this.writing = this.writeCheckpoint().then(
       () => {
         this.writing = undefined;
-        const waiting = (this.boundaries.at(-1)?.events ?? 0) - this.options.index.tailStart;
-        if (waiting >= this.everyEvents) setImmediate(() => this.writeNext());
-        else if (waiting > 0) this.timer ??= setTimeout(() => this.writeNext(), this.maxDelayMs).unref();
+        this.schedule();
       },
       (err: Error) => {
         this.writing = undefined;
@@ -116,12 +120,12 @@ export class IndexCheckpointer {
     );
   }
 
-  /** Writes the largest run of waiting, acknowledged batches that fits one checkpoint (at least one batch). */
+  /** Writes the largest run of acknowledged batches that fits one checkpoint (at least one batch). */
   private async writeCheckpoint(): Promise<void> {
     const start = this.options.index.tailStart;
-    const acknowledged = this.options.acknowledged();
+    const ready = this.acknowledgedBatches();
     let take = 1;
-    while (take < this.boundaries.length && this.boundaries[take]!.events - start <= MAX_EVENTS_PER_CHECKPOINT && this.boundaries[take]!.events <= acknowledged) take++;
+    while (take < ready && this.boundaries[take]!.events - start <= MAX_EVENTS_PER_CHECKPOINT) take++;
     const target = this.boundaries[take - 1]!;
     await persistIndexUpTo(this.options.index, this.options.persisted, this.options.segments, target);
     this.boundaries.splice(0, take);

@@ -81,7 +81,8 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   let reader = new SegmentReader(segments);
   const hub = createSubscriptionHub((from) => readAll({ fromPosition: from }));
   const durableWaiters: { position: number; resolve(): void; reject(e: Error): void }[] = [];
-  const checkpoint = readOnly ? undefined : new WriterCheckpoint(options.dir);
+  // What the writer checkpoint has written, the index checkpointer may write: never more.
+  const checkpoint = readOnly ? undefined : new WriterCheckpoint(options.dir, (events) => indexCheckpointer?.acknowledge(events));
   const openWriter = async (tailBytes: number): Promise<GroupCommitWriter> =>
     new GroupCommitWriter({
       dir: options.dir,
@@ -93,9 +94,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       maxSegmentBytes: options.maxSegmentBytes ?? 64 * 1024 * 1024,
       onDurable: (batch) => {
         checkpoint!.advance(batch.firstPosition + batch.eventCount);
-        // After the writer checkpoint's own write (queued first), so usually already covered by
-        // it; the checkpointer itself never writes beyond what that checkpoint has written.
-        if (indexCheckpointer) setImmediate(indexCheckpointer.durable.bind(indexCheckpointer, boundaryAfter(batch.firstPosition + batch.eventCount)));
+        indexCheckpointer?.durable(boundaryAfter(batch.firstPosition + batch.eventCount));
         if (durableWaiters.length > 0) settleWaiters();
         if (hub.hasSubscribers) hub.publish(liveEventsOf(batch));
       },
@@ -108,7 +107,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     });
   const newCheckpointer = (): IndexCheckpointer | undefined => {
     if (readOnly || !persisted) return undefined;
-    return new IndexCheckpointer({ index, persisted, segments, log, everyEvents: options.indexCheckpointEvents, acknowledged: () => checkpoint!.writtenCount });
+    return new IndexCheckpointer({ index, persisted, segments, log, everyEvents: options.indexCheckpointEvents });
   };
   /** The boundary after the durable batch that ends before `events`: where its last record ends. */
   const boundaryAfter = (events: number) => {

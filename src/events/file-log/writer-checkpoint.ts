@@ -63,13 +63,12 @@ export class WriterCheckpoint {
   private scheduled = false;
   private closed = false;
 
-  constructor(dir: string) {
+  /** `onWritten` hears every count written: what a start would now trust as acknowledged. */
+  constructor(
+    dir: string,
+    private readonly onWritten?: (durableCount: number) => void,
+  ) {
     this.fd = openInPlace(dir);
-  }
-
-  /** The count last written to the file (-1 before the first write): what a start would trust. */
-  get writtenCount(): number {
-    return this.written;
   }
 
   /** Records that `durableCount` events are acknowledged; coalesces writes within a turn. */
@@ -92,7 +91,9 @@ export class WriterCheckpoint {
       this.written = this.latest;
     } catch {
       // A full disk refuses this too; the log reports the failure of its own writes.
+      return;
     }
+    this.onWritten?.(this.written);
   }
 
   close(): void {
