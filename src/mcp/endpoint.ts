@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { HttpDeps } from '../http/routes.ts';
+import { once } from '../kernel/once.ts';
 import type { Route } from '../kernel/operation.ts';
 
 export const MCP_PATH = '/mcp';
@@ -9,10 +10,9 @@ export const MCP_PATH = '/mcp';
  * 15 MB and are not needed by a service that no agent has called over MCP yet.
  */
 export function mcpEndpoint(routes: readonly Route[], deps: HttpDeps): Middleware {
-  let server: Promise<Middleware> | undefined;
+  const server = once(() => import('./server.ts').then((m) => m.mcpServerMiddleware(routes, deps)));
   return async (ctx, next) => {
     if (ctx.path !== MCP_PATH) return next();
-    server ??= import('./server.ts').then((m) => m.mcpServerMiddleware(routes, deps));
-    return (await server)(ctx, next);
+    return (await server())(ctx, next);
   };
 }

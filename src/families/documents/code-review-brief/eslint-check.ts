@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as EslintModule from 'eslint';
 import type { ESLint, Linter } from 'eslint';
+import { once } from '../../../kernel/once.ts';
 import { finding, type Finding } from './findings.ts';
 import { ESLINT_RULES, NEUTRAL_RULES } from './rules.ts';
 
@@ -20,17 +21,12 @@ const parserOptions = { ecmaFeatures: { jsx: true } };
  */
 const requireFromHere = createRequire(import.meta.url);
 type ParserForESLint = { parseForESLint(text: string, options?: Linter.ParserOptions): Linter.ESLintParseResult };
-let typescriptParser: ParserForESLint | undefined;
+const typescriptParser = once(() => requireFromHere('@typescript-eslint/parser') as ParserForESLint);
 const tsParser: Linter.Parser = {
   meta: { name: '@typescript-eslint/parser' },
-  parseForESLint(text: string, options?: Linter.ParserOptions) {
-    typescriptParser ??= requireFromHere('@typescript-eslint/parser') as ParserForESLint;
-    return typescriptParser.parseForESLint(text, options);
-  },
+  parseForESLint: (text: string, options?: Linter.ParserOptions) => typescriptParser().parseForESLint(text, options),
 };
-let loaded: { linter: Linter; config: Linter.Config[] } | undefined;
-function eslintOnce(): { linter: Linter; config: Linter.Config[] } {
-  if (loaded) return loaded;
+const eslintOnce = once((): { linter: Linter; config: Linter.Config[] } => {
   const { Linter: LinterClass } = requireFromHere('eslint') as typeof EslintModule;
   const security = requireFromHere('eslint-plugin-security') as ESLint.Plugin;
   // Flat config, in memory: no configuration file is looked up, no plugin is loaded from disk by name.
@@ -38,9 +34,8 @@ function eslintOnce(): { linter: Linter; config: Linter.Config[] } {
     { files: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/*.jsx'], languageOptions: { ecmaVersion: 'latest', sourceType: 'module', parserOptions }, plugins: { security }, rules },
     { files: ['**/*.ts', '**/*.mts', '**/*.cts', '**/*.tsx'], languageOptions: { parser: tsParser, parserOptions }, plugins: { security }, rules },
   ];
-  loaded = { linter: new LinterClass({ configType: 'flat' }), config };
-  return loaded;
-}
+  return { linter: new LinterClass({ configType: 'flat' }), config };
+});
 
 export interface LintResult {
   findings: Finding[];

@@ -1,15 +1,14 @@
-import type * as SecretlintCore from '@secretlint/core';
+import { once } from '../../../kernel/once.ts';
 import { finding, type Finding } from './findings.ts';
 import { PRIVATE_KEY_RULE, SECRET_RULE } from './rules.ts';
 
 /** secretlint and its rules load on the first review, not at every start of the service. */
-type Secretlint = typeof SecretlintCore;
-let secretlint: Promise<{ lintSource: Secretlint['lintSource']; config: Parameters<Secretlint['lintSource']>[0]['options']['config'] }> | undefined;
-const loadSecretlint = () =>
-  (secretlint ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
+const loadSecretlint = once(() =>
+  Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
     lintSource: core.lintSource,
     config: { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: preset.creator }] },
-  })));
+  })),
+);
 
 /** A secret is never repeated in the brief: its first four characters and its length only. */
 export const maskSecret = (value: string): string => `${value.slice(0, 4)}… (${[...value].length} characters, masked)`;

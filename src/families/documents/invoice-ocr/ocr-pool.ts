@@ -2,39 +2,25 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Worker } from 'tesseract.js';
+import { once } from '../../../kernel/once.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 
 const requireHere = createRequire(import.meta.url);
 const TRAINED_DATA = requireHere.resolve('@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
 
-export interface OcrEngine {
-  name: string;
-  version: string;
-  core: string;
-  language: string;
-  engine_mode: string;
-  trained_data: string;
-  trained_data_sha256: string;
-}
-
-let ocrEngineFound: OcrEngine | undefined;
-
 /**
  * What did the reading: recorded in every receipt, so the same versions give the same text.
  * Worked out on the first reading, not at start: hashing the trained data reads 3 MB.
  */
-export function ocrEngine(): OcrEngine {
-  ocrEngineFound ??= {
-    name: 'tesseract.js',
-    version: (requireHere('tesseract.js/package.json') as { version: string }).version,
-    core: (requireHere('tesseract.js-core/package.json') as { version: string }).version,
-    language: 'eng',
-    engine_mode: 'LSTM only',
-    trained_data: '@tesseract.js-data/eng 4.0.0_best_int/eng.traineddata.gz',
-    trained_data_sha256: sha256Hex(readFileSync(TRAINED_DATA)),
-  };
-  return ocrEngineFound;
-}
+export const ocrEngine = once(() => ({
+  name: 'tesseract.js',
+  version: (requireHere('tesseract.js/package.json') as { version: string }).version,
+  core: (requireHere('tesseract.js-core/package.json') as { version: string }).version,
+  language: 'eng',
+  engine_mode: 'LSTM only',
+  trained_data: '@tesseract.js-data/eng 4.0.0_best_int/eng.traineddata.gz',
+  trained_data_sha256: sha256Hex(readFileSync(TRAINED_DATA)),
+}));
 
 export interface OcrText {
   text: string;

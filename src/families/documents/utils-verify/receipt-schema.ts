@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Command, CommandResult } from '../../../kernel/operation.ts';
+import { once } from '../../../kernel/once.ts';
 import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { UTILITY_RECEIPT_KIND } from '../utility-receipt.ts';
 
@@ -43,11 +44,10 @@ export function fromUtilityEngine<I>(engine: (input: I, now: number) => CommandR
  * metadata, XML and HTML parsers) then stay out of every start of the service.
  */
 export function fromLazyUtilityEngine<I>(load: () => Promise<(input: I, now: number) => CommandResult>): Command<I> {
-  let engine: Promise<(input: I, now: number) => CommandResult> | undefined;
+  const engine = once(load);
   return {
     async execute(input, ctx) {
-      engine ??= load();
-      return (await engine)(input, ctx.now);
+      return (await engine())(input, ctx.now);
     },
   };
 }
