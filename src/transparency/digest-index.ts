@@ -4,22 +4,26 @@
  * thousands of entries cost about 70 bytes each and most of a start's garbage collection; here
  * an entry is 16 bytes at most half full. Only a digest's first leaf is kept (the one a lookup
  * answers): the same result signed again adds nothing, so repeats never lengthen a probe run. A
- * prefix may still repeat (two digests that share 48 bits): the caller confirms a candidate
- * against the full digest.
+ * prefix may still repeat (two digests that share 48 bits): a candidate is confirmed against
+ * the full digest.
  */
 export class DigestIndex {
   private slots = new Float64Array(2 * 1024);
   private mask = 1023;
   private count = 0;
 
-  /** Adds `leaf` unless `sameDigest` says an earlier leaf with this prefix has its digest. */
-  add(prefix: number, leaf: number, sameDigest: (earlier: number) => boolean): void {
+  /** `isDigestOf` confirms a candidate leaf against the full digest (the caller keeps the digests). */
+  constructor(private readonly isDigestOf: (leaf: number, digest: Uint8Array) => boolean) {}
+
+  /** Adds `leaf` under `digest`, unless an earlier leaf has that digest. */
+  add(digest: Uint8Array, leaf: number): void {
+    const prefix = digestPrefix(digest);
     // Room first, so that the probe below ends where the leaf goes.
     if ((this.count + 1) * 2 > this.mask + 1) this.grow();
     for (let slot = prefix & this.mask; ; slot = (slot + 1) & this.mask) {
       const stored = this.slots[2 * slot + 1]!;
       if (stored !== 0) {
-        if (this.slots[2 * slot] === prefix && sameDigest(stored - 1)) return;
+        if (this.slots[2 * slot] === prefix && this.isDigestOf(stored - 1, digest)) return;
         continue;
       }
       this.slots[2 * slot] = prefix;
@@ -29,13 +33,13 @@ export class DigestIndex {
     }
   }
 
-  /** The leaves whose digest starts with these 48 bits. */
-  candidates(prefix: number): number[] {
-    const found: number[] = [];
+  /** The first leaf with this digest. */
+  find(digest: Uint8Array): number | undefined {
+    const prefix = digestPrefix(digest);
     for (let slot = prefix & this.mask; ; slot = (slot + 1) & this.mask) {
       const stored = this.slots[2 * slot + 1]!;
-      if (stored === 0) return found;
-      if (this.slots[2 * slot] === prefix) found.push(stored - 1);
+      if (stored === 0) return undefined;
+      if (this.slots[2 * slot] === prefix && this.isDigestOf(stored - 1, digest)) return stored - 1;
     }
   }
 
@@ -57,6 +61,6 @@ export class DigestIndex {
 }
 
 /** The first 48 bits of a digest, as a number (exact: below 2^53). */
-export function digestPrefix(digest: Uint8Array): number {
+function digestPrefix(digest: Uint8Array): number {
   return (digest[0]! * 0x10000 + digest[1]! * 0x100 + digest[2]!) * 0x1000000 + ((digest[3]! << 16) | (digest[4]! << 8) | digest[5]!);
 }

@@ -9,7 +9,7 @@ import { resultLeafBytes, type ResultLeaf } from './result-leaf.ts';
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
 import { ByteColumn } from './hash-column.ts';
 import { LeafFile, type StoredLeaf } from './leaf-file.ts';
-import { DigestIndex, digestPrefix } from './digest-index.ts';
+import { DigestIndex } from './digest-index.ts';
 import { leafHash } from '../signing/rfc6962-merkle.ts';
 import { eventId } from '../events/event-ids.ts';
 
@@ -72,7 +72,7 @@ export async function startResultLog(
   /** The global position of each leaf's ResultSigned event, to fetch the signed result itself. */
   const positions = new ByteColumn(8);
   const interned = new Interned();
-  const byDigest = new DigestIndex();
+  const byDigest = new DigestIndex((leaf, digest) => digests.equalsAt(leaf, digest));
   const positionBytes = Buffer.alloc(8);
   let position: bigint | undefined;
   const waiters = new Set<{ position: bigint; resolve(ok: boolean): void }>();
@@ -101,7 +101,7 @@ export async function startResultLog(
     positionBytes.writeBigUInt64BE(leaf.position);
     positions.push(positionBytes);
     keyOf.push(interned.idOf(leaf.key));
-    byDigest.add(digestPrefix(leaf.sha256), index, (earlier) => digests.equalsAt(earlier, leaf.sha256));
+    byDigest.add(leaf.sha256, index);
   }
 
   let storedUpTo: bigint | undefined;
@@ -189,7 +189,7 @@ export async function startResultLog(
 
   function leafIndexOf(sha256: string): number | undefined {
     if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
-    return byDigest.candidates(parseInt(sha256.slice(0, 12), 16)).find((i) => hex(digests.at(i)) === sha256);
+    return byDigest.find(Buffer.from(sha256, 'hex'));
   }
 
   function leafAt(index: number): ResultLeaf {
