@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,6 +13,7 @@ import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { loadKeyring } from '../src/key-generations.ts';
 import { load, type LoadResult } from './support/load.ts';
 import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
+import { memoryOf, writtenBytesOf } from './support/proc.ts';
 
 /**
  * How cost grows with the log: the service as `npm start` runs it (`node dist/main.js`, file log,
@@ -105,13 +106,7 @@ async function start(env: Record<string, string>): Promise<Running> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   const startMs = performance.now() - started;
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
-  return { child, startMs, rssMb: rssKb / 1024, events };
-}
-
-/** Bytes a process has caused to be written to storage so far (Linux /proc/<pid>/io). */
-function writtenBytesOf(pid: number): number {
-  return Number(/write_bytes:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
+  return { child, startMs, rssMb: memoryOf(child.pid!).rss, events };
 }
 
 /** Size in MB of the files of a directory under DATA_DIR (those whose name matches, if given). */

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { findOperation } from '../src/catalog/index.ts';
 import { loadSettings } from '../src/config.ts';
@@ -6,6 +5,7 @@ import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
 import { paidSlice, stopWithin } from './support/paid-slices.ts';
 import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-server.ts';
+import { memoryOf } from './support/proc.ts';
 
 /**
  * Memory under a long paid load: the service as `npm start` runs it (file log, local settlement)
@@ -37,7 +37,7 @@ async function soak(): Promise<void> {
   const target = { server, next: 0 };
   const samples: Array<{ calls: number; rssMb: number; anonMb: number; fileMb: number; heapMb: number; rate: number }> = [];
   let calls = 0;
-  console.log(`soak: ${slices} slices of ${SLICE_SECONDS} s, 64 in flight, POST ${PATH}; RSS at start ${rssOf(server.child.pid!).total.toFixed(0)} MB`);
+  console.log(`soak: ${slices} slices of ${SLICE_SECONDS} s, 64 in flight, POST ${PATH}; RSS at start ${memoryOf(server.child.pid!).rss.toFixed(0)} MB`);
   try {
     for (let i = 0; i < slices; i++) {
       const payments = presignPayments(requirements, `http://127.0.0.1${PATH}`, SLICE_MAX_CALLS);
@@ -46,8 +46,8 @@ async function soak(): Promise<void> {
       const ok = result.statuses[200] ?? 0;
       calls += ok;
       const odd = Object.keys(result.statuses).some((code) => code !== '200') ? ` statuses ${JSON.stringify(result.statuses)}` : '';
-      const rss = rssOf(server.child.pid!);
-      samples.push({ calls, rssMb: rss.total, anonMb: rss.anon, fileMb: rss.file, heapMb: await retainedHeapMbOf(server), rate: ok / result.seconds });
+      const rss = memoryOf(server.child.pid!);
+      samples.push({ calls, rssMb: rss.rss, anonMb: rss.anon, fileMb: rss.file, heapMb: await retainedHeapMbOf(server), rate: ok / result.seconds });
       const s = samples.at(-1)!;
       console.log(
         `  slice ${String(i + 1).padStart(2)} ${s.rate.toFixed(0).padStart(5)}/s  ${String(calls).padStart(7)} paid calls  RSS ${s.rssMb.toFixed(0)} MB ` +
@@ -87,11 +87,4 @@ function retainedHeapMbOf(server: BenchServer): Promise<number> {
     server.lines.on('line', onLine);
     server.child.kill('SIGUSR2');
   });
-}
-
-/** Resident set size of a process and its two main parts, in MB, from /proc (Linux). */
-function rssOf(pid: number): { total: number; anon: number; file: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
-  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
 }

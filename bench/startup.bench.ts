@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { memoryOf } from './support/proc.ts';
 
 /**
  * Start-up with an empty data directory: milliseconds from spawning the service until /health
@@ -25,8 +26,7 @@ async function startOnce(command: string, args: string[], port: number): Promise
     const ms = performance.now() - started;
     // The node process serving the port: the child itself, or a descendant of npm (npm, sh, node).
     const pids = descendantsOf(child.pid!);
-    const rssKb = Math.max(...pids.map((pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)));
-    return { ms, rssMb: rssKb / 1024 };
+    return { ms, rssMb: Math.max(...pids.map((pid) => memoryOf(pid).rss)) };
   } finally {
     process.kill(-child.pid!, 'SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
