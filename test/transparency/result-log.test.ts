@@ -122,7 +122,7 @@ describe('the result log: every paid result is a leaf, proven against signed che
     const full = bundle as Bundle;
     // A character inside the signature's base64, not its last before the padding: those low bits
     // are padding, and changing only them changes no byte (the test passed or failed by chance).
-    const flipLastBase64 = (line: string) => {
+    const flipSignatureBase64 = (line: string) => {
       const at = line.lastIndexOf(' ') + 10;
       return line.slice(0, at) + (line[at] === 'A' ? 'B' : 'A') + line.slice(at + 1);
     };
@@ -130,7 +130,7 @@ describe('the result log: every paid result is a leaf, proven against signed che
     const bodyLines = body.split('\n');
     const otherRoot = Buffer.alloc(32, 7).toString('base64');
     const variants: Array<[string, Bundle, RegExp]> = [
-      ['checkpoint signature', { ...full, checkpoint: `${body}\n\n${signatures.split('\n').map((l, i) => (i === 0 ? flipLastBase64(l) : l)).join('\n')}` }, /FAIL (error|checkpoint)/],
+      ['checkpoint signature', { ...full, checkpoint: `${body}\n\n${signatures.split('\n').map((l, i) => (i === 0 ? flipSignatureBase64(l) : l)).join('\n')}` }, /FAIL (error|checkpoint)/],
       ['checkpoint root', { ...full, checkpoint: `${[bodyLines[0], bodyLines[1], otherRoot].join('\n')}\n\n${signatures}` }, /FAIL (error|checkpoint)/],
       ['leaf index', { ...full, inclusion: { ...full.inclusion, leaf_index: full.inclusion.leaf_index + 1 } }, /FAIL inclusion/],
       ['proof step', { ...full, inclusion: { ...full.inclusion, audit_path: full.inclusion.audit_path.length ? ['00'.repeat(32), ...full.inclusion.audit_path.slice(1)] : ['00'.repeat(32)] } }, /FAIL inclusion/],

@@ -60,11 +60,10 @@ export class LogIndex {
   reserve(stream: string, events: readonly { readonly id: string }[], length = this.streamLength(stream)): number {
     const firstPosition = this.nextPosition;
     const positions = this.streams.get(stream);
-    const before = length;
     if (positions) {
       for (let i = 0; i < events.length; i++) positions.push(firstPosition + i);
     } else {
-      if (before > 0) this.persistedLengthOf.set(stream, before);
+      if (length > 0) this.persistedLengthOf.set(stream, length);
       this.streams.set(stream, Array.from({ length: events.length }, (_, i) => firstPosition + i));
     }
     for (let i = 0; i < events.length; i++) {
@@ -73,7 +72,7 @@ export class LogIndex {
       this.positionOfId.set(id, firstPosition + i);
     }
     this.nextPosition += events.length;
-    return before;
+    return length;
   }
 
   /** How many events `stream` has, reserved ones included; 0 for a stream never written. */
@@ -179,13 +178,7 @@ export class LogIndex {
     if (!this.persisted || to > this.located) throw new Error(`cannot release events ${this.base}..${to} (located ${this.located})`);
     const dropped = to - this.base;
     const keep = this.located - to;
-    const segmentOf = new Uint32Array(Math.max(1024, keep * 2));
-    const offsetOf = new Float64Array(segmentOf.length);
-    const lengthOf = new Uint32Array(segmentOf.length);
-    segmentOf.set(this.segmentOf.subarray(dropped, dropped + keep));
-    offsetOf.set(this.offsetOf.subarray(dropped, dropped + keep));
-    lengthOf.set(this.lengthOf.subarray(dropped, dropped + keep));
-    [this.segmentOf, this.offsetOf, this.lengthOf] = [segmentOf, offsetOf, lengthOf];
+    this.moveLocations(dropped, dropped + keep, Math.max(1024, keep * 2));
     const ids = this.idOf;
     const oldBase = this.base;
     this.base = to;
@@ -220,14 +213,17 @@ export class LogIndex {
   }
 
   private grow(size: number): void {
-    const seg = new Uint32Array(size);
-    seg.set(this.segmentOf);
-    const off = new Float64Array(size);
-    off.set(this.offsetOf);
-    const len = new Uint32Array(size);
-    len.set(this.lengthOf);
-    this.segmentOf = seg;
-    this.offsetOf = off;
-    this.lengthOf = len;
+    this.moveLocations(0, this.segmentOf.length, size);
+  }
+
+  /** New location columns of `size` entries, holding entries [start, end) of the current ones from 0. */
+  private moveLocations(start: number, end: number, size: number): void {
+    const segmentOf = new Uint32Array(size);
+    const offsetOf = new Float64Array(size);
+    const lengthOf = new Uint32Array(size);
+    segmentOf.set(this.segmentOf.subarray(start, end));
+    offsetOf.set(this.offsetOf.subarray(start, end));
+    lengthOf.set(this.lengthOf.subarray(start, end));
+    [this.segmentOf, this.offsetOf, this.lengthOf] = [segmentOf, offsetOf, lengthOf];
   }
 }

@@ -158,12 +158,11 @@ async function usableCheckpoint(
   const persisted = options.persisted;
   if (!persisted || !indexed) return { checkpoint: EMPTY_CHECKPOINT };
   const afterMachineCrash = !options.readOnly && (await persisted.openedAfterMachineCrash());
-  const checkpoint = indexed;
-  if (checkpoint.events === 0) return { persisted, checkpoint };
+  if (indexed.events === 0) return { persisted, checkpoint: indexed };
   const mismatch = afterMachineCrash
     ? 'it was open when the machine stopped, and its last commits were not synced'
-    : await checkpointMismatch(persisted, checkpoint, segments, acknowledged);
-  if (mismatch === undefined) return { persisted, checkpoint };
+    : await checkpointMismatch(persisted, indexed, segments, acknowledged);
+  if (mismatch === undefined) return { persisted, checkpoint: indexed };
   if (options.readOnly) return { checkpoint: EMPTY_CHECKPOINT, mismatch };
   await persisted.clear();
   return { persisted, checkpoint: EMPTY_CHECKPOINT, mismatch };
