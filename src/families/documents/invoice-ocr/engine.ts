@@ -1,11 +1,10 @@
 import type { CommandResult } from '../../../kernel/operation.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
-import { extractInvoiceFromText, INVOICE_EXTRACT_RULESET } from '../invoice-extract/engine.ts';
+import { extractInvoiceFromText } from '../invoice-extract/engine.ts';
+import { INVOICE_EXTRACT_RULESET } from '../invoice-extract/vocabulary.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import type { FileKind } from './file-kind.ts';
 import { INVOICE_OCR_ID } from './vocabulary.ts';
-
-export { INVOICE_OCR_ID } from './vocabulary.ts';
 
 /** What was read from the upload, and how. */
 export interface Reading {

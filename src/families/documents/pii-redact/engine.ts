@@ -5,11 +5,9 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import type { CommandResult } from '../../../kernel/operation.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
-import { PII_TYPES, RECOGNISERS, type Candidate, type PiiType } from './recognisers.ts';
+import { RECOGNISERS, type Candidate } from './recognisers.ts';
 
-import { PII_MODES, PII_REDACT_RULESET, type PiiMode } from './vocabulary.ts';
-
-export { PII_MODES, PII_REDACT_RULESET, type PiiMode } from './vocabulary.ts';
+import { PII_REDACT_RULESET, PII_TYPES, type PiiMode, type PiiType } from './vocabulary.ts';
 
 /** The pinned data the recognisers use, read by data.ts and handed in. */
 export interface PiiData {

@@ -3,14 +3,6 @@ import { readDay } from '../invoice-extract/text-invoice.ts';
 import type { PiiType } from './vocabulary.ts';
 import { bitcoinAddressValid, bsnValid, eip55, ibanCheck, ipv4Valid, ipv6Valid, luhnValid, spanishIdValid, ssnIssuable } from './checksums.ts';
 
-/**
- * Recognisers in the pattern Microsoft Presidio uses: a pattern finds candidates, context words
- * near them support (or, for bare digit runs, are required for) the type, and a validator
- * (checksum or registry rule) accepts or rejects each. A rejected candidate is not redacted as
- * its type. Offsets here are UTF-16 indices; the engine reports code points.
- */
-export { PII_TYPES, type PiiType } from './vocabulary.ts';
-
 export interface Candidate {
   type: PiiType;
   start: number;
@@ -164,6 +156,12 @@ const person: Recogniser = ({ text, names }) =>
     return [...matches(text, pattern)].map((m) => base('PERSON', 'caller-names-list', m.index, m.index + m[0].length, null, null, true));
   });
 
+/**
+ * Recognisers in the pattern Microsoft Presidio uses: a pattern finds candidates, context words
+ * near them support (or, for bare digit runs, are required for) the type, and a validator
+ * (checksum or registry rule) accepts or rejects each. A rejected candidate is not redacted as
+ * its type. Offsets here are UTF-16 indices; the engine reports code points.
+ */
 export const RECOGNISERS: Record<PiiType, Recogniser> = {
   EMAIL_ADDRESS: email,
   PHONE_NUMBER: phone,

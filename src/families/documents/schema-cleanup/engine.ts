@@ -5,9 +5,7 @@ import { canonicalText, type JsonObject, type JsonValue } from '../../../signing
 import { readDay } from '../invoice-extract/text-invoice.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import { BIG_INTEGER_MARK, isBeyondSafeInteger, markBigIntegers } from './big-integers.ts';
-import { CLEANUP_FORMATS, SCHEMA_CLEANUP_OUTCOMES, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
-
-export { CLEANUP_FORMATS, SCHEMA_CLEANUP_OUTCOMES, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
+import { CLEANUP_FORMATS, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
 
 
 export interface SchemaCleanupInput {

@@ -4,9 +4,7 @@ import { utilityReceipt } from '../utility-receipt.ts';
 import { parseFilingHtml, tidy, type ParsedFiling } from './filing-html.ts';
 import { extractItems, FORM_TYPES, type FormType } from './items.ts';
 import { coverFacts, resolveFact } from './xbrl.ts';
-import { SEC_EXTRACT_OUTCOMES, SEC_EXTRACT_RULESET } from './vocabulary.ts';
-
-export { SEC_EXTRACT_OUTCOMES, SEC_EXTRACT_RULESET } from './vocabulary.ts';
+import { SEC_EXTRACT_RULESET } from './vocabulary.ts';
 
 
 export interface SecExtractInput {
