@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { deciderSpec } from '../../../../test/support/decider-spec.ts';
 import { memoryDecider, type PutMemory } from './decider.ts';
 import { GENESIS_STATE_HASH, nextVersion } from './chain.ts';

@@ -1,6 +1,5 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
-import { jsonObjectData } from '../../../kernel/json.ts';
 import {
   SUPPORTED_DIGEST_ALGORITHMS,
   bytesFromNumberArray,

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
-import type { EvidenceQueryInput } from './input.ts';
 
 /**
  * Evidence query: binds a set of sealed entries into one receipt. The receipt is a function of

@@ -1,5 +1,4 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
-import { jsonData } from '../../../kernel/json.ts';
 import type { SignedSnapshotInput } from './input.ts';
 
 /**

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { JsonValue } from '../../../signing/rfc8785.ts';
 import { jsonData } from '../../../kernel/json.ts';
 
 /** The largest Unix second a caller may state: beyond it a stamp is malformed, not far future. */

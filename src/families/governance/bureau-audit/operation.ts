@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { bureauAuditCommand } from './command.ts';
-import { check } from '../../../signing/seal.ts';
 import { signedResponse, jsonValue } from '../../../kernel/route-kit/schemas.ts';
 import { freeRoute, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { verifyResultSchema } from '../../../kernel/route-kit/verify-route.ts';

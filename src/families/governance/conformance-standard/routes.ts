@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { conformanceStandardDocument } from './standard.ts';
 import { type JsonObject } from '../../../signing/rfc8785.ts';
-import { check } from '../../../signing/seal.ts';
 import { freeRoute, type Route } from '../../../kernel/operation.ts';
 
 

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { check } from '../../../signing/seal.ts';
 import { jsonObject, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
 import { checkOfferOrReceipt, type ReceiptCheckInput } from './engine.ts';
-import { amount } from '../shared/schemas.ts';
 import { RECEIPT_CHECK_RULESET } from '../conformance-standard/standard.ts';
 
 const checkList = z.array(z.object({ id: z.string(), status: z.enum(['pass', 'fail', 'not-provided']), evidence: z.string().optional() }));

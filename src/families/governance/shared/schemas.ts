@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { hex64, jsonValue, rulesetMember, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
-import { AMOUNT_PATTERN, parseAmount } from '../../../kernel/decimal-amount.ts';
-import { AGENT_ID_PATTERN, agentOfLease } from '../spend-governor/decider.ts';
+import { hex64, rulesetMember } from '../../../kernel/route-kit/schemas.ts';
+import { AMOUNT_PATTERN } from '../../../kernel/decimal-amount.ts';
 import { CONFORMANCE_RULESET } from '../conformance-standard/standard.ts';
 
 /** Input and record schemas of the governance and bureau routes: the catalogue's exact contract. */

@@ -2,8 +2,6 @@ import type { CallContext, Command, Refusal } from '../../../kernel/operation.ts
 import {
   agentOfLease,
   governorDecider,
-  evolveGovernor,
-  initialGovernorState,
   resultRecordOf,
   type GovernorCommand,
   type GovernorEvent,

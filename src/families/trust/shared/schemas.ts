@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hex64, jsonObject, jsonValue, token } from '../../../kernel/route-kit/schemas.ts';
+import { jsonObject } from '../../../kernel/route-kit/schemas.ts';
 import { missingRequiredFields } from './required-fields.ts';
 import { canonicalByteLength, type JsonObject } from '../../../signing/rfc8785.ts';
 

@@ -4,7 +4,7 @@ import { jsonObject, signedResponse, token } from '../../../kernel/route-kit/sch
 import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
 import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { attestClaim } from './engine.ts';
-import { at, urlVerifiableObject } from '../shared/schemas.ts';
+import { urlVerifiableObject } from '../shared/schemas.ts';
 
 export const veritrackInput = z.object({ kind: token, claim: urlVerifiableObject }).strict();
 
