@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { currentBootId } from './boot-id.ts';
 import type { Location } from './location.ts';
 
 /**
@@ -118,15 +119,13 @@ export class PersistedIndex {
 
   location(position: number): (Location & { id: string }) | undefined {
     const value = this.locations.get(position);
-    if (!value) return undefined;
-    return { segment: value.readUInt32LE(0), offset: value.readDoubleLE(4), length: value.readUInt32LE(12), id: value.toString('utf8', 16) };
+    return value && { ...locationIn(value), id: value.toString('utf8', 16) };
   }
 
   /** location() without the id, read from LMDB's reused buffer: every read of an old event asks it. */
   segmentLocation(position: number): Location | undefined {
     const value = this.locations.getBinaryFast(position);
-    if (!value) return undefined;
-    return { segment: value.readUInt32LE(0), offset: value.readDoubleLE(4), length: value.readUInt32LE(12) };
+    return value && locationIn(value);
   }
 
   idAt(position: number): string | undefined {
@@ -221,14 +220,7 @@ export class PersistedIndex {
   }
 }
 
-/** The kernel's id of this boot of the machine (Linux); undefined elsewhere. */
-const BOOT_ID = (() => {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
-})();
+const BOOT_ID = currentBootId();
 
 /** How many of a chunk's positions (ascending) are below `limit`. */
 function countBelow(positions: readonly number[], limit: number): number {
@@ -241,10 +233,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A lowercase UUID (every id the service derives) as its 16 bytes after a 0 byte; any other id as 1 and its UTF-8. */
 function idKey(id: string): Buffer {
-  return UUID.test(id) ? Buffer.concat([ZERO, Buffer.from(id.replaceAll('-', ''), 'hex')]) : Buffer.concat([ONE, Buffer.from(id, 'utf8')]);
+  const uuid = UUID.test(id);
+  const key = Buffer.allocUnsafe(uuid ? 17 : 1 + Buffer.byteLength(id));
+  key[0] = uuid ? 0 : 1;
+  if (uuid) key.write(id.replaceAll('-', ''), 1, 'hex');
+  else key.write(id, 1, 'utf8');
+  return key;
 }
-const ZERO = Buffer.from([0]);
-const ONE = Buffer.from([1]);
+
+/** The segment, offset and length at the head of a `locations` value (the event's id follows them). */
+function locationIn(value: Buffer): Location {
+  return { segment: value.readUInt32LE(0), offset: value.readDoubleLE(4), length: value.readUInt32LE(12) };
+}
 
 function streamKey(stream: string): string {
   if (stream.length * 3 <= MAX_STREAM_KEY_BYTES || Buffer.byteLength(stream) <= MAX_STREAM_KEY_BYTES) return stream;

@@ -3,6 +3,7 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { currentBootId } from './boot-id.ts';
 import { DataDirectoryLockedError } from './errors.ts';
 import type { EventLogger } from './logger.ts';
 
@@ -124,7 +125,7 @@ async function readHolder(path: string): Promise<LockHolder | 'gone' | 'unreadab
 
 /** What identifies a running process beyond its PID, as this process sees it (Linux /proc). */
 export function processIdentity(pid: number): Pick<LockHolder, 'bootId' | 'pidNamespace' | 'startTime'> {
-  return { bootId: readOr('/proc/sys/kernel/random/boot_id', 'unknown').trim(), pidNamespace: linkOr('/proc/self/ns/pid'), startTime: startTimeOf(pid) };
+  return { bootId: currentBootId() ?? 'unknown', pidNamespace: linkOr('/proc/self/ns/pid'), startTime: startTimeOf(pid) };
 }
 
 function startTimeOf(pid: number): string {
