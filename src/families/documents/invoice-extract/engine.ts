@@ -6,7 +6,6 @@ import { readTextInvoice } from './text-invoice.ts';
 import { readXmlInvoice } from './xml-invoice.ts';
 import { INVOICE_EXTRACT_RULESET, type InvoiceExtractOutcome } from './vocabulary.ts';
 
-
 /** Exactly one of the three sources; the operation refuses zero or several before the quote. */
 export interface InvoiceExtractInput {
   text?: string | undefined;

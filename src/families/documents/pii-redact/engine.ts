@@ -6,7 +6,6 @@ import type { CommandResult } from '../../../kernel/operation.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import { RECOGNISERS, type Candidate } from './recognisers.ts';
-
 import { PII_REDACT_RULESET, PII_TYPES, type PiiMode, type PiiType } from './vocabulary.ts';
 
 /** The pinned data the recognisers use, read by data.ts and handed in. */

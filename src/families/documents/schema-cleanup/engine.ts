@@ -7,7 +7,6 @@ import { utilityReceipt } from '../utility-receipt.ts';
 import { BIG_INTEGER_MARK, isBeyondSafeInteger, markBigIntegers } from './big-integers.ts';
 import { CLEANUP_FORMATS, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
 
-
 export interface SchemaCleanupInput {
   input: string;
   format?: (typeof CLEANUP_FORMATS)[number] | undefined;

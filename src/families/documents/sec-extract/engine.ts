@@ -6,7 +6,6 @@ import { extractItems, FORM_TYPES, type FormType } from './items.ts';
 import { coverFacts, resolveFact } from './xbrl.ts';
 import { SEC_EXTRACT_RULESET } from './vocabulary.ts';
 
-
 export interface SecExtractInput {
   document: string;
   form_type?: FormType | undefined;

@@ -22,7 +22,6 @@ export const C2PA_BINDING_RULESET = { id: 'c2pa-binding', version: '1' } as cons
 
 const HARD_BINDING_LABEL = /^c2pa\.hash\.(?:data|bmff(?:\.v[23])?)(?:__\d+)?$/;
 
-
 export type C2paOutcome =
   | 'BINDING-MATCH'
   | 'CLAIM-INCOMPLETE'

@@ -10,7 +10,6 @@ export const EVIDENCE_ENTRY_RULESET = { id: 'evidence-entry', version: '1' } as 
 /** The rules' name as the entryId and action_hash derivations hash it; unchanged so that ids stay stable. */
 export const EVIDENCE_ENTRY_RULES = 'evidence-entry/v1';
 
-
 export type ActionHashSource = 'derived' | 'supplied-matches-derivation' | 'supplied';
 
 /** The entry as supplied, with absent optional members left out (never filled in). */

@@ -28,8 +28,6 @@ export const FRESHNESS_TIERS = {
 
 export type FreshnessTier = (typeof FRESHNESS_TIERS.tiers)[number]['tier'] | typeof FRESHNESS_TIERS.futureTier | typeof FRESHNESS_TIERS.absentTier;
 
-
-
 export interface Freshness {
   tier: FreshnessTier;
   fetchedAt: number | null;

@@ -3,8 +3,6 @@ import { conformanceStandardDocument } from './standard.ts';
 import { type JsonObject } from '../../../signing/rfc8785.ts';
 import { freeRoute, type Route } from '../../../kernel/operation.ts';
 
-
-
 const bureauStandard = freeRoute({
     id: 'bureau.standard',
     method: 'GET',
