@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { IdTable } from '../../src/events/file-log/id-table.ts';
+import { EMPTY_CHECKPOINT, PersistedIndex } from '../../src/events/file-log/lmdb-index.ts';
 import { LogIndex } from '../../src/events/file-log/log-index.ts';
 
 describe('IdTable: event id -> position of the last event with that id', () => {
@@ -36,11 +40,39 @@ describe('LogIndex id lookups', () => {
     const index = new LogIndex();
     index.reserve('s1', [{ id: 'e1' }, { id: 'e2' }]);
     index.reserve('s2', [{ id: 'e3' }]);
-    expect(index.hasId('e2')).toBe(true);
-    expect(index.hasId('e4')).toBe(false);
+    expect(index.mayHoldId('s1', 'e2')).toBe(true);
+    expect(index.mayHoldId('s1', 'e4')).toBe(false);
     expect(index.revisionOfId('s1', 'e2')).toBe(1);
     expect(index.revisionOfId('s2', 'e2')).toBe(-1);
     expect(index.revisionOfId('s2', 'e3')).toBe(0);
     expect(index.nextPosition).toBe(3);
+  });
+
+  it('an id on disk is looked up only for a stream with events on disk: a stream wholly in the tail cannot hold it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'log-index-'));
+    const persisted = PersistedIndex.open(dir, { readOnly: false })!;
+    try {
+      const index = new LogIndex(persisted, 0);
+      index.reserve('old', [{ id: 'a' }]);
+      index.locateAt(0, 0, 0, 64);
+      await persisted.write(index.entriesUpTo(1), { ...EMPTY_CHECKPOINT, events: 1, offset: 64, lastId: 'a' });
+      index.release(1);
+      index.reserve('new', [{ id: 'b' }]);
+      const onDisk = vi.spyOn(persisted, 'positionOfId');
+
+      expect(index.mayHoldId('new', 'a')).toBe(false);
+      expect(index.mayHoldId('new', 'b')).toBe(true);
+      expect(onDisk).not.toHaveBeenCalled();
+      expect(index.mayHoldId('old', 'a')).toBe(true);
+      expect(onDisk).toHaveBeenCalledOnce();
+      expect(index.mayHoldId('never-written', 'a')).toBe(true);
+      index.reserve('old', [{ id: 'c' }]);
+      expect(index.mayHoldId('old', 'a')).toBe(true);
+      expect(index.revisionOfId('old', 'a')).toBe(0);
+      expect(index.mayHoldId('old', 'z')).toBe(false);
+    } finally {
+      await persisted.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

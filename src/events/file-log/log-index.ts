@@ -96,9 +96,16 @@ export class LogIndex {
     return this.persisted?.idAt(position);
   }
 
-  /** Whether any stream has an event with this id: when none has, an append cannot be a replay. */
-  hasId(id: string): boolean {
-    return this.lastPositionOf(id) >= 0;
+  /**
+   * Whether `stream` may hold an event with this id: when not, an append to it cannot be a
+   * replay. A stream wholly in the tail (a paid call's stream, whose later appends follow its
+   * first within milliseconds) holds no event of the persisted index, so a miss in the tail
+   * answers without a B-tree lookup on disk.
+   */
+  mayHoldId(stream: string, id: string): boolean {
+    if (this.positionOfId.get(id) >= 0) return true;
+    if (this.streams.has(stream) && !this.persistedLengthOf.has(stream)) return false;
+    return (this.persisted?.positionOfId(id) ?? -1) >= 0;
   }
 
   /** The revision of the event with this id in `stream`, or -1. */

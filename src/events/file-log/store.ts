@@ -193,10 +193,10 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   function stageAppend(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     assertWritable();
     const length = index.streamLength(stream);
-    // An append whose first id the log has never seen cannot be a replay (the usual case): only
+    // An append whose first id the stream cannot hold cannot be a replay (the usual case): only
     // otherwise is the stream looked at.
     const first = events[0];
-    if (length > 0 && first && index.hasId(first.id)) {
+    if (length > 0 && first && index.mayHoldId(stream, first.id)) {
       const replay = matchIdempotentAppendIn(
         stream,
         {
