@@ -1,66 +1,66 @@
 /**
  * Result digest -> leaf index, for proofs asked by a result's sha256: an open-addressing table
- * of [48-bit digest prefix, leaf index + 1] pairs in one Float64Array. A Map of hundreds of
- * thousands of entries cost about 70 bytes each and most of a start's garbage collection; here
- * an entry is 16 bytes at most half full. Only a digest's first leaf is kept (the one a lookup
- * answers): the same result signed again adds nothing, so repeats never lengthen a probe run. A
- * prefix may still repeat (two digests that share 48 bits): a candidate is confirmed against
- * the full digest.
+ * of leaf indexes (plus one; 0 is an empty slot) in one Uint32Array, placed by the digest's
+ * first 32 bits and at most half full: 8-16 bytes a leaf. The digests themselves stay with the
+ * caller, which confirms every candidate (`isDigestOf`), so the table holds no copy of them; a
+ * table of [48-bit prefix, leaf] pairs took 32-64 bytes a leaf, and a Map about 70. Only a
+ * digest's first leaf is kept (the one a lookup answers): the same result signed again adds
+ * nothing, so repeats never lengthen a probe run.
  */
 export class DigestIndex {
-  private slots = new Float64Array(2 * 1024);
-  private mask = 1023;
+  private slots = new Uint32Array(1024);
   private count = 0;
 
-  /** `isDigestOf` confirms a candidate leaf against the full digest (the caller keeps the digests). */
-  constructor(private readonly isDigestOf: (leaf: number, digest: Uint8Array) => boolean) {}
+  /**
+   * `isDigestOf` confirms a candidate leaf against a full digest; `digestOf` gives a leaf's
+   * digest when the table grows (the caller keeps the digests).
+   */
+  constructor(
+    private readonly isDigestOf: (leaf: number, digest: Uint8Array) => boolean,
+    private readonly digestOf: (leaf: number) => Uint8Array,
+  ) {}
 
   /** Adds `leaf` under `digest`, unless an earlier leaf has that digest. */
   add(digest: Uint8Array, leaf: number): void {
-    const prefix = digestPrefix(digest);
     // Room first, so that the probe below ends where the leaf goes.
-    if ((this.count + 1) * 2 > this.mask + 1) this.grow();
-    for (let slot = prefix & this.mask; ; slot = (slot + 1) & this.mask) {
-      const stored = this.slots[2 * slot + 1]!;
-      if (stored !== 0) {
-        if (this.slots[2 * slot] === prefix && this.isDigestOf(stored - 1, digest)) return;
-        continue;
+    if ((this.count + 1) * 2 > this.slots.length) this.grow();
+    const mask = this.slots.length - 1;
+    for (let slot = slotOf(digest, mask); ; slot = (slot + 1) & mask) {
+      const stored = this.slots[slot]!;
+      if (stored === 0) {
+        this.slots[slot] = leaf + 1;
+        this.count++;
+        return;
       }
-      this.slots[2 * slot] = prefix;
-      this.slots[2 * slot + 1] = leaf + 1;
-      this.count++;
-      return;
+      if (this.isDigestOf(stored - 1, digest)) return;
     }
   }
 
   /** The first leaf with this digest. */
   find(digest: Uint8Array): number | undefined {
-    const prefix = digestPrefix(digest);
-    for (let slot = prefix & this.mask; ; slot = (slot + 1) & this.mask) {
-      const stored = this.slots[2 * slot + 1]!;
+    const mask = this.slots.length - 1;
+    for (let slot = slotOf(digest, mask); ; slot = (slot + 1) & mask) {
+      const stored = this.slots[slot]!;
       if (stored === 0) return undefined;
-      if (this.slots[2 * slot] === prefix && this.isDigestOf(stored - 1, digest)) return stored - 1;
+      if (this.isDigestOf(stored - 1, digest)) return stored - 1;
     }
-  }
-
-  private place(slots: Float64Array, mask: number, prefix: number, stored: number): void {
-    let slot = prefix & mask;
-    while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
-    slots[2 * slot] = prefix;
-    slots[2 * slot + 1] = stored;
   }
 
   private grow(): void {
     const old = this.slots;
-    const mask = 2 * (this.mask + 1) - 1;
-    const slots = new Float64Array(2 * (mask + 1));
-    for (let i = 0; i < old.length; i += 2) if (old[i + 1] !== 0) this.place(slots, mask, old[i]!, old[i + 1]!);
+    const slots = new Uint32Array(2 * old.length);
+    const mask = slots.length - 1;
+    for (const stored of old) {
+      if (stored === 0) continue;
+      let slot = slotOf(this.digestOf(stored - 1), mask);
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = stored;
+    }
     this.slots = slots;
-    this.mask = mask;
   }
 }
 
-/** The first 48 bits of a digest, as a number (exact: below 2^53). */
-function digestPrefix(digest: Uint8Array): number {
-  return (digest[0]! * 0x10000 + digest[1]! * 0x100 + digest[2]!) * 0x1000000 + ((digest[3]! << 16) | (digest[4]! << 8) | digest[5]!);
+/** A digest's first 32 bits, masked to the table: digests are SHA-256 outputs, uniform already. */
+function slotOf(digest: Uint8Array, mask: number): number {
+  return ((digest[0]! << 24) | (digest[1]! << 16) | (digest[2]! << 8) | digest[3]!) & mask;
 }

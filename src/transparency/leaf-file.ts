@@ -36,25 +36,18 @@ export class LeafFile {
     private readonly onError: (error: Error) => void,
   ) {}
 
-  /**
-   * Opens (creating) the file, tells `reserve` how many leaves it holds at most, hands every
-   * valid leaf to `visit` in order, and cuts what follows them.
-   */
-  static open(path: string, load: { reserve(count: number): void; visit(leaf: StoredLeaf): void }, onError: (error: Error) => void): LeafFile {
+  /** Opens (creating) the file, hands every valid leaf to `visit` in order, and cuts what follows them. */
+  static open(path: string, visit: (leaf: StoredLeaf) => void, onError: (error: Error) => void): LeafFile {
     mkdirSync(dirname(path), { recursive: true });
     const fd = openSync(path, 'a+');
-    let count = 0;
-    // An upper bound is enough to size the columns: this pass skips the checksums.
-    for (const _ of validRecords(fd, { checksums: false })) count++;
-    load.reserve(count);
     // Leaves of one signing key repeat its name: decoded once per run of them.
     let lastKeyBytes = Buffer.alloc(0);
     let lastKey = '';
     let end = 0;
-    for (const { bytes, start, length, next } of validRecords(fd, { checksums: true })) {
+    for (const { bytes, start, length, next } of validRecords(fd)) {
       const keyBytes = bytes.subarray(start + 72, start + length);
       if (!keyBytes.equals(lastKeyBytes)) [lastKeyBytes, lastKey] = [Buffer.from(keyBytes), keyBytes.toString('utf8')];
-      load.visit({ position: bytes.readBigUInt64BE(start), leafHash: bytes.subarray(start + 8, start + 40), sha256: bytes.subarray(start + 40, start + 72), key: lastKey });
+      visit({ position: bytes.readBigUInt64BE(start), leafHash: bytes.subarray(start + 8, start + 40), sha256: bytes.subarray(start + 40, start + 72), key: lastKey });
       end = next;
     }
     if (end < fstatSync(fd).size) ftruncateSync(fd, end);
@@ -111,11 +104,11 @@ export class LeafFile {
 const READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The file's records in order, up to the first cut short or (when checksums are asked for)
- * whose checksum fails; each with the chunk it is in (reused by later records), its payload's
- * start and length, and the file offset after it.
+ * The file's records in order, up to the first cut short or whose checksum fails; each with
+ * the chunk it is in (reused by later records), its payload's start and length, and the file
+ * offset after it.
  */
-function* validRecords(fd: number, options: { checksums: boolean }): Generator<{ bytes: Buffer; start: number; length: number; next: number }> {
+function* validRecords(fd: number): Generator<{ bytes: Buffer; start: number; length: number; next: number }> {
   const size = fstatSync(fd).size;
   let chunk: Buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(size, HEADER_BYTES)));
   let chunkStart = 0;
@@ -127,7 +120,7 @@ function* validRecords(fd: number, options: { checksums: boolean }): Generator<{
     if (offset + HEADER_BYTES + length > chunkEnd) [chunk, chunkStart, chunkEnd] = refill(fd, chunk, offset, size, HEADER_BYTES + length);
     const at = offset - chunkStart;
     const start = at + HEADER_BYTES;
-    if (options.checksums && crc32(chunk.subarray(start, start + length)) !== chunk.readUInt32LE(at + 4)) return;
+    if (crc32(chunk.subarray(start, start + length)) !== chunk.readUInt32LE(at + 4)) return;
     offset += HEADER_BYTES + length;
     yield { bytes: chunk, start, length, next: offset };
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { merkleTree, rootFromInclusionProof, verifyConsistencyProof } from '../signing/rfc6962-merkle.ts';
+import { leafHash, merkleTree, rootFromInclusionProof, verifyConsistencyProof } from '../signing/rfc6962-merkle.ts';
 import { MerkleLog } from './merkle-log.ts';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -50,6 +50,25 @@ describe('the growing RFC 6962 tree', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('keeping no leaf hashes (the owner gives them again) changes no root and no proof', () => {
+    const all = leaves(300);
+    const asked: number[] = [];
+    const lean = new MerkleLog((index) => {
+      asked.push(index);
+      return leafHash(all[index]!);
+    });
+    const full = logOf(300);
+    for (const leaf of all) lean.append(leaf);
+    expect(asked).toEqual([]);
+    for (const size of [1, 2, 3, 64, 65, 255, 300]) {
+      expect(hex(lean.root(size)), `root of ${size}`).toBe(hex(full.root(size)));
+      for (const i of [0, 1, size >> 1, size - 1].filter((i) => i < size)) expect(lean.inclusionProof(i, size).map(hex), `leaf ${i} of ${size}`).toEqual(full.inclusionProof(i, size).map(hex));
+      for (const first of [1, size >> 1, size - 1].filter((f) => f >= 1)) expect(lean.consistencyProof(first, size).map(hex)).toEqual(full.consistencyProof(first, size).map(hex));
+    }
+    expect(hex(lean.leafHashAt(299))).toBe(hex(full.leafHashAt(299)));
+    expect(() => lean.leafHashAt(300)).toThrow(RangeError);
   });
 
   it('refuses sizes it does not hold', () => {

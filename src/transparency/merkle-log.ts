@@ -7,21 +7,20 @@ const EMPTY_TREE_ROOT = new Uint8Array(Buffer.from('e3b0c44298fc1c149afbf4c8996f
  * An append-only RFC 6962 Merkle tree that grows one leaf at a time. Level k keeps the hash of
  * every complete, aligned subtree of 2^k leaves, so the root of any earlier size, an inclusion
  * proof and a consistency proof each cost O(log² n) hashes at most, and appending costs O(1)
- * amortised. Memory: about 64 bytes a leaf.
+ * amortised. Memory: about 64 bytes a leaf; 32 when the owner can give any leaf's hash again
+ * (`leafHashOf`), since level 0 is then not kept: a proof asks for two or three leaf hashes.
  */
 export class MerkleLog {
+  /** levels[0] is empty when leaf hashes come from `leafHashOf`. */
   private readonly levels: ByteColumn[] = [new ByteColumn(32)];
+  private leaves = 0;
+  /** The last leaf's hash: the left half of the next pair. */
+  private readonly lastLeafHash = new Uint8Array(32);
 
-  /** Makes room for a tree of `leaves` leaves (each level half the one below). */
-  reserve(leaves: number): void {
-    for (let level = 0, width = leaves; width >= 1; level++, width = Math.floor(width / 2)) {
-      if (!this.levels[level]) this.levels.push(new ByteColumn(32));
-      this.levels[level]!.reserve(width);
-    }
-  }
+  constructor(private readonly leafHashOf?: (index: number) => Uint8Array) {}
 
   get size(): number {
-    return this.levels[0]!.length;
+    return this.leaves;
   }
 
   /** Appends the leaf (its bytes, hashed here as RFC 6962 leaves are) and returns its index. */
@@ -30,24 +29,33 @@ export class MerkleLog {
   }
 
   appendLeafHash(hash: Uint8Array): number {
-    const index = this.size;
-    this.levels[0]!.push(hash);
+    if (hash.length !== 32) throw new RangeError(`a leaf hash is 32 bytes, not ${hash.length}`);
+    const index = this.leaves++;
+    if (!this.leafHashOf) this.levels[0]!.push(hash);
+    if (index % 2 === 0) {
+      this.lastLeafHash.set(hash);
+      return index;
+    }
     // Each completed pair of subtrees at one level completes one subtree at the level above.
-    let level = 0;
-    let position = index;
-    while (position % 2 === 1) {
+    let parent = nodeHash(this.lastLeafHash, hash);
+    let level = 1;
+    let position = (index - 1) / 2;
+    for (;;) {
+      if (!this.levels[level]) this.levels.push(new ByteColumn(32));
+      this.levels[level]!.push(parent);
+      if (position % 2 === 0) break;
       const column = this.levels[level]!;
-      const parent = nodeHash(column.at(position - 1), column.at(position));
-      if (!this.levels[level + 1]) this.levels.push(new ByteColumn(32));
-      this.levels[level + 1]!.push(parent);
+      parent = nodeHash(column.at(position - 1), column.at(position));
       level++;
       position = (position - 1) / 2;
     }
+    this.lastLeafHash.set(hash);
     return index;
   }
 
   leafHashAt(index: number): Uint8Array {
-    return this.levels[0]!.at(index);
+    if (!Number.isInteger(index) || index < 0 || index >= this.leaves) throw new RangeError(`leaf ${index} is outside a tree of ${this.leaves}`);
+    return this.leafHashOf ? this.leafHashOf(index) : this.levels[0]!.at(index);
   }
 
   /** MTH(D[0:size]) of RFC 6962 section 2.1: the root the tree had when it held `size` leaves. */
@@ -71,12 +79,13 @@ export class MerkleLog {
   }
 
   private checkSize(size: number): void {
-    if (!Number.isInteger(size) || size < 0 || size > this.size) throw new RangeError(`the log holds ${this.size} leaves, not ${size}`);
+    if (!Number.isInteger(size) || size < 0 || size > this.leaves) throw new RangeError(`the log holds ${this.leaves} leaves, not ${size}`);
   }
 
   /** MTH(D[start:end]); the left part of every split is complete and aligned, so it is stored. */
   private subtree(start: number, end: number): Uint8Array {
     const n = end - start;
+    if (n === 1) return this.leafHashAt(start);
     if ((n & (n - 1)) === 0) {
       const level = Math.log2(n);
       return this.levels[level]!.at(start / n);

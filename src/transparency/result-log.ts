@@ -7,7 +7,7 @@ import { CHECKPOINT_ISSUED, checkpointIssuedSchema, RESULT_LOG_STREAM, type Chec
 import { MerkleLog } from './merkle-log.ts';
 import { resultLeafBytes, type ResultLeaf } from './result-leaf.ts';
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
-import { ByteColumn } from './hash-column.ts';
+import { ByteColumn, IntegerColumn } from './hash-column.ts';
 import { LeafFile, type StoredLeaf } from './leaf-file.ts';
 import { DigestIndex } from './digest-index.ts';
 import { leafHash } from '../signing/rfc6962-merkle.ts';
@@ -66,14 +66,18 @@ export async function startResultLog(
 ): Promise<ResultLog> {
   const catchUpLag = options.catchUpLagEvents ?? CATCH_UP_LAG_EVENTS;
   const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
-  const tree = new MerkleLog();
+  // Per leaf: its result's digest, its signing key (interned) and its event's global position
+  // (to fetch the signed result itself). The leaf hash is not kept: it is a function of the
+  // first two, given again for the few leaves a proof asks for.
   const digests = new ByteColumn(32);
-  const keyOf: number[] = [];
-  /** The global position of each leaf's ResultSigned event, to fetch the signed result itself. */
-  const positions = new ByteColumn(8);
+  const keyOf = new IntegerColumn(4);
+  const positions = new IntegerColumn(8);
   const interned = new Interned();
-  const byDigest = new DigestIndex((leaf, digest) => digests.equalsAt(leaf, digest));
-  const positionBytes = Buffer.alloc(8);
+  const tree = new MerkleLog((leaf) => leafHash(resultLeafBytes(leafAt(leaf))));
+  const byDigest = new DigestIndex(
+    (leaf, digest) => digests.equalsAt(leaf, digest),
+    (leaf) => digests.at(leaf),
+  );
   let position: bigint | undefined;
   const waiters = new Set<{ position: bigint; resolve(ok: boolean): void }>();
 
@@ -98,8 +102,7 @@ export async function startResultLog(
   function addLeaf(leaf: StoredLeaf): void {
     const index = tree.appendLeafHash(leaf.leafHash);
     digests.push(leaf.sha256);
-    positionBytes.writeBigUInt64BE(leaf.position);
-    positions.push(positionBytes);
+    positions.push(Number(leaf.position));
     keyOf.push(interned.idOf(leaf.key));
     byDigest.add(leaf.sha256, index);
   }
@@ -108,16 +111,9 @@ export async function startResultLog(
   const leafFile = options.leafFile
     ? LeafFile.open(
         options.leafFile,
-        {
-          reserve(count) {
-            tree.reserve(count);
-            digests.reserve(count);
-            positions.reserve(count);
-          },
-          visit(leaf) {
-            addLeaf(leaf);
-            storedUpTo = leaf.position;
-          },
+        (leaf) => {
+          addLeaf(leaf);
+          storedUpTo = leaf.position;
         },
         (err) => options.log.warn({ error: err.message }, 'result log: leaves are no longer saved (the next start folds the rest from the event log)'),
       )
@@ -193,7 +189,7 @@ export async function startResultLog(
   }
 
   function leafAt(index: number): ResultLeaf {
-    const [key_family, key_id] = interned.values[keyOf[index]!]!.split(' ') as [string, string];
+    const [key_family, key_id] = interned.values[keyOf.at(index)]!.split(' ') as [string, string];
     return { key_family, key_id, sha256: hex(digests.at(index)) };
   }
 
@@ -253,7 +249,7 @@ export async function startResultLog(
     async signedResult(sha256) {
       const index = leafIndexOf(sha256);
       if (index === undefined) return undefined;
-      const position = Buffer.from(positions.at(index)).readBigUInt64BE(0);
+      const position = BigInt(positions.at(index));
       for await (const event of store.readAll({ fromPosition: position - 1n, maxCount: 1 })) {
         if (event.position !== position || event.type !== PAYMENT_EVENT_TYPES.signed) break;
         const signed = resultSignedSchema.parse(event.data);
