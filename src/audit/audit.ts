@@ -4,7 +4,8 @@ import type { ChainRule } from '../kernel/audit-rule.ts';
 import type { AuditFailure } from '../kernel/audit-failure.ts';
 import { AuditKeyIndex, screenSignedResult, verdictFailures, type AuditKeys, type ScreenedResult } from './result-check.ts';
 import { inlineVerifier, type SignatureVerifier } from './signature-pool.ts';
-import { SagaOrderCheck } from './saga.ts';
+import { isPaymentStream, sagaStep } from './saga.ts';
+import { StreamProgress } from './stream-progress.ts';
 import { ResultTreeCheck } from './result-tree.ts';
 import { CHECKPOINT_ISSUED, RESULT_LOG_STREAM } from '../transparency/events.ts';
 
@@ -62,10 +63,9 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
     if (failures.length < maxKept) failures.push(failure);
   };
 
-  const nextRevision = new Map<string, number>();
+  const progress = new StreamProgress();
   const rulesOf = new Map<string, readonly ChainRule[]>();
   const chained = new Map<string, RecordedEvent[]>();
-  const saga = new SagaOrderCheck();
   const keys = new AuditKeyIndex(options.keyring);
   const logKeys = new Map(options.keyring.history().filter((k) => k.family === 'log').map((k) => [k.keyId, k.publicKeyHex]));
   const resultTree = new ResultTreeCheck((keyId) => logKeys.get(keyId));
@@ -80,12 +80,19 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
       if (lastPosition !== undefined && event.position <= lastPosition)
         record({ kind: 'log-order', stream: event.stream, position: event.position, eventId: event.id, message: `position ${event.position} after ${lastPosition}` });
       lastPosition = event.position;
-      // Revisions as numbers in the per-stream map: one entry per stream, so no BigInt per event.
+      // Revisions as numbers in the per-stream state, so no BigInt per event.
       const revision = Number(event.revision);
-      const expectedRevision = nextRevision.get(event.stream) ?? 0;
+      const stream = progress.keyOf(event.stream);
+      const expectedRevision = progress.nextRevision(stream);
       if (revision !== expectedRevision)
         record({ kind: 'log-order', stream: event.stream, position: event.position, revision: event.revision, eventId: event.id, message: `revision ${event.revision}, expected ${expectedRevision}` });
-      nextRevision.set(event.stream, revision + 1);
+      let sagaSteps = progress.sagaSteps(stream);
+      if (isPaymentStream(event.stream)) {
+        const step = sagaStep(event, sagaSteps);
+        if (step.failure) record(step.failure);
+        sagaSteps = step.seen;
+      }
+      progress.set(stream, revision + 1, sagaSteps);
 
       if (event.type === PAYMENT_EVENT_TYPES.signed) {
         results++;
@@ -95,10 +102,6 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
         resultTree.observeResult(event);
       }
       if (event.type === CHECKPOINT_ISSUED && event.stream === RESULT_LOG_STREAM) for (const failure of resultTree.observeCheckpoint(event)) record(failure);
-      if (SagaOrderCheck.appliesTo(event.stream)) {
-        const failure = saga.observe(event);
-        if (failure) record(failure);
-      }
       // Only chained streams are remembered: most streams (a payment stream per call) have no rule.
       const buffered = chained.get(event.stream);
       if (buffered) buffered.push(event);
@@ -129,7 +132,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
   options.onProgress?.(events, lastPosition ?? -1n);
   return {
     events,
-    streams: nextRevision.size,
+    streams: progress.streams,
     results,
     chains: chained.size,
     checkpoints: resultTree.checkpoints,

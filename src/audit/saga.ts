@@ -6,34 +6,31 @@ const AUTHORIZED = 1;
 const SETTLED = 2;
 const SIGNED = 4;
 
+/** The saga steps a payment stream can have seen, as bits: every value is below this. */
+export const SAGA_STEP_STATES = 8;
+
+export const isPaymentStream = (stream: string): boolean => stream.startsWith('payment-');
+
 /**
- * The paid-call saga's order in every payment stream, checked as the log streams past (one small
- * bit set per stream): PaymentSettled only after PaymentAuthorized, ResultSigned only after
- * PaymentSettled, at most one of each. A saga cut short (authorized, never settled) is not a
- * failure: the service resumes it on the client's retry.
+ * The paid-call saga's order in a payment stream, checked as the log streams past: given the
+ * steps the stream has seen (bits, 0 for none), the steps after `event`, and what it breaks.
+ * PaymentSettled only after PaymentAuthorized, ResultSigned only after PaymentSettled, at most
+ * one of each. A saga cut short (authorized, never settled) is not a failure: the service
+ * resumes it on the client's retry.
  */
-export class SagaOrderCheck {
-  private readonly progress = new Map<string, number>();
-
-  static appliesTo(stream: string): boolean {
-    return stream.startsWith('payment-');
-  }
-
-  observe(event: RecordedEvent): AuditFailure | undefined {
-    const step =
-      event.type === PAYMENT_EVENT_TYPES.authorized ? AUTHORIZED
-      : event.type === PAYMENT_EVENT_TYPES.settled ? SETTLED
-      : event.type === PAYMENT_EVENT_TYPES.signed ? SIGNED
-      : 0;
-    if (step === 0) return undefined;
-    const seen = this.progress.get(event.stream) ?? 0;
-    this.progress.set(event.stream, seen | step);
-    if (seen & step) return sagaFailure(event, `a second ${event.type} in one payment stream`);
-    if (step === SETTLED && !(seen & AUTHORIZED)) return sagaFailure(event, 'PaymentSettled before any PaymentAuthorized');
-    if (step === SIGNED && !(seen & SETTLED)) return sagaFailure(event, 'ResultSigned before any PaymentSettled');
-    if (step === AUTHORIZED && seen !== 0) return sagaFailure(event, 'PaymentAuthorized after later saga steps');
-    return undefined;
-  }
+export function sagaStep(event: RecordedEvent, seen: number): { seen: number; failure?: AuditFailure } {
+  const step =
+    event.type === PAYMENT_EVENT_TYPES.authorized ? AUTHORIZED
+    : event.type === PAYMENT_EVENT_TYPES.settled ? SETTLED
+    : event.type === PAYMENT_EVENT_TYPES.signed ? SIGNED
+    : 0;
+  if (step === 0) return { seen };
+  const after = seen | step;
+  if (seen & step) return { seen: after, failure: sagaFailure(event, `a second ${event.type} in one payment stream`) };
+  if (step === SETTLED && !(seen & AUTHORIZED)) return { seen: after, failure: sagaFailure(event, 'PaymentSettled before any PaymentAuthorized') };
+  if (step === SIGNED && !(seen & SETTLED)) return { seen: after, failure: sagaFailure(event, 'ResultSigned before any PaymentSettled') };
+  if (step === AUTHORIZED && seen !== 0) return { seen: after, failure: sagaFailure(event, 'PaymentAuthorized after later saga steps') };
+  return { seen: after };
 }
 
 const sagaFailure = (event: RecordedEvent, message: string): AuditFailure => ({

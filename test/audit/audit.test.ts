@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { auditEventLog } from '../../src/audit/audit.ts';
 import { hashLinkedChainRule, type ChainRule } from '../../src/kernel/audit-rule.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';
-import type { EventStore } from '../../src/events/port.ts';
+import type { EventStore, RecordedEvent } from '../../src/events/port.ts';
 import { canonicalBytes, type JsonObject } from '../../src/signing/rfc8785.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
@@ -80,6 +80,50 @@ describe('audit: saga order', () => {
     const store = createMemoryEventStore();
     await store.appendToStream('memory-agent-1', [settled(), settled()]);
     expect((await audit(store)).ok).toBe(true);
+  });
+});
+
+describe("audit: the log's own order", () => {
+  /** A store whose log reads back as `events` say: what a log edited on disk could give. */
+  function storeReading(events: Array<Pick<RecordedEvent, 'stream' | 'revision' | 'position' | 'type'>>): EventStore {
+    const read = async function* (): AsyncGenerator<RecordedEvent> {
+      for (const event of events) yield { id: randomUUID(), data: {}, metadata: {}, recordedAt: 0, ...event };
+    };
+    return { ...createMemoryEventStore(), readAll: read };
+  }
+
+  it("finds a revision skipped or repeated in a stream and a position that goes back, each stream's revisions kept apart", async () => {
+    const a = newPaymentStream();
+    const b = newPaymentStream();
+    const report = await audit(
+      storeReading([
+        { stream: a, revision: 0n, position: 0n, type: 'Noted' },
+        { stream: b, revision: 0n, position: 1n, type: 'Noted' },
+        { stream: a, revision: 2n, position: 2n, type: 'Noted' },
+        { stream: b, revision: 1n, position: 3n, type: 'Noted' },
+        { stream: b, revision: 1n, position: 4n, type: 'Noted' },
+        { stream: 'other', revision: 0n, position: 4n, type: 'Noted' },
+      ]),
+    );
+    expect(report.streams).toBe(3);
+    expect(report.failures.map((f) => [f.kind, f.stream, f.message])).toEqual([
+      ['log-order', a, 'revision 2, expected 1'],
+      ['log-order', b, 'revision 1, expected 2'],
+      ['log-order', 'other', 'position 4 after 4'],
+    ]);
+  });
+
+  it('checks the saga of each payment stream apart from the others', async () => {
+    const a = newPaymentStream();
+    const b = newPaymentStream();
+    const report = await audit(
+      storeReading([
+        { stream: a, revision: 0n, position: 0n, type: 'PaymentAuthorized' },
+        { stream: b, revision: 0n, position: 1n, type: 'PaymentSettled' },
+        { stream: a, revision: 1n, position: 2n, type: 'PaymentSettled' },
+      ]),
+    );
+    expect(report.failures.map((f) => [f.kind, f.stream, f.message])).toEqual([['saga-order', b, 'PaymentSettled before any PaymentAuthorized']]);
   });
 });
 
