@@ -7,6 +7,9 @@ import { hash } from 'node:crypto';
  */
 export const MERKLE_RULES_VERSION = 'rfc6962-sha256/v1';
 
+/** MTH of the empty tree: SHA-256 of no bytes. */
+export const EMPTY_TREE_ROOT: Uint8Array = hash('sha256', new Uint8Array(0), 'buffer');
+
 // One-shot hashing over one buffer: a Hash object per node cost as much as the hashing itself
 // (a start rebuilds a tree of hundreds of thousands of nodes from saved leaves).
 const nodeInput = Buffer.alloc(65, 1);

@@ -1,7 +1,5 @@
-import { leafHash, nodeHash, splitPoint } from '../signing/rfc6962-merkle.ts';
+import { EMPTY_TREE_ROOT, leafHash, nodeHash, splitPoint } from '../signing/rfc6962-merkle.ts';
 import { ByteColumn } from './hash-column.ts';
-
-const EMPTY_TREE_ROOT = new Uint8Array(Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex'));
 
 /**
  * An append-only RFC 6962 Merkle tree that grows one leaf at a time. Level k keeps the hash of

@@ -85,6 +85,30 @@ describe('audit: the result log', () => {
     const report = await audit(store);
     expect(report.failures.map((f) => f.message)).toEqual([expect.stringMatching(/before the previous one/)]);
   });
+  it('checks a checkpoint that names a size far behind the results before it, and finds a tree that shrank', async () => {
+    // As after a restart that folds the tree again: the checkpoint lands after results it does not cover.
+    const { store, last } = await loggedStore([2]);
+    for (let n = 0; n < 40; n++) await appendSagaAt(store, 100 + n);
+    await appendCheckpoint(store, forged(last, { tree_size: 5, root_hash: await rootOf(store, 5), issued_at: last.issued_at + 1 }));
+    await appendCheckpoint(store, forged(last, { tree_size: 41, root_hash: await rootOf(store, 41), issued_at: last.issued_at + 2 }));
+    expect(await audit(store)).toMatchObject({ ok: true, results: 42, checkpoints: 3 });
+
+    await appendCheckpoint(store, forged(last, { tree_size: 7, root_hash: await rootOf(store, 7), issued_at: last.issued_at + 3 }));
+    await appendCheckpoint(store, forged(last, { tree_size: 42, root_hash: await rootOf(store, 42), issued_at: last.issued_at + 4 }));
+    const report = await audit(store);
+    expect(report.failures.map((f) => f.message)).toEqual(['the tree shrank from 41 to 7 leaves']);
+  });
+
+  it('after a checkpoint whose root is wrong, checks the next against the results all the same', async () => {
+    const { store, last } = await loggedStore([3]);
+    await appendSagaAt(store, 50);
+    await appendCheckpoint(store, forged(last, { tree_size: 4, root_hash: 'cd'.repeat(32), issued_at: last.issued_at + 1 }));
+    await appendSagaAt(store, 51);
+    await appendCheckpoint(store, forged(last, { tree_size: 5, root_hash: await rootOf(store, 5), issued_at: last.issued_at + 2 }));
+    const report = await audit(store);
+    expect(report.failures.map((f) => f.message)).toEqual([expect.stringMatching(/^checkpoint root (cd){32} for 4 leaves; the results in the log give [0-9a-f]{64}$/)]);
+    expect(report.checkpoints).toBe(3);
+  });
 });
 
 async function rootOf(store: EventStore, size: number): Promise<string> {
