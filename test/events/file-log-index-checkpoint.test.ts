@@ -150,6 +150,26 @@ describe('file event log: the index on disk', () => {
     expect((await readdir(dir)).includes(INDEX_DIRECTORY)).toBe(true);
   });
 
+  it('an index of another format is emptied before it is rebuilt: none of its entries is read as this format', async () => {
+    await writeNotes(120);
+    // What a version with another layout leaves: a checkpoint this version does not read, and entries.
+    const env = openLmdb({ path: join(dir, INDEX_DIRECTORY), maxDbs: 4, compression: false });
+    const meta = env.openDB<{ format: number }, string>({ name: 'meta' });
+    await meta.put('checkpoint', { ...meta.get('checkpoint')!, format: 1 });
+    await env.openDB({ name: 'streams' }).put(['a-stream-of-the-old-index', 0], [5]);
+    await env.close();
+
+    const log = recordingLogger();
+    const store = await openFileEventStore({ dir, log, verify: 'checkpoint' });
+    expect(log.entries.find((e) => e.level === 'warn')?.message).toMatch(/holds entries no checkpoint covers.*rebuilt it from the log/);
+    await expectAllEvents(store, 120);
+    expect(await store.readStream('a-stream-of-the-old-index')).toEqual([]);
+    await store.close();
+    const after = openLmdb({ path: join(dir, INDEX_DIRECTORY), maxDbs: 4, compression: false, readOnly: true });
+    expect(after.openDB({ name: 'streams' }).get(['a-stream-of-the-old-index', 0])).toBeUndefined();
+    await after.close();
+  });
+
   it('an index left open by an earlier boot of the machine (its commits are not synced) is rebuilt; one closed cleanly is kept', async () => {
     await writeNotes(150);
     const kept = recordingLogger();

@@ -195,6 +195,16 @@ export class PersistedIndex {
     this.limit = next.events;
   }
 
+  /**
+   * Whether any entry is stored, checkpoint or not. An index whose checkpoint covers nothing
+   * still holds entries when it is of another format (its checkpoint reads as empty) or when a
+   * clear was cut short; a new index must not be built over them.
+   */
+  holdsEntries(): boolean {
+    const tables: Array<Database<Buffer, number> | Database<number[], [string, number]> | Database<number, Buffer>> = [this.locations, this.streams, this.ids];
+    return tables.some((table) => table.getKeysCount({ limit: 1 }) > 0);
+  }
+
   /** Forgets everything: the index is rebuilt from the log. */
   async clear(): Promise<void> {
     // The checkpoint first: a crash half way leaves an index that says it holds nothing.

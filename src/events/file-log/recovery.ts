@@ -158,10 +158,13 @@ async function usableCheckpoint(
   const persisted = options.persisted;
   if (!persisted || !indexed) return { checkpoint: EMPTY_CHECKPOINT };
   const afterMachineCrash = !options.readOnly && (await persisted.openedAfterMachineCrash());
-  if (indexed.events === 0) return { persisted, checkpoint: indexed };
   const mismatch = afterMachineCrash
     ? 'it was open when the machine stopped, and its last commits were not synced'
-    : await checkpointMismatch(persisted, indexed, segments, acknowledged);
+    : indexed.events === 0
+      ? persisted.holdsEntries()
+        ? 'it holds entries no checkpoint covers (an index of another format, or a rebuild cut short)'
+        : undefined
+      : await checkpointMismatch(persisted, indexed, segments, acknowledged);
   if (mismatch === undefined) return { persisted, checkpoint: indexed };
   if (options.readOnly) return { checkpoint: EMPTY_CHECKPOINT, mismatch };
   await persisted.clear();
