@@ -105,7 +105,7 @@ describe('npm run audit', () => {
     // Event 5's location and the position of its stream revision, changed behind the log's back.
     const env = openLmdb({ path: join(eventLogDirectory(dataDir), 'index'), maxDbs: 4, compression: false });
     const locations = env.openDB<Buffer, number>({ name: 'locations', keyEncoding: 'uint32', encoding: 'binary' });
-    const streams = env.openDB<number[], [string, number]>({ name: 'streams' });
+    const streams = env.openDB<number[], Buffer>({ name: 'streams', keyEncoding: 'binary' });
     const moved = Buffer.from(locations.get(5)!);
     moved.writeDoubleLE(moved.readDoubleLE(4) + 1, 4);
     await locations.put(5, moved);
