@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { currentBootId } from './boot-id.ts';
 import type { Location } from './location.ts';
+import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
 
 /**
  * The part of the log's index that is on disk: an LMDB environment beside the segments, holding
@@ -243,23 +244,22 @@ function countBelow(positions: readonly number[], limit: number): number {
   return count;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** An id as stored: a lowercase UUID (every id the service derives) as 0 and its 16 bytes; any other id as 1 and its UTF-8. */
 function idBytes(id: string): Buffer {
-  const uuid = UUID.test(id);
-  const bytes = Buffer.allocUnsafe(uuid ? 17 : 1 + Buffer.byteLength(id));
-  bytes[0] = uuid ? 0 : 1;
-  if (uuid) bytes.write(id.replaceAll('-', ''), 1, 'hex');
-  else bytes.write(id, 1, 'utf8');
-  return bytes;
+  const uuid = Buffer.allocUnsafe(17);
+  if (writeUuidBytes(id, uuid, 1)) {
+    uuid[0] = 0;
+    return uuid;
+  }
+  const text = Buffer.allocUnsafe(1 + Buffer.byteLength(id));
+  text[0] = 1;
+  text.write(id, 1, 'utf8');
+  return text;
 }
 
 /** The id idBytes stored at `start` of `value` (to its end). */
 function idFrom(value: Buffer, start: number): string {
-  if (value[start] !== 0) return value.toString('utf8', start + 1);
-  const hex = value.toString('hex', start + 1, start + 17);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return value[start] === 0 ? uuidText(value, start + 1) : value.toString('utf8', start + 1);
 }
 
 /** Segment, offset and length head a `locations` value; the event's id follows them. */
