@@ -84,29 +84,29 @@ describe('audit: saga order', () => {
 });
 
 describe("audit: the log's own order", () => {
-  /** A store whose log reads back as `events` say: what a log edited on disk could give. */
-  function storeReading(events: Array<Pick<RecordedEvent, 'stream' | 'revision' | 'position' | 'type'>>): EventStore {
+  type Head = Pick<RecordedEvent, 'stream' | 'revision' | 'position' | 'type'>;
+  const [a, b] = [newPaymentStream(), newPaymentStream()];
+
+  /** The audit of a log that reads back as `events` (what a log edited on disk could give), and its failures' kind, stream and message. */
+  async function auditReading(events: Head[]) {
     const read = async function* (): AsyncGenerator<RecordedEvent> {
       for (const event of events) yield { id: randomUUID(), data: {}, metadata: {}, recordedAt: 0, ...event };
     };
-    return { ...createMemoryEventStore(), readAll: read };
+    const report = await audit({ ...createMemoryEventStore(), readAll: read });
+    return { report, failures: report.failures.map((f) => [f.kind, f.stream, f.message]) };
   }
 
   it("finds a revision skipped or repeated in a stream and a position that goes back, each stream's revisions kept apart", async () => {
-    const a = newPaymentStream();
-    const b = newPaymentStream();
-    const report = await audit(
-      storeReading([
-        { stream: a, revision: 0n, position: 0n, type: 'Noted' },
-        { stream: b, revision: 0n, position: 1n, type: 'Noted' },
-        { stream: a, revision: 2n, position: 2n, type: 'Noted' },
-        { stream: b, revision: 1n, position: 3n, type: 'Noted' },
-        { stream: b, revision: 1n, position: 4n, type: 'Noted' },
-        { stream: 'other', revision: 0n, position: 4n, type: 'Noted' },
-      ]),
-    );
+    const { report, failures } = await auditReading([
+      { stream: a, revision: 0n, position: 0n, type: 'Noted' },
+      { stream: b, revision: 0n, position: 1n, type: 'Noted' },
+      { stream: a, revision: 2n, position: 2n, type: 'Noted' },
+      { stream: b, revision: 1n, position: 3n, type: 'Noted' },
+      { stream: b, revision: 1n, position: 4n, type: 'Noted' },
+      { stream: 'other', revision: 0n, position: 4n, type: 'Noted' },
+    ]);
     expect(report.streams).toBe(3);
-    expect(report.failures.map((f) => [f.kind, f.stream, f.message])).toEqual([
+    expect(failures).toEqual([
       ['log-order', a, 'revision 2, expected 1'],
       ['log-order', b, 'revision 1, expected 2'],
       ['log-order', 'other', 'position 4 after 4'],
@@ -114,16 +114,12 @@ describe("audit: the log's own order", () => {
   });
 
   it('checks the saga of each payment stream apart from the others', async () => {
-    const a = newPaymentStream();
-    const b = newPaymentStream();
-    const report = await audit(
-      storeReading([
-        { stream: a, revision: 0n, position: 0n, type: 'PaymentAuthorized' },
-        { stream: b, revision: 0n, position: 1n, type: 'PaymentSettled' },
-        { stream: a, revision: 1n, position: 2n, type: 'PaymentSettled' },
-      ]),
-    );
-    expect(report.failures.map((f) => [f.kind, f.stream, f.message])).toEqual([['saga-order', b, 'PaymentSettled before any PaymentAuthorized']]);
+    const { failures } = await auditReading([
+      { stream: a, revision: 0n, position: 0n, type: 'PaymentAuthorized' },
+      { stream: b, revision: 0n, position: 1n, type: 'PaymentSettled' },
+      { stream: a, revision: 1n, position: 2n, type: 'PaymentSettled' },
+    ]);
+    expect(failures).toEqual([['saga-order', b, 'PaymentSettled before any PaymentAuthorized']]);
   });
 });
 
