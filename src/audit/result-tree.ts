@@ -28,6 +28,11 @@ export class ResultTreeCheck {
   private checked = CompactRange.empty();
   /** Leaf hashes from `checked.size` on. */
   private after = new ByteColumn(32);
+  /**
+   * The last edge built, at or after `checked`: after a checkpoint that failed, the next one
+   * grows from here, so a log whose every checkpoint fails still costs one append a leaf.
+   */
+  private built = this.checked;
   private previous: CheckpointIssued | undefined;
   checkpoints = 0;
 
@@ -45,8 +50,9 @@ export class ResultTreeCheck {
 
   /** The right edge at `size` (at least the last good checkpoint's, at most the leaves seen). */
   private edgeAt(size: number): CompactRange {
-    const edge = this.checked.copy();
-    for (let i = 0; edge.size < size; i++) edge.append(this.after.at(i));
+    const edge = (this.built.size <= size ? this.built : this.checked).copy();
+    for (let i = edge.size - this.checked.size; edge.size < size; i++) edge.append(this.after.at(i));
+    this.built = edge;
     return edge;
   }
 
@@ -55,6 +61,7 @@ export class ResultTreeCheck {
     const kept = new ByteColumn(32);
     for (let i = edge.size - this.checked.size; i < this.after.length; i++) kept.push(this.after.at(i));
     this.checked = edge;
+    this.built = edge;
     this.after = kept;
   }
 
