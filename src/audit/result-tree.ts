@@ -4,7 +4,7 @@ import { leafHash } from '../signing/rfc6962-merkle.ts';
 import { openCheckpoint } from '../transparency/c2sp-checkpoint.ts';
 import { checkpointIssuedSchema, type CheckpointIssued } from '../transparency/events.ts';
 import { CompactRange } from '../transparency/compact-range.ts';
-import { ByteColumn } from '../transparency/hash-column.ts';
+import { ByteColumn } from '../transparency/columns.ts';
 import { resultLeafBytes } from '../transparency/result-leaf.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');

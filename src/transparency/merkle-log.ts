@@ -1,5 +1,5 @@
 import { EMPTY_TREE_ROOT, leafHash, nodeHash, splitPoint } from '../signing/rfc6962-merkle.ts';
-import { ByteColumn } from './hash-column.ts';
+import { ByteColumn } from './columns.ts';
 
 /**
  * An append-only RFC 6962 Merkle tree that grows one leaf at a time. Level k keeps the hash of

@@ -7,7 +7,7 @@ import { CHECKPOINT_ISSUED, checkpointIssuedSchema, RESULT_LOG_STREAM, type Chec
 import { MerkleLog } from './merkle-log.ts';
 import { resultLeafBytes, type ResultLeaf } from './result-leaf.ts';
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
-import { ByteColumn, IntegerColumn } from './hash-column.ts';
+import { ByteColumn, IntegerColumn } from './columns.ts';
 import { LeafFile, type StoredLeaf } from './leaf-file.ts';
 import { DigestIndex } from './digest-index.ts';
 import { leafHash } from '../signing/rfc6962-merkle.ts';
