@@ -48,7 +48,7 @@ describe('LogIndex id lookups', () => {
     expect(index.nextPosition).toBe(3);
   });
 
-  it('an id on disk is looked up only for a stream with events on disk: a stream wholly in the tail cannot hold it', async () => {
+  it('an id on disk is looked up in its stream, and only for a stream with events on disk: a stream wholly in the tail cannot hold it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'log-index-'));
     const persisted = PersistedIndex.open(dir, { readOnly: false })!;
     try {
@@ -58,14 +58,15 @@ describe('LogIndex id lookups', () => {
       await persisted.write(index.entriesUpTo(1), { ...EMPTY_CHECKPOINT, events: 1, offset: 64, lastId: 'a' });
       index.release(1);
       index.reserve('new', [{ id: 'b' }]);
-      const onDisk = vi.spyOn(persisted, 'positionOfId');
+      const onDisk = vi.spyOn(persisted, 'revisionOfId');
 
       expect(index.mayHoldId('new', 'a')).toBe(false);
       expect(index.mayHoldId('new', 'b')).toBe(true);
       expect(onDisk).not.toHaveBeenCalled();
       expect(index.mayHoldId('old', 'a')).toBe(true);
       expect(onDisk).toHaveBeenCalledOnce();
-      expect(index.mayHoldId('never-written', 'a')).toBe(true);
+      // Found in its own stream only: a stream never written holds no id.
+      expect(index.mayHoldId('never-written', 'a')).toBe(false);
       index.reserve('old', [{ id: 'c' }]);
       expect(index.mayHoldId('old', 'a')).toBe(true);
       expect(index.revisionOfId('old', 'a')).toBe(0);

@@ -10,7 +10,7 @@ import { INDEX_DIRECTORY, PersistedIndex } from '../../src/events/file-log/lmdb-
 import { LogIndex } from '../../src/events/file-log/log-index.ts';
 import { readWriterCheckpoint, writeWriterCheckpoint } from '../../src/events/file-log/writer-checkpoint.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
-import type { EventStore } from '../../src/events/port.ts';
+import { WrongExpectedRevisionError, type EventData, type EventStore } from '../../src/events/port.ts';
 import { recordingLogger, silentLogger, type LogEntry } from './helpers.ts';
 
 const WRITER = join(import.meta.dirname, 'fixtures', 'index-writer.ts');
@@ -148,6 +148,28 @@ describe('file event log: the index on disk', () => {
       await rm(other, { recursive: true, force: true });
     }
     expect((await readdir(dir)).includes(INDEX_DIRECTORY)).toBe(true);
+  });
+
+  it('an append replayed after its stream went to the index on disk is recognised, in a short stream and a long one', async () => {
+    const note = (i: number): EventData => ({ id: idOf(i), type: 'Noted', data: { i } });
+    const first = await openFileEventStore({ dir, log: silentLogger });
+    const short = await first.appendToStream('short', [note(0), note(1), note(2)], { expectedRevision: 'no_stream' });
+    const long: bigint[] = [];
+    for (let i = 0; i < 20; i++) long.push((await first.appendToStream('long', [note(100 + i)], { expectedRevision: i === 0 ? 'no_stream' : BigInt(i - 1) })).position);
+    await first.close();
+
+    // A clean close checkpoints everything: every lookup below goes to the index on disk.
+    const store = await openFileEventStore({ dir, log: silentLogger, verify: 'checkpoint' });
+    expect(await store.appendToStream('short', [note(0), note(1), note(2)], { expectedRevision: 'no_stream' })).toEqual(short);
+    expect(await store.appendToStream('short', [note(1), note(2)], { expectedRevision: 0n })).toEqual(short);
+    await expect(store.appendToStream('short', [note(1)], { expectedRevision: 2n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    // Revision 3 is found by reading the stream's ids, revision 15 through the ids table.
+    expect((await store.appendToStream('long', [note(103)], { expectedRevision: 2n })).position).toBe(long[3]);
+    expect((await store.appendToStream('long', [note(115)], { expectedRevision: 'any' })).position).toBe(long[15]);
+    await expect(store.appendToStream('long', [note(115)], { expectedRevision: 19n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    expect((await store.readStream('short')).map((e) => e.id)).toEqual([0, 1, 2].map(idOf));
+    expect(await store.readStream('long')).toHaveLength(20);
+    await store.close();
   });
 
   it('an index of another format is emptied before it is rebuilt: none of its entries is read as this format', async () => {

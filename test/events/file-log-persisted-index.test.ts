@@ -28,7 +28,7 @@ function entries(from: number, to: number): IndexEntries {
 const checkpointAt = (events: number) => ({ ...EMPTY_CHECKPOINT, events, segment: 1, offset: 100 * events, lastId: idAt(events - 1) });
 
 describe('the index on disk', () => {
-  it('gives back every location and id, and a stream across chunks and checkpoints; a reader sees only its checkpoint', async () => {
+  it('gives back every location and id, and a stream across chunks and checkpoints, and finds each id in it; a reader sees only its checkpoint', async () => {
     const writer = PersistedIndex.open(dir, { readOnly: false })!;
     await writer.write(entries(0, 100), checkpointAt(100));
     const reader = PersistedIndex.open(dir, { readOnly: true })!;
@@ -40,17 +40,24 @@ describe('the index on disk', () => {
     for (let p = 0; p < 150; p++) {
       expect(writer.positionAt('a-long-stream', p)).toBe(p);
       expect(writer.idAt(p)).toBe(idAt(p));
-      expect(writer.positionOfId(idAt(p))).toBe(p);
+      expect(writer.revisionOfId('a-long-stream', idAt(p))).toBe(p);
+      // A stream's first events are found by reading its ids, the rest through the ids table.
+      expect(writer.positionOfId(idAt(p))).toBe(p < 8 ? -1 : p);
       expect(writer.location(p)).toEqual({ segment: 1, offset: 100 * p, length: 90, id: idAt(p) });
     }
     expect(writer.positionAt('a-long-stream', 150)).toBe(-1);
     expect(writer.positionOfId(uuidAt(2))).toBe(-1);
+    expect(writer.revisionOfId('a-long-stream', uuidAt(2))).toBe(-1);
+    expect(writer.revisionOfId('a-stream-never-written', idAt(3))).toBe(-1);
 
     // The reader's checkpoint ends in the stream's second chunk (revisions 64-127).
     expect(reader.streamLength('a-long-stream')).toBe(100);
     expect(reader.positionAt('a-long-stream', 99)).toBe(99);
     expect(reader.positionAt('a-long-stream', 100)).toBe(-1);
     expect(reader.positionOfId(idAt(120))).toBe(-1);
+    expect(reader.revisionOfId('a-long-stream', idAt(120))).toBe(-1);
+    expect(reader.revisionOfId('a-long-stream', idAt(99))).toBe(99);
+    expect(reader.revisionOfId('a-long-stream', idAt(5))).toBe(5);
     await reader.close();
     await writer.close();
   });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { INDEX_DIRECTORY, PersistedIndex } from './lmdb-index.ts';
+import { INDEX_DIRECTORY, PersistedIndex, SCANNED_REVISIONS } from './lmdb-index.ts';
 import { decodeRecordHead, type RecordHead } from './record-head.ts';
 import { sealedSegmentFrames, type SegmentFrame } from './segment-frames.ts';
 import { listSegments } from './segment.ts';
@@ -69,6 +69,8 @@ function compare(index: PersistedIndex, head: RecordHead, segment: number, frame
     mismatch(head.position, `the index places event ${located.id} at segment ${located.segment} offset ${located.offset}; the log has ${head.id} at ${where}`);
   const atRevision = index.positionAt(head.stream, head.revision);
   if (atRevision !== head.position) mismatch(head.position, `the index has ${head.stream} revision ${head.revision} at position ${atRevision}, the log at ${head.position}`);
-  const byId = index.positionOfId(head.id);
+  // An id from its stream's SCANNED_REVISIONS-th event on is in the ids table; before, it is found by reading the stream's ids.
+  const revisionById = head.revision < SCANNED_REVISIONS ? index.revisionOfId(head.stream, head.id) : -1;
+  const byId = head.revision < SCANNED_REVISIONS ? (revisionById < 0 ? -1 : index.positionAt(head.stream, revisionById)) : index.positionOfId(head.id);
   if (byId < head.position || index.idAt(byId) !== head.id) mismatch(head.position, `the index finds id ${head.id} at position ${byId}, the log has it at ${head.position}`);
 }

@@ -100,28 +100,29 @@ export class LogIndex {
    * Whether `stream` may hold an event with this id: when not, an append to it cannot be a
    * replay. A stream wholly in the tail (a paid call's stream, whose later appends follow its
    * first within milliseconds) holds no event of the persisted index, so a miss in the tail
-   * answers without a B-tree lookup on disk.
+   * answers without a lookup on disk.
    */
   mayHoldId(stream: string, id: string): boolean {
     if (this.positionOfId.get(id) >= 0) return true;
     if (this.streams.has(stream) && !this.persistedLengthOf.has(stream)) return false;
-    return (this.persisted?.positionOfId(id) ?? -1) >= 0;
+    return (this.persisted?.revisionOfId(stream, id) ?? -1) >= 0;
   }
 
   /** The revision of the event with this id in `stream`, or -1. */
   revisionOfId(stream: string, id: string): number {
-    const position = this.lastPositionOf(id);
-    if (position < 0) return -1;
-    let low = 0;
-    let high = this.streamLength(stream) - 1;
-    while (low <= high) {
-      const mid = (low + high) >>> 1;
-      const p = this.positionAt(stream, mid);
-      if (p === position) return mid;
-      if (p < position) low = mid + 1;
-      else high = mid - 1;
+    const inTail = this.positionOfId.get(id);
+    if (inTail >= 0) {
+      let low = 0;
+      let high = this.streamLength(stream) - 1;
+      while (low <= high) {
+        const mid = (low + high) >>> 1;
+        const p = this.positionAt(stream, mid);
+        if (p === inTail) return mid;
+        if (p < inTail) low = mid + 1;
+        else high = mid - 1;
+      }
     }
-    return -1;
+    return this.persisted?.revisionOfId(stream, id) ?? -1;
   }
 
   /** Records where the event at `position` (the next unlocated one) was written. */
@@ -207,12 +208,6 @@ export class LogIndex {
       if (persistedLength + gone > 0) this.persistedLengthOf.set(stream, persistedLength + gone);
     }
     this.streams = streams;
-  }
-
-  private lastPositionOf(id: string): number {
-    const inTail = this.positionOfId.get(id);
-    if (inTail >= 0) return inTail;
-    return this.persisted?.positionOfId(id) ?? -1;
   }
 
   private newIdTable(): IdTable {
