@@ -109,12 +109,15 @@ async function start(env: Record<string, string>): Promise<Running> {
   return { child, startMs, rssMb: memoryOf(child.pid!).rss, events };
 }
 
-/** Size in MB of the files of a directory under DATA_DIR (those whose name matches, if given). */
+/**
+ * MB the files of a directory under DATA_DIR take on disk (those whose name matches, if given):
+ * blocks allocated, not lengths, since the index's file is sparse beyond its data.
+ */
 function megabytes(dataDir: string, sub: string, name?: RegExp): string {
   const dir = join(dataDir, sub);
   const bytes = readdirSync(dir)
     .filter((file) => !name || name.test(file))
-    .reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+    .reduce((sum, file) => sum + 512 * statSync(join(dir, file)).blocks, 0);
   return (bytes / 1e6).toFixed(0);
 }
 

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { currentBootId } from './boot-id.ts';
 import type { Location } from './location.ts';
@@ -95,7 +96,16 @@ export class PersistedIndex {
   static open(dir: string, mode: { readOnly: boolean }): PersistedIndex | undefined {
     if (mode.readOnly && !existsSync(dir)) return undefined;
     const unsynced = BOOT_ID !== undefined && !mode.readOnly;
-    const env = open({ path: dir, compression: false, maxDbs: 4, readOnly: mode.readOnly, cache: false, noSync: unsynced, useWritemap: unsynced });
+    const env = open({
+      path: dir,
+      compression: false,
+      maxDbs: 4,
+      readOnly: mode.readOnly,
+      cache: false,
+      noSync: unsynced,
+      useWritemap: unsynced,
+      ...(mode.readOnly ? {} : { mapSize: writerMapSize(dir) }),
+    });
     return new PersistedIndex(
       env,
       env.openDB<IndexCheckpoint | OpenedBy, string>({ name: 'meta' }),
@@ -276,6 +286,21 @@ export class PersistedIndex {
 }
 
 const BOOT_ID = currentBootId();
+
+/**
+ * The writer maps at least 256 MiB, and never less than the file (which, written through the
+ * map, LMDB extends to the map's size: the part beyond the data is sparse and takes no disk).
+ * lmdb-js grows a full map by mapping the file again, twice as large, and keeps every earlier
+ * mapping for the process's life (for readers still on them): each growth left the pages already
+ * touched resident a second time, most of the growth of RSS under a long paid load. Started at
+ * its default 128 KiB, the map grew a dozen times in a minute of paid calls.
+ */
+const MIN_MAP_BYTES = 256 * 1024 * 1024;
+
+function writerMapSize(dir: string): number {
+  const dataFile = join(dir, 'data.mdb');
+  return Math.max(MIN_MAP_BYTES, existsSync(dataFile) ? statSync(dataFile).size : 0);
+}
 
 /** How many of a chunk's positions (ascending) are below `limit`. */
 function countBelow(positions: readonly number[], limit: number): number {
