@@ -9,7 +9,7 @@ import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
 /**
  * The part of the log's index that is on disk: an LMDB environment beside the segments, holding
  * for every event before the checkpoint where it lives and its id, each stream's positions by
- * revision, and each id's position. Written only by the index checkpointer, one transaction per
+ * revision, and each id's position (from its stream's SCANNED_REVISIONS-th event on). Written only by the index checkpointer, one transaction per
  * checkpoint (entries and the checkpoint that covers them commit together), so what is on disk
  * is always the index of exactly the log's first `checkpoint.events` events. LMDB is
  * memory-mapped and copy-on-write: lookups are a B-tree walk in the page cache (about 1 µs), a
@@ -293,7 +293,7 @@ const BOOT_ID = currentBootId();
  * lmdb-js grows a full map by mapping the file again, twice as large, and keeps every earlier
  * mapping for the process's life (for readers still on them): each growth left the pages already
  * touched resident a second time, most of the growth of RSS under a long paid load. Started at
- * its default 128 KiB, the map grew a dozen times in a minute of paid calls.
+ * its default 128 KiB, the map grew eight times in a minute of paid calls.
  */
 const MIN_MAP_BYTES = 256 * 1024 * 1024;
 
