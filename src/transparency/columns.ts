@@ -66,16 +66,19 @@ export class ByteColumn {
 export class IntegerColumn {
   private readonly chunks: Array<Uint32Array | Float64Array> = [];
   private count = 0;
+  /** The first integer a value cannot be. */
+  private readonly limit: number;
 
-  constructor(private readonly bytesPerValue: 4 | 8) {}
+  constructor(private readonly bytesPerValue: 4 | 8) {
+    this.limit = bytesPerValue === 4 ? 2 ** 32 : Number.MAX_SAFE_INTEGER + 1;
+  }
 
   get length(): number {
     return this.count;
   }
 
   push(value: number): void {
-    const limit = this.bytesPerValue === 4 ? 2 ** 32 : Number.MAX_SAFE_INTEGER + 1;
-    if (!Number.isInteger(value) || value < 0 || value >= limit) throw new RangeError(`${value} is no integer a column of ${this.bytesPerValue}-byte values holds`);
+    if (!Number.isInteger(value) || value < 0 || value >= this.limit) throw new RangeError(`${value} is no integer a column of ${this.bytesPerValue}-byte values holds`);
     const c = this.count >>> CHUNK_BITS;
     const at = this.count & IN_CHUNK;
     const chunk = roomy(this.chunks, c, at + 1, 1, (n) => (this.bytesPerValue === 4 ? new Uint32Array(n) : new Float64Array(n)));

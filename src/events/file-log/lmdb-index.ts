@@ -298,8 +298,7 @@ const BOOT_ID = currentBootId();
 const MIN_MAP_BYTES = 256 * 1024 * 1024;
 
 function writerMapSize(dir: string): number {
-  const dataFile = join(dir, 'data.mdb');
-  return Math.max(MIN_MAP_BYTES, existsSync(dataFile) ? statSync(dataFile).size : 0);
+  return Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0);
 }
 
 /** How many of a chunk's positions (ascending) are below `limit`. */

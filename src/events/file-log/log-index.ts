@@ -96,32 +96,22 @@ export class LogIndex {
     return this.persisted?.idAt(position);
   }
 
-  /**
-   * Whether `stream` may hold an event with this id: when not, an append to it cannot be a
-   * replay. A stream wholly in the tail (a paid call's stream, whose later appends follow its
-   * first within milliseconds) holds no event of the persisted index, so a miss in the tail
-   * answers without a lookup on disk.
-   */
+  /** Whether `stream` holds an event with this id: when not, an append to it cannot be a replay. */
   mayHoldId(stream: string, id: string): boolean {
-    if (this.positionOfId.get(id) >= 0) return true;
-    if (this.streams.has(stream) && !this.persistedLengthOf.has(stream)) return false;
-    return (this.persisted?.revisionOfId(stream, id) ?? -1) >= 0;
+    return this.revisionOfId(stream, id) >= 0;
   }
 
-  /** The revision of the event with this id in `stream`, or -1. */
+  /**
+   * The revision of the event with this id in `stream`, or -1. A stream wholly in the tail (a
+   * paid call's stream, whose later appends follow its first within milliseconds) holds no event
+   * of the persisted index, so a miss in the tail answers without a lookup on disk.
+   */
   revisionOfId(stream: string, id: string): number {
-    const inTail = this.positionOfId.get(id);
-    if (inTail >= 0) {
-      let low = 0;
-      let high = this.streamLength(stream) - 1;
-      while (low <= high) {
-        const mid = (low + high) >>> 1;
-        const p = this.positionAt(stream, mid);
-        if (p === inTail) return mid;
-        if (p < inTail) low = mid + 1;
-        else high = mid - 1;
-      }
-    }
+    const positions = this.streams.get(stream);
+    const persistedLength = this.persistedLengthOf.get(stream) ?? 0;
+    const inTail = positions ? positions.indexOf(this.positionOfId.get(id)) : -1;
+    if (inTail >= 0) return persistedLength + inTail;
+    if (positions && persistedLength === 0) return -1;
     return this.persisted?.revisionOfId(stream, id) ?? -1;
   }
 
