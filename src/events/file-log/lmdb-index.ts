@@ -159,7 +159,12 @@ export class PersistedIndex {
   }
 
   positionAt(stream: string, revision: number): number {
-    const position = this.streams.get(streamKey(streamDigest(stream), Math.floor(revision / CHUNK)))?.[revision % CHUNK] ?? -1;
+    return this.positionIn(streamDigest(stream), revision);
+  }
+
+  /** positionAt() of the stream with this digest. */
+  private positionIn(digest: Buffer, revision: number): number {
+    const position = this.streams.get(streamKey(digest, Math.floor(revision / CHUNK)))?.[revision % CHUNK] ?? -1;
     return position < this.limit ? position : -1;
   }
 
@@ -180,7 +185,7 @@ export class PersistedIndex {
         let high = length - 1;
         while (low <= high) {
           const mid = (low + high) >>> 1;
-          const at = this.streams.get(streamKey(digest, Math.floor(mid / CHUNK)))?.[mid % CHUNK] ?? -1;
+          const at = this.positionIn(digest, mid);
           if (at === position) return mid;
           if (at < position) low = mid + 1;
           else high = mid - 1;
