@@ -7,52 +7,48 @@ import { dirname } from 'node:path';
  * replaces a file another process created first: false then, and the caller reads theirs.
  */
 export function createFileAtomically(path: string, text: string, mode: number): boolean {
-  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    const fd = openSync(temporary, 'wx', mode);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+  return throughSyncedTemporary(path, text, mode, (temporary) => {
     try {
       linkSync(temporary, path);
+      return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw err;
     }
-    const dir = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
+  });
+}
+
+/** Replaces `path` with `text`, whole or not at all: temporary file, fsync, rename, fsync of the directory. */
+export function replaceFileAtomically(path: string, text: string, mode: number): void {
+  throughSyncedTemporary(path, text, mode, (temporary) => {
+    renameSync(temporary, path);
+    return true;
+  });
+}
+
+/**
+ * Writes `text` to a new temporary file beside `path` and syncs it, lets `place` put it at
+ * `path`, and syncs the directory when it did; the temporary file never outlives the call.
+ */
+function throughSyncedTemporary(path: string, text: string, mode: number, place: (temporary: string) => boolean): boolean {
+  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    withFile(openSync(temporary, 'wx', mode), (fd) => {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    });
+    if (!place(temporary)) return false;
+    withFile(openSync(dirname(path), 'r'), fsyncSync);
     return true;
   } finally {
     rmSync(temporary, { force: true });
   }
 }
 
-/** Replaces `path` with `text`, whole or not at all: temporary file, fsync, rename, fsync of the directory. */
-export function replaceFileAtomically(path: string, text: string, mode: number): void {
-  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+function withFile(fd: number, use: (fd: number) => void): void {
   try {
-    const fd = openSync(temporary, 'wx', mode);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, path);
-    const dir = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
+    use(fd);
   } finally {
-    rmSync(temporary, { force: true });
+    closeSync(fd);
   }
 }
