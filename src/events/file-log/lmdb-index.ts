@@ -79,6 +79,12 @@ export class PersistedIndex {
    * from the log itself, so lookups ignore what lies beyond.
    */
   private limit = 0;
+  /**
+   * The last stream whose name was hashed, and its digest: a stream is usually asked about
+   * several times in a row (each revision of a long stream read back, the three lookups the index
+   * check makes of an event), and a hash costs about as much as the LMDB get it leads to.
+   */
+  private lastDigested: { stream: string | undefined; digest: Buffer } = { stream: undefined, digest: Buffer.alloc(0) };
 
   private constructor(
     private readonly env: RootDatabase,
@@ -159,7 +165,7 @@ export class PersistedIndex {
   }
 
   positionAt(stream: string, revision: number): number {
-    return this.positionIn(streamDigest(stream), revision);
+    return this.positionIn(this.digestOf(stream), revision);
   }
 
   /** positionAt() of the stream with this digest. */
@@ -170,12 +176,12 @@ export class PersistedIndex {
 
   /** How many events of `stream` are indexed here. */
   streamLength(stream: string): number {
-    return this.lengthOf(streamDigest(stream)).length;
+    return this.lengthOf(this.digestOf(stream)).length;
   }
 
   /** The revision of an event of `stream` with this id (the last, where the stream has two), or -1. */
   revisionOfId(stream: string, id: string): number {
-    const digest = streamDigest(stream);
+    const digest = this.digestOf(stream);
     const { length, first } = this.lengthOf(digest);
     const wanted = idBytes(id);
     if (length > SCANNED_REVISIONS) {
@@ -197,6 +203,11 @@ export class PersistedIndex {
       if (value && value.length === LOCATION_BYTES + wanted.length && wanted.equals(value.subarray(LOCATION_BYTES))) return revision;
     }
     return -1;
+  }
+
+  private digestOf(stream: string): Buffer {
+    if (stream !== this.lastDigested.stream) this.lastDigested = { stream, digest: streamDigest(stream) };
+    return this.lastDigested.digest;
   }
 
   /** How many events of the stream with this digest are indexed here, and its first chunk. */
