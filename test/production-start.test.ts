@@ -3,6 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openEventStore } from '../src/events/open-store.ts';
+import { createKeyring } from '../src/signing/keyring.ts';
+import { appendSaga, SECRET } from './audit/fixtures.ts';
+import { silentLogger } from './events/helpers.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -31,6 +35,25 @@ describe('npm start runs the compiled service', () => {
       expect(((await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string }).openapi).toBe('3.1.0');
     } finally {
       child.kill('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('npm run audit runs the compiled CLI, its verifying and index-checking threads from dist/ too', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'attest-audit-'));
+    try {
+      const store = await openEventStore({ DATA_DIR: dataDir }, silentLogger);
+      const keyring = createKeyring(SECRET);
+      for (let i = 0; i < 3; i++) await appendSaga(store, keyring, { i });
+      await store.close();
+      const { EVENTSTORE_URL: _ignored, ...env } = process.env;
+      const audit = spawnSync('npm', ['run', '--silent', 'audit', '--', '--data-dir', dataDir, '--threads', '2'], { cwd: root, env: { ...env, ATTESTATION_SECRET: SECRET }, encoding: 'utf8', timeout: 60_000 });
+      expect(audit.stderr).not.toContain('compiling');
+      expect(audit.stdout).toContain('signed results:      3');
+      expect(audit.stdout).toContain('event index:         9 entries checked against the segments');
+      expect(audit.stdout).toContain('result: PASS');
+      expect(audit.status).toBe(0);
+    } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);

@@ -8,7 +8,6 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { eventLogDirectory, openEventStoreForReading } from '../events/open-store.ts';
-import { checkIndexAgainstLog } from '../events/file-log/index-check.ts';
 import { stderrLogger } from '../events/file-log/logger.ts';
 import { MissingSecretError, resolveAttestationSecret } from '../signing/keyring.ts';
 import { loadKeyring } from '../key-generations.ts';
@@ -18,6 +17,7 @@ import { formatReport } from './report.ts';
 import { auditKeysFromHistoryFile } from './key-history-file.ts';
 import type { AuditKeys } from './result-check.ts';
 import { startSignaturePool } from './signature-pool.ts';
+import { checkIndexOnThread } from './index-check-thread.ts';
 import { auditRules } from '../catalog/index.ts';
 
 const USAGE = `usage: npm run audit -- [--data-dir DIR] [--keys HISTORY.json] [--threads N]
@@ -74,6 +74,10 @@ async function main(): Promise<number> {
       ? new cliProgress.SingleBar({ format: 'replaying [{bar}] {percentage}% | {events} events | {rate} events/s', hideCursor: true }, cliProgress.Presets.shades_classic)
       : undefined;
     const started = Date.now();
+    // The file log's index on disk, checked against the segments read directly, beside the replay.
+    const indexCheck = eventStoreUrl ? Promise.resolve(undefined) : checkIndexOnThread(eventLogDirectory(dataDir));
+    // Awaited below; a failure before then must not go unhandled.
+    indexCheck.catch(() => {});
     bar?.start(Number(head ?? 0n) + 1, 0, { events: 0, rate: 0 });
     const report = await auditEventLog({
       store,
@@ -87,8 +91,7 @@ async function main(): Promise<number> {
       },
     });
     bar?.stop();
-    // The file log's index on disk, checked against the segments read directly.
-    const index = eventStoreUrl ? undefined : await checkIndexAgainstLog(eventLogDirectory(dataDir));
+    const index = await indexCheck;
     if (index) withIndexFindings(report, index);
     console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000, threads, keys: keysFile === undefined ? 'derived from the secret' : `public keys of ${keysFile}` }));
     return report.ok ? 0 : 1;

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { workerScript } from './worker-script.ts';
 import { verifySignatureJob, type SignatureJob, type SignatureVerdict } from './signature-job.ts';
 
 export interface SignatureVerifier {
@@ -16,20 +17,9 @@ export const inlineVerifier: SignatureVerifier = {
   close: async () => {},
 };
 
-/**
- * Ed25519 verification spread over worker threads, batch by batch, round robin. The worker runs
- * as TypeScript under tsx in development and as the compiled file from dist/.
- */
-function workerEntry(): URL {
-  if (import.meta.url.endsWith('.js')) return new URL('./signature-worker.js', import.meta.url);
-  // Under tsx a worker does not inherit its loader: register it in the worker, then load the TypeScript.
-  const script = new URL('./signature-worker.ts', import.meta.url).href;
-  const source = `const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}); register(); await import(${JSON.stringify(script)});`;
-  return new URL(`data:text/javascript,${encodeURIComponent(source)}`);
-}
-
+/** Ed25519 verification spread over worker threads, batch by batch, round robin. */
 export function startSignaturePool(threads: number): SignatureVerifier {
-  const workers = Array.from({ length: Math.max(1, threads) }, () => new Worker(workerEntry()));
+  const workers = Array.from({ length: Math.max(1, threads) }, () => new Worker(workerScript(import.meta.url, 'signature-worker')));
   const pending = new Map<number, { resolve(v: SignatureVerdict[]): void; reject(e: Error): void }>();
   for (const worker of workers) {
     worker.on('message', ({ id, verdicts }: { id: number; verdicts: SignatureVerdict[] }) => {
