@@ -1,18 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { auditEventLog } from '../src/audit/audit.ts';
 import type { AuditKeys } from '../src/audit/result-check.ts';
-import { startSignaturePool } from '../src/audit/signature-pool.ts';
 import { auditRules, findOperation } from '../src/catalog/index.ts';
 import { loadSettings } from '../src/config.ts';
-import { openEventStoreForReading } from '../src/events/open-store.ts';
 import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { loadKeyring } from '../src/key-generations.ts';
 import { load, type LoadResult } from './support/load.ts';
 import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
+import { compiledAudit, buildCompiled } from './support/compiled.ts';
 import { memoryOf, writtenBytesOf } from './support/proc.ts';
 
 /**
@@ -44,7 +42,7 @@ interface Running {
 
 export default async function run(): Promise<void> {
   const sizes = (process.env['SCALE_EVENTS'] ?? '10000,100000,1000000').split(',').map(Number);
-  spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  buildCompiled();
   const keptDir = process.env['SCALE_DATA_DIR'];
   if (keptDir) mkdirSync(keptDir, { recursive: true });
   const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'bench-scale-'));
@@ -140,8 +138,9 @@ function paidCalls(url: string, payments: string[], concurrency: number): Promis
   });
 }
 
-/** The whole log audited as an outside auditor would: public keys only, a verifying thread per core. */
+/** The whole log audited as an outside auditor would (`npm run audit`, compiled): public keys only, a verifying thread per core. */
 async function auditRate(dataDir: string): Promise<{ events: number; eventsPerSecond: number; resultsPerSecond: number }> {
+  const { auditEventLog, startSignaturePool, openEventStoreForReading } = await compiledAudit();
   // The service's key generations under its secret; only their public halves check the results.
   const keyring = loadKeyring(SECRET, dataDir);
   const publicOnly: AuditKeys = { keyById: (id) => keyring.keyById(id), history: () => keyring.history() };

@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildCompiled } from './support/compiled.ts';
 import { memoryOf } from './support/proc.ts';
 
 /**
@@ -42,7 +43,7 @@ function descendantsOf(pid: number): number[] {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export default async function main(): Promise<void> {
-  spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  buildCompiled();
   for (const [label, command, args] of [
     ['node dist/main.js', process.execPath, ['dist/main.js']],
     ['npm start', 'npm', ['start', '--silent']],
