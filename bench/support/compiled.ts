@@ -8,6 +8,11 @@ export function buildCompiled(): void {
   if (build.status !== 0) throw new Error(`the build failed (exit ${build.status})`);
 }
 
+/** A module of dist/ (`path` as under src/, with .js), typed as its source. Call buildCompiled() first. */
+export function importCompiled<T>(path: string): Promise<T> {
+  return import(new URL(`dist/${path}`, root).href) as Promise<T>;
+}
+
 type AuditModule = typeof import('../../src/audit/audit.ts');
 type PoolModule = typeof import('../../src/audit/signature-pool.ts');
 type StoreModule = typeof import('../../src/events/open-store.ts');
@@ -19,7 +24,6 @@ type StoreModule = typeof import('../../src/events/open-store.ts');
  */
 export async function compiledAudit(): Promise<{ auditEventLog: AuditModule['auditEventLog']; startSignaturePool: PoolModule['startSignaturePool']; openEventStoreForReading: StoreModule['openEventStoreForReading'] }> {
   buildCompiled();
-  const load = <T>(path: string) => import(new URL(`dist/${path}`, root).href) as Promise<T>;
-  const [audit, pool, store] = await Promise.all([load<AuditModule>('audit/audit.js'), load<PoolModule>('audit/signature-pool.js'), load<StoreModule>('events/open-store.js')]);
+  const [audit, pool, store] = await Promise.all([importCompiled<AuditModule>('audit/audit.js'), importCompiled<PoolModule>('audit/signature-pool.js'), importCompiled<StoreModule>('events/open-store.js')]);
   return { auditEventLog: audit.auditEventLog, startSignaturePool: pool.startSignaturePool, openEventStoreForReading: store.openEventStoreForReading };
 }
