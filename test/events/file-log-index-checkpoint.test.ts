@@ -163,8 +163,10 @@ describe('file event log: the index on disk', () => {
     expect(await store.appendToStream('short', [note(0), note(1), note(2)], { expectedRevision: 'no_stream' })).toEqual(short);
     expect(await store.appendToStream('short', [note(1), note(2)], { expectedRevision: 0n })).toEqual(short);
     await expect(store.appendToStream('short', [note(1)], { expectedRevision: 2n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
-    // Revision 3 is found by reading the stream's ids, revision 15 through the ids table.
+    // Revisions 0-7 are found by reading the stream's ids (kept after the first read), revision 15 through the ids table.
     expect((await store.appendToStream('long', [note(103)], { expectedRevision: 2n })).position).toBe(long[3]);
+    for (const revision of [0, 7, 3]) expect((await store.appendToStream('long', [note(100 + revision)], { expectedRevision: 'any' })).position).toBe(long[revision]);
+    await expect(store.appendToStream('long', [note(100)], { expectedRevision: 19n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     expect((await store.appendToStream('long', [note(115)], { expectedRevision: 'any' })).position).toBe(long[15]);
     await expect(store.appendToStream('long', [note(115)], { expectedRevision: 19n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     expect((await store.readStream('short')).map((e) => e.id)).toEqual([0, 1, 2].map(idOf));
