@@ -174,6 +174,29 @@ describe('file event log: the index on disk', () => {
     await store.close();
   });
 
+  it('the first ids of long streams, kept in memory for the replay check, answer right for more streams than are kept', async () => {
+    // More long streams than the index keeps the first ids of (1,024): the first ones asked about are dropped, then read again.
+    const streams = 1_100;
+    const first = await openFileEventStore({ dir, log: silentLogger });
+    const positions = await Promise.all(
+      Array.from({ length: streams }, (_, s) =>
+        first.appendToStream(`long-${s}`, Array.from({ length: 9 }, (_, r) => ({ id: idOf(s * 10 + r), type: 'Noted', data: { r } })), { expectedRevision: 'no_stream' }),
+      ),
+    );
+    await first.close();
+    const store = await openFileEventStore({ dir, log: silentLogger, verify: 'checkpoint' });
+    for (const pass of [0, 1])
+      for (let s = 0; s < streams; s += pass === 0 ? 1 : 99) {
+        // A fresh id is no replay: the append goes through at the stream's end.
+        if (pass === 0) expect((await store.appendToStream(`long-${s}`, [{ id: idOf(9_000_000 + s), type: 'Noted', data: {} }], { expectedRevision: 8n })).nextExpectedRevision).toBe(9n);
+        // An append of revision 2 again is recognised as the one already there.
+        const replay = await store.appendToStream(`long-${s}`, [{ id: idOf(s * 10 + 2), type: 'Noted', data: { r: 2 } }], { expectedRevision: 1n });
+        expect(replay.position).toBe(positions[s]!.position - 6n);
+      }
+    await expect(store.appendToStream('long-0', [{ id: idOf(4), type: 'Noted', data: { r: 4 } }], { expectedRevision: 9n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await store.close();
+  });
+
   it('an index of another format is emptied before it is rebuilt: none of its entries is read as this format', async () => {
     await writeNotes(120);
     // What a version with another layout leaves: a checkpoint this version does not read, and entries.
