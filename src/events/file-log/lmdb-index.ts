@@ -414,10 +414,10 @@ class LeadingIds {
   private readonly bytes: Buffer;
 
   constructor(ids: readonly Uint8Array[]) {
-    this.bytes = Buffer.allocUnsafe(ids.reduce((total, id) => total + 2 + id.length, 0));
+    this.bytes = Buffer.allocUnsafe(ids.reduce((total, id) => total + 4 + id.length, 0));
     let at = 0;
     for (const id of ids) {
-      at = this.bytes.writeUInt16LE(id.length, at);
+      at = this.bytes.writeUInt32LE(id.length, at);
       this.bytes.set(id, at);
       at += id.length;
     }
@@ -427,8 +427,8 @@ class LeadingIds {
   lastIndexOf(id: Buffer): number {
     let found = -1;
     for (let at = 0, revision = 0; at < this.bytes.length; revision++) {
-      const length = this.bytes.readUInt16LE(at);
-      at += 2;
+      const length = this.bytes.readUInt32LE(at);
+      at += 4;
       if (length === id.length && id.compare(this.bytes, at, at + length) === 0) found = revision;
       at += length;
     }
