@@ -429,7 +429,8 @@ class LeadingIds {
     for (let at = 0, revision = 0; at < this.bytes.length; revision++) {
       const length = this.bytes.readUInt32LE(at);
       at += 4;
-      if (length === id.length && id.compare(this.bytes, at, at + length) === 0) found = revision;
+      // The last byte first, in JavaScript (an id as stored is never empty): ids differ there nearly always, and compare() is a native call.
+      if (length === id.length && this.bytes[at + length - 1] === id[length - 1] && id.compare(this.bytes, at, at + length) === 0) found = revision;
       at += length;
     }
     return found;
