@@ -14,9 +14,8 @@ import { rate } from './support/load.ts';
 /**
  * The audit as an outside auditor runs it (`npm run audit`: compiled, from dist/): public keys
  * only (no secret, so every signature is a full Ed25519 verification), verification on worker
- * threads, the log streamed. Compared with
- * the bare rate of node:crypto Ed25519 verification of the same records on one thread, times
- * the cores (target: >= 0.8 of it).
+ * threads, the log streamed. Compared with the bare rate of node:crypto Ed25519 verification of
+ * the same records on one thread, times the cores (target: >= 0.8 of it).
  */
 const RESULTS = Number(process.env['AUDIT_BENCH_RESULTS'] ?? 40_000);
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };

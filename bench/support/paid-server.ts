@@ -24,8 +24,8 @@ import { tokenDomainOf } from './paid-payments.ts';
  */
 type Role = 'full' | 'bare' | 'viem';
 
-// Every role runs the project's code compiled, as `npm start` does (under tsx the service took
-// about 4 % more CPU a call); bare and viem use the same compiled pieces.
+// Every role runs the project's code compiled, as `npm start` does, not under tsx; bare and viem
+// use the same compiled pieces, so the ratios compare like with like.
 buildCompiled();
 const { findOperation } = await importCompiled<typeof import('../../src/catalog/index.ts')>('catalog/index.js');
 const { loadSettings } = await importCompiled<typeof import('../../src/config.ts')>('config.js');
