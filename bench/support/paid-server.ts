@@ -8,7 +8,7 @@ import Koa from 'koa';
 import { verifyTypedData, type Hex } from 'viem';
 import type { TransferAuthorization } from '../../src/payments/settlers/settler.ts';
 import type { TokenDomain } from '../../src/payments/x402/eip3009-digest.ts';
-import { buildCompiled, importCompiled } from './compiled.ts';
+import { importCompiled } from './compiled.ts';
 import { tokenDomainOf } from './paid-payments.ts';
 
 /**
@@ -25,8 +25,8 @@ import { tokenDomainOf } from './paid-payments.ts';
 type Role = 'full' | 'bare' | 'viem';
 
 // Every role runs the project's code compiled, as `npm start` does, not under tsx; bare and viem
-// use the same compiled pieces, so the ratios compare like with like.
-buildCompiled();
+// use the same compiled pieces, so the ratios compare like with like. bench/run.ts builds dist/
+// before any server starts: a build here could outlast the start-up window.
 const { findOperation } = await importCompiled<typeof import('../../src/catalog/index.ts')>('catalog/index.js');
 const { loadSettings } = await importCompiled<typeof import('../../src/config.ts')>('config.js');
 const { openEventStore } = await importCompiled<typeof import('../../src/events/open-store.ts')>('events/open-store.js');
