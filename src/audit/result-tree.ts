@@ -1,11 +1,10 @@
 import type { RecordedEvent } from '../events/port.ts';
 import type { AuditFailure } from '../kernel/audit-failure.ts';
-import { leafHash } from '../signing/rfc6962-merkle.ts';
 import { openCheckpoint } from '../transparency/c2sp-checkpoint.ts';
 import { checkpointIssuedSchema, type CheckpointIssued } from '../transparency/events.ts';
 import { CompactRange } from '../transparency/compact-range.ts';
 import { ByteColumn } from '../transparency/columns.ts';
-import { resultLeafBytes } from '../transparency/result-leaf.ts';
+import { resultLeafHash } from '../transparency/result-leaf.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
@@ -45,7 +44,7 @@ export class ResultTreeCheck {
   observeResult(event: RecordedEvent): void {
     const data = event.data as { keyFamily?: unknown; keyId?: unknown; sha256?: unknown };
     // A malformed ResultSigned is reported by the result check; the leaf keeps the log's order.
-    this.after.push(leafHash(resultLeafBytes({ key_family: String(data.keyFamily), key_id: String(data.keyId), sha256: String(data.sha256) })));
+    this.after.push(resultLeafHash({ key_family: String(data.keyFamily), key_id: String(data.keyId), sha256: String(data.sha256) }));
   }
 
   /** The right edge at `size` (at least the last good checkpoint's, at most the leaves seen). */

@@ -1,3 +1,5 @@
+import { leafHash } from '../signing/rfc6962-merkle.ts';
+
 /** What one leaf of the result log commits to: a signed result, by its digest and signing key. */
 export type ResultLeaf = {
   key_family: string;
@@ -17,4 +19,9 @@ export const RESULT_LEAF_VERSION = 'result-leaf/v1';
  */
 export function resultLeafBytes(leaf: ResultLeaf): Buffer {
   return Buffer.from(JSON.stringify({ key_family: String(leaf.key_family), key_id: String(leaf.key_id), sha256: String(leaf.sha256) }), 'utf8');
+}
+
+/** The leaf's RFC 6962 leaf hash: what the service's tree and the audit's rebuilt tree hold. */
+export function resultLeafHash(leaf: ResultLeaf): Uint8Array {
+  return leafHash(resultLeafBytes(leaf));
 }

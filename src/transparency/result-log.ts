@@ -5,12 +5,11 @@ import type { Keyring } from '../signing/keyring.ts';
 import { signCheckpoint, type NoteSigner } from './c2sp-checkpoint.ts';
 import { CHECKPOINT_ISSUED, checkpointIssuedSchema, RESULT_LOG_STREAM, type CheckpointIssued } from './events.ts';
 import { MerkleLog } from './merkle-log.ts';
-import { resultLeafBytes, type ResultLeaf } from './result-leaf.ts';
+import { resultLeafHash, type ResultLeaf } from './result-leaf.ts';
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
 import { ByteColumn, IntegerColumn } from './columns.ts';
 import { LeafFile, type StoredLeaf } from './leaf-file.ts';
 import { DigestIndex } from './digest-index.ts';
-import { leafHash } from '../signing/rfc6962-merkle.ts';
 import { eventId } from '../events/event-ids.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -73,7 +72,7 @@ export async function startResultLog(
   const keyOf = new IntegerColumn(4);
   const positions = new IntegerColumn(8);
   const interned = new Interned();
-  const tree = new MerkleLog((leaf) => leafHash(resultLeafBytes(leafAt(leaf))));
+  const tree = new MerkleLog((leaf) => resultLeafHash(leafAt(leaf)));
   const byDigest = new DigestIndex(
     (leaf, digest) => digests.equalsAt(leaf, digest),
     (leaf) => digests.at(leaf),
@@ -94,7 +93,7 @@ export async function startResultLog(
   function fold(event: RecordedEvent): void {
     const data = event.data as { keyFamily?: unknown; keyId?: unknown; sha256?: unknown };
     if (typeof data.keyFamily !== 'string' || typeof data.keyId !== 'string' || typeof data.sha256 !== 'string') throw new Error(`ResultSigned ${event.id} lacks keyFamily, keyId or sha256`);
-    const leaf = { position: event.position, leafHash: leafHash(resultLeafBytes({ key_family: data.keyFamily, key_id: data.keyId, sha256: data.sha256 })), sha256: Buffer.from(data.sha256, 'hex'), key: `${data.keyFamily} ${data.keyId}` };
+    const leaf = { position: event.position, leafHash: resultLeafHash({ key_family: data.keyFamily, key_id: data.keyId, sha256: data.sha256 }), sha256: Buffer.from(data.sha256, 'hex'), key: `${data.keyFamily} ${data.keyId}` };
     addLeaf(leaf);
     leafFile?.append(leaf);
   }
