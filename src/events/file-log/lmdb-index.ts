@@ -9,11 +9,12 @@ import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
 /**
  * The part of the log's index that is on disk: an LMDB environment beside the segments, holding
  * for every event before the checkpoint where it lives and its id, each stream's positions by
- * revision, and each id's position (from its stream's SCANNED_REVISIONS-th event on). Written only by the index checkpointer, one transaction per
- * checkpoint (entries and the checkpoint that covers them commit together), so what is on disk
- * is always the index of exactly the log's first `checkpoint.events` events. LMDB is
- * memory-mapped and copy-on-write: lookups are a B-tree walk in the page cache (about 1 µs), a
- * crash leaves the last committed checkpoint, and nothing of it is held on the JS heap.
+ * revision, and each id's position (from its stream's SCANNED_REVISIONS-th event on). Written
+ * only by the index checkpointer, one transaction per checkpoint (entries and the checkpoint
+ * that covers them commit together), so what is on disk is always the index of exactly the
+ * log's first `checkpoint.events` events. LMDB is memory-mapped and copy-on-write: lookups are
+ * a B-tree walk in the page cache (about 1 µs), a crash leaves the last committed checkpoint,
+ * and nothing of it is held on the JS heap.
  *
  * Commits are not fsynced (LMDB's NOSYNC): ids and stream names are random keys, so a
  * checkpoint touches a page of each B-tree for nearly every event, and syncing them at every
@@ -182,7 +183,7 @@ export class PersistedIndex {
 
   /** How many events of `stream` are indexed here. */
   streamLength(stream: string): number {
-    return this.lengthOf(this.digestOf(stream)).length;
+    return this.lengthOf(this.digestOf(stream));
   }
 
   /**
@@ -219,7 +220,7 @@ export class PersistedIndex {
     const digest = this.digestOf(stream);
     // The table holds the last event anywhere with this id: it is this stream's only if one of its revisions is there.
     let low = SCANNED_REVISIONS;
-    let high = this.lengthOf(digest).length - 1;
+    let high = this.lengthOf(digest) - 1;
     while (low <= high) {
       const mid = (low + high) >>> 1;
       const at = this.positionIn(digest, mid);
@@ -244,17 +245,17 @@ export class PersistedIndex {
     return this.lastDigested.digest;
   }
 
-  /** How many events of the stream with this digest are indexed here, and its first chunk. */
-  private lengthOf(digest: Buffer): { length: number; first?: number[] } {
+  /** How many events of the stream with this digest are indexed here. */
+  private lengthOf(digest: Buffer): number {
     // Most lookups are of a stream never written (a paid call's first append): one get answers.
     const first = this.streams.get(streamKey(digest, 0));
-    if (first === undefined || first[0]! >= this.limit) return { length: 0 };
-    if (first.length < CHUNK) return { length: countBelow(first, this.limit), first };
+    if (first === undefined || first[0]! >= this.limit) return 0;
+    if (first.length < CHUNK) return countBelow(first, this.limit);
     for (const { key, value } of this.streams.getRange({ start: streamKey(digest, MAX_CHUNK), end: streamKey(digest, 0), reverse: true })) {
       const count = countBelow(value, this.limit);
-      if (count > 0) return { length: chunkOf(key) * CHUNK + count, first };
+      if (count > 0) return chunkOf(key) * CHUNK + count;
     }
-    return { length: countBelow(first, this.limit), first };
+    return countBelow(first, this.limit);
   }
 
   /**
