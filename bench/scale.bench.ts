@@ -10,7 +10,7 @@ import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { loadKeyring } from '../src/key-generations.ts';
 import { load, type LoadResult } from './support/load.ts';
 import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
-import { compiledAudit, buildCompiled } from './support/compiled.ts';
+import { compiledAudit } from './support/compiled.ts';
 import { memoryOf, writtenBytesOf } from './support/proc.ts';
 
 /**
@@ -42,7 +42,6 @@ interface Running {
 
 export default async function run(): Promise<void> {
   const sizes = (process.env['SCALE_EVENTS'] ?? '10000,100000,1000000').split(',').map(Number);
-  buildCompiled();
   const keptDir = process.env['SCALE_DATA_DIR'];
   if (keptDir) mkdirSync(keptDir, { recursive: true });
   const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'bench-scale-'));

@@ -2,13 +2,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildCompiled } from './support/compiled.ts';
 import { memoryOf } from './support/proc.ts';
 
 /**
  * Start-up with an empty data directory: milliseconds from spawning the service until /health
- * answers, and its resident memory then. `node dist/main.js` (what `npm start` runs, built first
- * if stale) and `npm start` itself (npm's own start-up included), three runs each, medians.
+ * answers, and its resident memory then. `node dist/main.js` (what `npm start` runs; bench/run.ts
+ * builds it first when stale) and `npm start` itself (npm's own start-up included), three runs
+ * each, medians.
  */
 const root = new URL('..', import.meta.url).pathname;
 const RUNS = 3;
@@ -43,7 +43,6 @@ function descendantsOf(pid: number): number[] {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export default async function main(): Promise<void> {
-  buildCompiled();
   for (const [label, command, args] of [
     ['node dist/main.js', process.execPath, ['dist/main.js']],
     ['npm start', 'npm', ['start', '--silent']],

@@ -8,7 +8,7 @@ export function buildCompiled(): void {
   if (build.status !== 0) throw new Error(`the build failed (exit ${build.status})`);
 }
 
-/** A module of dist/ (`path` as under src/, with .js), typed as its source. Call buildCompiled() first. */
+/** A module of dist/ (`path` as under src/, with .js), typed as its source; bench/run.ts builds dist/ before any bench. */
 export function importCompiled<T>(path: string): Promise<T> {
   return import(new URL(`dist/${path}`, root).href) as Promise<T>;
 }
@@ -19,11 +19,10 @@ type StoreModule = typeof import('../../src/events/open-store.ts');
 
 /**
  * The audit as `npm run audit` runs it: the replay, the store it reads and the verifying threads
- * from dist/. Under tsx each verifying thread compiles its TypeScript at start, and the same
- * audit ran 4-8 % slower.
+ * from dist/ (which bench/run.ts built). Under tsx each verifying thread compiles its TypeScript
+ * at start, and the same audit ran 4-8 % slower.
  */
 export async function compiledAudit(): Promise<{ auditEventLog: AuditModule['auditEventLog']; startSignaturePool: PoolModule['startSignaturePool']; openEventStoreForReading: StoreModule['openEventStoreForReading'] }> {
-  buildCompiled();
   const [audit, pool, store] = await Promise.all([importCompiled<AuditModule>('audit/audit.js'), importCompiled<PoolModule>('audit/signature-pool.js'), importCompiled<StoreModule>('events/open-store.js')]);
   return { auditEventLog: audit.auditEventLog, startSignaturePool: pool.startSignaturePool, openEventStoreForReading: store.openEventStoreForReading };
 }
