@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
@@ -46,7 +47,9 @@ export async function startService(settings: Settings, store: EventStore, log: L
 
   const checkpoints = createFileCheckpointStore(projectionCheckpointDirectory(settings.DATA_DIR));
   const stats = await startProjection(store, publicStatsProjection, { checkpoints, log });
-  const resultLog = settings.RESULT_LOG === 'on' ? await startResultLog(store, keyring, { checkpointIntervalMs: settings.LOG_CHECKPOINT_INTERVAL_MS, log, leafFile: join(settings.DATA_DIR, 'result-log', 'leaves') }) : undefined;
+  // The result log's leaves used to be cached in this file; its store (below) replaces it.
+  rmSync(join(settings.DATA_DIR, 'result-log', 'leaves'), { force: true });
+  const resultLog = settings.RESULT_LOG === 'on' ? await startResultLog(store, keyring, { checkpointIntervalMs: settings.LOG_CHECKPOINT_INTERVAL_MS, log, leafStore: join(settings.DATA_DIR, 'result-log', 'store') }) : undefined;
   const deps: HttpDeps = {
     store,
     keyring,

@@ -2,20 +2,55 @@ import { EMPTY_TREE_ROOT, leafHash, nodeHash, splitPoint } from '../signing/rfc6
 import { ByteColumn } from './columns.ts';
 
 /**
- * An append-only RFC 6962 Merkle tree that grows one leaf at a time. Level k keeps the hash of
- * every complete, aligned subtree of 2^k leaves, so the root of any earlier size, an inclusion
- * proof and a consistency proof each cost O(log² n) hashes at most, and appending costs O(1)
- * amortised. Memory: about 64 bytes a leaf; 32 when the owner can give any leaf's hash again
- * (`leafHashOf`), since level 0 is then not kept: a proof asks for two or three leaf hashes.
+ * Where a tree keeps the hashes of its complete, aligned subtrees: `at(level, i)` is the root of
+ * leaves i*2^level .. (i+1)*2^level-1. Nodes are pushed once, in order within a level, and never
+ * change. Level 0 (the leaf hashes) is pushed only when the tree has no `leafHashOf`.
+ */
+export interface NodeLevels {
+  push(level: number, index: number, hash: Uint8Array): void;
+  /** A hash the caller may keep; valid at least until the next push. */
+  at(level: number, index: number): Uint8Array;
+}
+
+/** Every level in memory, 32 bytes a node. */
+export class MemoryLevels implements NodeLevels {
+  private readonly columns: ByteColumn[] = [];
+
+  push(level: number, index: number, hash: Uint8Array): void {
+    const column = (this.columns[level] ??= new ByteColumn(32));
+    if (index !== column.length) throw new RangeError(`node ${index} of level ${level} pushed after ${column.length} nodes`);
+    column.push(hash);
+  }
+
+  at(level: number, index: number): Uint8Array {
+    const column = this.columns[level];
+    if (!column) throw new RangeError(`no node of level ${level} is kept`);
+    return column.at(index);
+  }
+}
+
+/**
+ * An append-only RFC 6962 Merkle tree that grows one leaf at a time. It stores the hash of every
+ * complete, aligned subtree (NodeLevels: in memory, or on disk as the result log keeps them), so
+ * the root of any earlier size, an inclusion proof and a consistency proof each cost O(log² n)
+ * hashes at most, and appending costs O(1) amortised. In memory: about 64 bytes a leaf; 32 when
+ * the owner can give any leaf's hash again (`leafHashOf`), since level 0 is then not kept: a
+ * proof asks for two or three leaf hashes.
  */
 export class MerkleLog {
-  /** levels[0] is empty when leaf hashes come from `leafHashOf`. */
-  private readonly levels: ByteColumn[] = [new ByteColumn(32)];
-  private leaves = 0;
+  private leaves: number;
   /** The last leaf's hash: the left half of the next pair. */
   private readonly lastLeafHash = new Uint8Array(32);
 
-  constructor(private readonly leafHashOf?: (index: number) => Uint8Array) {}
+  /** `size`: the leaves `levels` already holds the nodes of (a tree resumed from disk). */
+  constructor(
+    private readonly leafHashOf?: (index: number) => Uint8Array,
+    private readonly levels: NodeLevels = new MemoryLevels(),
+    size = 0,
+  ) {
+    this.leaves = size;
+    if (size > 0) this.lastLeafHash.set(this.leafHashAt(size - 1));
+  }
 
   get size(): number {
     return this.leaves;
@@ -29,7 +64,7 @@ export class MerkleLog {
   appendLeafHash(hash: Uint8Array): number {
     if (hash.length !== 32) throw new RangeError(`a leaf hash is 32 bytes, not ${hash.length}`);
     const index = this.leaves++;
-    if (!this.leafHashOf) this.levels[0]!.push(hash);
+    if (!this.leafHashOf) this.levels.push(0, index, hash);
     if (index % 2 === 0) {
       this.lastLeafHash.set(hash);
       return index;
@@ -39,11 +74,9 @@ export class MerkleLog {
     let level = 1;
     let position = (index - 1) / 2;
     for (;;) {
-      if (!this.levels[level]) this.levels.push(new ByteColumn(32));
-      this.levels[level]!.push(parent);
+      this.levels.push(level, position, parent);
       if (position % 2 === 0) break;
-      const column = this.levels[level]!;
-      parent = nodeHash(column.at(position - 1), column.at(position));
+      parent = nodeHash(this.levels.at(level, position - 1), parent);
       level++;
       position = (position - 1) / 2;
     }
@@ -53,7 +86,7 @@ export class MerkleLog {
 
   leafHashAt(index: number): Uint8Array {
     if (!Number.isInteger(index) || index < 0 || index >= this.leaves) throw new RangeError(`leaf ${index} is outside a tree of ${this.leaves}`);
-    return this.leafHashOf ? this.leafHashOf(index) : this.levels[0]!.at(index);
+    return this.leafHashOf ? this.leafHashOf(index) : this.levels.at(0, index);
   }
 
   /** MTH(D[0:size]) of RFC 6962 section 2.1: the root the tree had when it held `size` leaves. */
@@ -85,8 +118,7 @@ export class MerkleLog {
     const n = end - start;
     if (n === 1) return this.leafHashAt(start);
     if ((n & (n - 1)) === 0) {
-      const level = Math.log2(n);
-      return this.levels[level]!.at(start / n);
+      return this.levels.at(Math.log2(n), start / n);
     }
     const k = splitPoint(n);
     return nodeHash(this.subtree(start, start + k), this.subtree(start + k, end));

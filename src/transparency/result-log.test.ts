@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { open } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PAYMENT_EVENT_TYPES } from '../payments/saga/events.ts';
 import type { EventStore } from '../events/port.ts';
@@ -54,8 +56,8 @@ describe('the saved leaves', () => {
   }
 
   const digestOf = (text: string) => createHash('sha256').update(text).digest('hex');
-  const leafFile = () => join(dir, 'leaves');
-  const startWithLeaves = (store: EventStore, log: never = quiet) => startResultLog(store, keyring, { checkpointIntervalMs: 60_000, log, leafFile: leafFile() });
+  const leafStore = () => join(dir, 'store');
+  const startWithLeaves = (store: EventStore, log: never = quiet) => startResultLog(store, keyring, { checkpointIntervalMs: 60_000, log, leafStore: leafStore() });
 
   /** A result log that saves its leaves folds `count` new results and stops; returns the last one's position. */
   async function foldAndStop(store: EventStore, count: number, tag: string): Promise<bigint> {
@@ -92,15 +94,43 @@ describe('the saved leaves', () => {
     await second.stop();
   });
 
-  it('cuts a torn record and folds the rest from the event log', async () => {
+  it('a store that lost its last commits (a process killed before them) folds those leaves again, to the same tree', async () => {
     const events = createMemoryEventStore();
-    const last = await foldAndStop(events, 10, 'a');
-    const bytes = await readFile(leafFile());
-    await writeFile(leafFile(), bytes.subarray(0, bytes.length - 7));
-    const second = await startWithLeaves(events);
+    const lastKept = await foldAndStop(events, 30, 'a');
+    await cp(leafStore(), join(dir, 'snapshot'), { recursive: true });
+    const later = await foldAndStop(events, 6, 'b');
+    const whole = await startWithLeaves(events);
+    const rootOfAll = whole.consistency(1, 36).second_root;
+    await whole.stop();
+
+    await rm(leafStore(), { recursive: true });
+    await cp(join(dir, 'snapshot'), leafStore(), { recursive: true });
+    const recorded = recordingSubscriptions(events);
+    const restarted = await startWithLeaves(recorded.store);
+    expect(recorded.from).toEqual([lastKept]);
+    expect(await restarted.caughtUpTo(later, 5_000)).toBe(true);
+    expect(restarted.size()).toBe(36);
+    expect(restarted.consistency(1, 36).second_root).toBe(rootOfAll);
+    expect(restarted.leafIndexOf(digestOf('b 5'))).toBe(35);
+    await restarted.stop();
+  });
+
+  it.skipIf(!existsSync('/proc/sys/kernel/random/boot_id'))('a store left open by an earlier boot of the machine (whose unsynced commits may be torn) is emptied and folded again, and said so', async () => {
+    const events = createMemoryEventStore();
+    const last = await foldAndStop(events, 9, 'a');
+    const env = open({ path: leafStore() });
+    env.openDB({ name: 'meta' }).putSync('opened-by', { bootId: 'an-earlier-boot', closed: false });
+    await env.close();
+
+    const warnings: string[] = [];
+    const log = { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never;
+    const recorded = recordingSubscriptions(events);
+    const second = await startWithLeaves(recorded.store, log);
+    expect(recorded.from).toEqual([undefined]);
     expect(await second.caughtUpTo(last, 5_000)).toBe(true);
-    expect(second.size()).toBe(10);
-    expect(second.leafIndexOf(digestOf('a 9'))).toBe(9);
+    expect(second.size()).toBe(9);
+    expect(second.leafIndexOf(digestOf('a 8'))).toBe(8);
+    expect(warnings.join('\n')).toMatch(/left open by an earlier boot/);
     await second.stop();
   });
 

@@ -7,9 +7,7 @@ import { CHECKPOINT_ISSUED, checkpointIssuedSchema, RESULT_LOG_STREAM, type Chec
 import { MerkleLog } from './merkle-log.ts';
 import { resultLeafHash, type ResultLeaf } from './result-leaf.ts';
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
-import { ByteColumn, IntegerColumn } from './columns.ts';
-import { LeafFile, type StoredLeaf } from './leaf-file.ts';
-import { DigestIndex } from './digest-index.ts';
+import { LeafStore } from './leaf-store.ts';
 import { eventId } from '../events/event-ids.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -19,21 +17,6 @@ export interface ResultLog extends ResultLogReader {
   /** Signs and records a checkpoint of the current tree now, if it grew since the last one. */
   issueCheckpoint(): Promise<CheckpointIssued | undefined>;
   stop(): Promise<void>;
-}
-
-/** Families and key ids repeat across millions of leaves: each distinct one is stored once. */
-class Interned {
-  private readonly ids = new Map<string, number>();
-  readonly values: string[] = [];
-  idOf(value: string): number {
-    let id = this.ids.get(value);
-    if (id === undefined) {
-      id = this.values.length;
-      this.values.push(value);
-      this.ids.set(value, id);
-    }
-    return id;
-  }
 }
 
 /**
@@ -59,24 +42,19 @@ export async function startResultLog(
     log: Logger;
     clock?: () => number;
     catchUpLagEvents?: bigint;
-    /** Where the leaves are kept between starts (leaf-file.ts); without it, every start folds the whole event log. */
-    leafFile?: string;
+    /** The directory where the leaves and the tree are kept (leaf-store.ts); without it, in memory, and every start folds the whole event log. */
+    leafStore?: string;
   },
 ): Promise<ResultLog> {
   const catchUpLag = options.catchUpLagEvents ?? CATCH_UP_LAG_EVENTS;
   const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
-  // Per leaf: its result's digest, its signing key (interned) and its event's global position
-  // (to fetch the signed result itself). The leaf hash is not kept: it is a function of the
-  // first two, given again for the few leaves a proof asks for.
-  const digests = new ByteColumn(32);
-  const keyOf = new IntegerColumn(4);
-  const positions = new IntegerColumn(8);
-  const interned = new Interned();
-  const tree = new MerkleLog((leaf) => resultLeafHash(leafAt(leaf)));
-  const byDigest = new DigestIndex(
-    (leaf, digest) => digests.equalsAt(leaf, digest),
-    (leaf) => digests.at(leaf),
-  );
+  const leaves = options.leafStore
+    ? LeafStore.open(options.leafStore, (err) => options.log.warn({ error: err.message }, 'result log: leaves are no longer saved (the next start folds the rest from the event log)'))
+    : LeafStore.inMemory();
+  if (leaves.emptiedAfterMachineCrash) options.log.warn({}, 'result log: its store was left open by an earlier boot of the machine; folding the event log again');
+  // A leaf's hash is not kept: it is a function of the leaf's key and digest, given again for
+  // the few leaves a proof asks for.
+  const tree = new MerkleLog((leaf) => resultLeafHash(leafAt(leaf)), leaves, leaves.size);
   let position: bigint | undefined;
   const waiters = new Set<{ position: bigint; resolve(ok: boolean): void }>();
 
@@ -93,37 +71,19 @@ export async function startResultLog(
   function fold(event: RecordedEvent): void {
     const data = event.data as { keyFamily?: unknown; keyId?: unknown; sha256?: unknown };
     if (typeof data.keyFamily !== 'string' || typeof data.keyId !== 'string' || typeof data.sha256 !== 'string') throw new Error(`ResultSigned ${event.id} lacks keyFamily, keyId or sha256`);
-    const leaf = { position: event.position, leafHash: resultLeafHash({ key_family: data.keyFamily, key_id: data.keyId, sha256: data.sha256 }), sha256: Buffer.from(data.sha256, 'hex'), key: `${data.keyFamily} ${data.keyId}` };
-    addLeaf(leaf);
-    leafFile?.append(leaf);
+    const leafHash = resultLeafHash({ key_family: data.keyFamily, key_id: data.keyId, sha256: data.sha256 });
+    leaves.append({ position: Number(event.position), sha256: Buffer.from(data.sha256, 'hex'), key: `${data.keyFamily} ${data.keyId}` });
+    tree.appendLeafHash(leafHash);
   }
 
-  function addLeaf(leaf: StoredLeaf): void {
-    const index = tree.appendLeafHash(leaf.leafHash);
-    digests.push(leaf.sha256);
-    positions.push(Number(leaf.position));
-    keyOf.push(interned.idOf(leaf.key));
-    byDigest.add(leaf.sha256, index);
-  }
-
-  let storedUpTo: bigint | undefined;
-  const leafFile = options.leafFile
-    ? LeafFile.open(
-        options.leafFile,
-        (leaf) => {
-          addLeaf(leaf);
-          storedUpTo = leaf.position;
-        },
-        (err) => options.log.warn({ error: err.message }, 'result log: leaves are no longer saved (the next start folds the rest from the event log)'),
-      )
-    : undefined;
-  if (leafFile && storedUpTo !== undefined) {
+  const storedUpTo = leaves.lastLeafPosition === undefined ? undefined : BigInt(leaves.lastLeafPosition);
+  if (storedUpTo !== undefined) {
     const problem = await storedLeavesProblem(storedUpTo);
     if (problem) {
       // A copy from another log, or a log restored from an older backup: folded again from this one.
       options.log.warn({ leaves: tree.size, problem }, `result log: the saved leaves do not match the event log (${problem}); folding it again`);
-      leafFile.reset();
-      leafFile.close();
+      await leaves.reset();
+      await leaves.close();
       return startResultLog(store, keyring, options);
     }
     position = storedUpTo;
@@ -133,7 +93,7 @@ export async function startResultLog(
   async function storedLeavesProblem(at: bigint): Promise<string | undefined> {
     let last: RecordedEvent | undefined;
     for await (const event of store.readAll({ ...(at > 0n ? { fromPosition: at - 1n } : {}), maxCount: 1 })) last = event;
-    const sha256 = hex(digests.at(tree.size - 1));
+    const sha256 = hex(leaves.leafAt(tree.size - 1).sha256);
     if (!last || last.position !== at || last.type !== PAYMENT_EVENT_TYPES.signed || (last.data as { sha256?: unknown }).sha256 !== sha256)
       return `leaf ${tree.size - 1} is result ${sha256} at position ${at}, which the event log does not hold`;
     if (latest && tree.size >= latest.checkpoint.tree_size && hex(tree.root(latest.checkpoint.tree_size)) !== latest.checkpoint.root_hash)
@@ -184,12 +144,13 @@ export async function startResultLog(
 
   function leafIndexOf(sha256: string): number | undefined {
     if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
-    return byDigest.find(Buffer.from(sha256, 'hex'));
+    return leaves.find(Buffer.from(sha256, 'hex'));
   }
 
   function leafAt(index: number): ResultLeaf {
-    const [key_family, key_id] = interned.values[keyOf.at(index)]!.split(' ') as [string, string];
-    return { key_family, key_id, sha256: hex(digests.at(index)) };
+    const leaf = leaves.leafAt(index);
+    const [key_family, key_id] = leaf.key.split(' ') as [string, string];
+    return { key_family, key_id, sha256: hex(leaf.sha256) };
   }
 
   let issuing: Promise<CheckpointIssued | undefined> | undefined;
@@ -248,7 +209,7 @@ export async function startResultLog(
     async signedResult(sha256) {
       const index = leafIndexOf(sha256);
       if (index === undefined) return undefined;
-      const position = BigInt(positions.at(index));
+      const position = BigInt(leaves.leafAt(index).position);
       for await (const event of store.readAll({ fromPosition: position - 1n, maxCount: 1 })) {
         if (event.position !== position || event.type !== PAYMENT_EVENT_TYPES.signed) break;
         const signed = resultSignedSchema.parse(event.data);
@@ -259,7 +220,7 @@ export async function startResultLog(
     async stop() {
       clearInterval(timer);
       await subscription.close();
-      leafFile?.close();
+      await leaves.close();
       for (const waiter of waiters) waiter.resolve(false);
       waiters.clear();
     },

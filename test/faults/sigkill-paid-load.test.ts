@@ -9,6 +9,8 @@ import { auditEventLog } from '../../src/audit/audit.ts';
 import { auditRules } from '../../src/catalog/index.ts';
 import { openEventStoreForReading } from '../../src/events/open-store.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
+import { rootFromInclusionProof } from '../../src/signing/rfc6962-merkle.ts';
+import { resultLeafBytes, type ResultLeaf } from '../../src/transparency/result-leaf.ts';
 import { fetchQuote, signPayment, type HandMadePayment } from '../support/x402-payments.ts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
@@ -63,6 +65,16 @@ function nextCall(quotes: Record<string, PaymentRequired>): Promise<Call> {
   return signPayment(quotes[path]!, owned ? { account: owner } : {}).then((payment) => ({ path, body: JSON.stringify(input), payment }));
 }
 
+/** The inclusion proof of a result, once a checkpoint covers it (the service signs one every 2 s). */
+async function inclusionProof(url: string, sha256: string): Promise<{ leaf_index: number; tree_size: number; leaf: ResultLeaf; audit_path: string[]; root_hash: string }> {
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${url}/v1/log/proof/inclusion?sha256=${sha256}`);
+    if (res.status === 200) return (await res.json()) as Awaited<ReturnType<typeof inclusionProof>>;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no checkpoint covers result ${sha256}`);
+}
+
 const send = (url: string, call: Call) =>
   fetch(`${url}${call.path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': call.payment.header }, body: call.body });
 
@@ -107,6 +119,14 @@ describe('SIGKILL under mixed paid load', () => {
       for (const { call, text } of acknowledged) expect(await (await send(last.url, call)).text()).toBe(text);
       // A call the kill cut off is completed by its retry with the same payment.
       for (const call of unanswered.slice(0, 8)) expect([200, 403, 409]).toContain((await send(last.url, call)).status);
+      // The result log, resumed from its store after every kill (whatever commit each kill left),
+      // proves each acknowledged result against a signed checkpoint; the audit below rebuilds
+      // the tree from the event log and checks that checkpoint's root.
+      for (const { text } of acknowledged.slice(-6)) {
+        const { sha256 } = JSON.parse(text) as { sha256: string };
+        const proof = await inclusionProof(last.url, sha256);
+        expect(rootFromInclusionProof(resultLeafBytes(proof.leaf), { leafIndex: proof.leaf_index, treeSize: proof.tree_size, auditPath: proof.audit_path })).toBe(proof.root_hash);
+      }
     } finally {
       last.child.kill('SIGTERM');
       await last.exited;
@@ -116,6 +136,7 @@ describe('SIGKILL under mixed paid load', () => {
       const report = await auditEventLog({ store, keyring: createKeyring(SECRET), chainRules: auditRules });
       expect(report.failures).toEqual([]);
       expect(report.results).toBeGreaterThanOrEqual(acknowledged.length);
+      expect(report.checkpoints).toBeGreaterThan(0);
     } finally {
       await store.close();
     }

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LeafStore, type StoredLeaf } from './leaf-store.ts';
+import { MerkleLog } from './merkle-log.ts';
+
+const digest = (i: number) => createHash('sha256').update(`result ${i}`).digest();
+const leafNumber = (i: number): StoredLeaf => ({ position: 3 * i + 2, sha256: digest(i), key: i % 5 === 0 ? 'attest k2' : 'attest k1' });
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+const hexes = (list: Uint8Array[]) => list.map(hex);
+const leafHashOf = (leaf: StoredLeaf) => createHash('sha256').update(Buffer.from([0])).update(leaf.key).update(leaf.sha256).digest();
+
+/** A tree over the store, as the result log builds it. */
+function treeOver(store: LeafStore): MerkleLog {
+  return new MerkleLog((index) => leafHashOf(store.leafAt(index)), store, store.size);
+}
+
+function appendTo(store: LeafStore, tree: MerkleLog, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const leaf = leafNumber(i);
+    expect(store.append(leaf)).toBe(i);
+    tree.appendLeafHash(leafHashOf(leaf));
+  }
+}
+
+describe('the result log store on disk', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'leaf-store-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('gives back every leaf, lookup and proof across commits and a reopen, the same as a tree held in memory', async () => {
+    const count = 5_000;
+    const inMemory = new MerkleLog();
+    for (let i = 0; i < count; i++) inMemory.appendLeafHash(leafHashOf(leafNumber(i)));
+
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    const tree = treeOver(store);
+    // Commits at uneven sizes, so that nodes of every level are split between disk and the tail.
+    for (const [from, to] of [[0, 1], [1, 777], [777, 2_048], [2_048, 3_001]]) {
+      appendTo(store, tree, from!, to!);
+      await store.flush();
+    }
+    appendTo(store, tree, 3_001, 3_500); // not committed yet: read from the tail
+    expect(hex(tree.root(3_500))).toBe(hex(inMemory.root(3_500)));
+    expect(hexes(tree.inclusionProof(2_999, 3_500))).toEqual(hexes(inMemory.inclusionProof(2_999, 3_500)));
+    await store.close();
+
+    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    expect(reopened.size).toBe(3_500);
+    expect(reopened.lastLeafPosition).toBe(leafNumber(3_499).position);
+    const again = treeOver(reopened);
+    appendTo(reopened, again, 3_500, count);
+    for (const size of [1, 2, 3, 1_024, 3_001, 3_500, count]) expect(hex(again.root(size))).toBe(hex(inMemory.root(size)));
+    for (const [index, size] of [[0, count], [3_499, count], [4_999, count], [777, 2_049]]) expect(hexes(again.inclusionProof(index!, size))).toEqual(hexes(inMemory.inclusionProof(index!, size)));
+    expect(hexes(again.consistencyProof(3_001, count))).toEqual(hexes(inMemory.consistencyProof(3_001, count)));
+    for (const i of [0, 5, 2_047, 3_499, 4_999]) {
+      expect(reopened.find(digest(i))).toBe(i);
+      expect(reopened.leafAt(i)).toEqual({ ...leafNumber(i), sha256: expect.toSatisfy((d: Uint8Array) => Buffer.from(d).equals(digest(i))) });
+    }
+    expect(reopened.find(digest(count))).toBeUndefined();
+    await reopened.close();
+  });
+
+  it('keeps the leaves appended while a commit runs, and commits them next', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    const tree = treeOver(store);
+    appendTo(store, tree, 0, 100);
+    const committing = store.flush();
+    appendTo(store, tree, 100, 130);
+    await committing;
+    expect(store.size).toBe(130);
+    expect(store.find(digest(120))).toBe(120);
+    const root = hex(tree.root());
+    await store.close();
+    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    expect(reopened.size).toBe(130);
+    expect(hex(treeOver(reopened).root())).toBe(root);
+    await reopened.close();
+  });
+
+  it('commits on its own once the tail is long, every node a leaf completes with it', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    const tree = treeOver(store);
+    appendTo(store, tree, 0, 17_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const expected = new MerkleLog();
+    for (let i = 0; i < 17_000; i++) expected.appendLeafHash(leafHashOf(leafNumber(i)));
+    for (const size of [16_384, 16_999, 17_000]) expect(hex(tree.root(size))).toBe(hex(expected.root(size)));
+    expect(hexes(tree.inclusionProof(16_383, 17_000))).toEqual(hexes(expected.inclusionProof(16_383, 17_000)));
+    await store.close();
+  });
+
+  it('finds a digest at its first leaf, and tells apart digests that share their first 8 bytes', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    const twin = Buffer.from(digest(1));
+    twin[31]! ^= 0xff; // same lookup key as digest(1), another digest
+    store.append(leafNumber(0));
+    store.append(leafNumber(1));
+    store.append({ ...leafNumber(1), position: 99 }); // the same result signed again
+    await store.flush();
+    store.append({ position: 120, sha256: twin, key: 'attest k1' });
+    expect(store.find(twin)).toBe(3);
+    await store.flush();
+    expect(store.find(digest(1))).toBe(1);
+    expect(store.find(twin)).toBe(3);
+    const third = Buffer.from(twin);
+    third[30]! ^= 0xff;
+    expect(store.find(third)).toBeUndefined();
+    await store.close();
+  });
+
+  it('in memory (no directory) keeps everything, for tests of the result log', () => {
+    const store = LeafStore.inMemory();
+    const tree = treeOver(store);
+    appendTo(store, tree, 0, 300);
+    expect(store.find(digest(299))).toBe(299);
+    const expected = new MerkleLog();
+    for (let i = 0; i < 300; i++) expected.appendLeafHash(leafHashOf(leafNumber(i)));
+    expect(hex(tree.root())).toBe(hex(expected.root()));
+  });
+});
