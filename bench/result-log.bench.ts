@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,7 +79,7 @@ async function treeAtScale(): Promise<void> {
   const leaves = LeafStore.open(storeDir, (err) => {
     throw err;
   });
-  const leafOf = (i: number): StoredLeaf => ({ position: 3 * i + 2, sha256: Buffer.from(i.toString(16).padStart(64, '0'), 'hex'), key: 'veritrack 0123456789abcdef' });
+  const leafOf = (i: number): StoredLeaf => ({ position: 3 * i + 2, sha256: createHash('sha256').update(String(i)).digest(), key: 'veritrack 0123456789abcdef' });
   const leafHashAt = (i: number) => {
     const leaf = leaves.leafAt(i);
     return resultLeafHash({ key_family: 'veritrack', key_id: leaf.key.split(' ')[1]!, sha256: Buffer.from(leaf.sha256).toString('hex') });

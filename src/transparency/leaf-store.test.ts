@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { open } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LeafStore, type StoredLeaf } from './leaf-store.ts';
 import { MerkleLog } from './merkle-log.ts';
@@ -111,6 +112,20 @@ describe('the result log store on disk', () => {
     third[30]! ^= 0xff;
     expect(store.find(third)).toBeUndefined();
     await store.close();
+  });
+
+  it('empties a store of another format (its leaves are folded again from the event log)', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    appendTo(store, treeOver(store), 0, 10);
+    await store.close();
+    const env = open({ path: join(dir, 'store') });
+    env.openDB<{ format: number; leaves: number; lastPosition: number }, string>({ name: 'meta' }).putSync('state', { format: 1, leaves: 10, lastPosition: 29 });
+    await env.close();
+    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    expect(reopened.size).toBe(0);
+    expect(reopened.lastLeafPosition).toBeUndefined();
+    expect(reopened.find(digest(3))).toBeUndefined();
+    await reopened.close();
   });
 
   it('in memory (no directory) keeps everything, for tests of the result log', () => {

@@ -15,13 +15,18 @@ export interface StoredLeaf {
 
 /**
  * Bumped when the layout below changes: a store of another format is emptied and its leaves
- * folded again from the event log.
+ * folded again from the event log. 2: the digest lookup keyed by prefix and leaf number.
  */
-const FORMAT = 1;
+const FORMAT = 2;
 /** A leaf as stored: sha256 | position (u64) | key number (u32). */
 const LEAF_BYTES = 44;
-/** Lookups by digest are keyed by its first 8 bytes; the few leaves under one are told apart by their whole digest. */
+/**
+ * Lookups by digest are keyed by its first 8 bytes and the leaf's number, so that an append reads
+ * nothing; the leaves under one prefix (the same result signed again, or a rare collision) are
+ * told apart by their whole digest.
+ */
 const DIGEST_KEY_BYTES = 8;
+const EMPTY = Buffer.alloc(0);
 /** Appended leaves wait in memory at most this long, or until this many, before one commit. */
 const FLUSH_MS = 100;
 const FLUSH_LEAVES = 16_384;
@@ -47,7 +52,7 @@ class Tail {
   leaves: StoredLeaf[] = [];
   /** nodes[level][i] is node floor(committed / 2^level) + i of that level. */
   nodes: Uint8Array[][] = [];
-  /** Digest key (hex) -> the tail's leaves first holding a digest with that key. */
+  /** Digest key (hex) -> the tail's leaves whose digest starts with it, in order. */
   byDigestKey = new Map<string, number[]>();
 }
 
@@ -126,15 +131,13 @@ export class LeafStore implements NodeLevels {
     return this.tail.leaves.at(-1)?.position ?? this.lastPosition;
   }
 
-  /** Adds the leaf and returns its index; its digest is looked up by `find` unless an earlier leaf has it. */
+  /** Adds the leaf and returns its index. */
   append(leaf: StoredLeaf): number {
     const index = this.size;
-    if (this.find(leaf.sha256) === undefined) {
-      const key = digestKeyHex(leaf.sha256);
-      const under = this.tail.byDigestKey.get(key);
-      if (under) under.push(index);
-      else this.tail.byDigestKey.set(key, [index]);
-    }
+    const key = digestKeyHex(leaf.sha256);
+    const under = this.tail.byDigestKey.get(key);
+    if (under) under.push(index);
+    else this.tail.byDigestKey.set(key, [index]);
     this.rememberKey(leaf.key);
     this.tail.leaves.push({ position: leaf.position, sha256: Buffer.from(leaf.sha256), key: leaf.key });
     this.scheduleFlush();
@@ -151,10 +154,16 @@ export class LeafStore implements NodeLevels {
 
   /** The first leaf whose result has this digest. */
   find(sha256: Uint8Array): number | undefined {
-    const stored = this.dbs?.digests.get(Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES));
-    for (let at = 0; stored && at < stored.length; at += 4) {
-      const leaf = stored.readUInt32BE(at);
-      if (leaf < this.committed && sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
+    if (this.dbs) {
+      const prefix = Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES);
+      // Keys are the prefix and a leaf number: those of one prefix lie together, in leaf order.
+      const end = Buffer.alloc(DIGEST_KEY_BYTES + 5, 0xff);
+      prefix.copy(end);
+      end[DIGEST_KEY_BYTES + 4] = 0;
+      for (const key of this.dbs.digests.getKeys({ start: prefix, end })) {
+        const leaf = key.readUInt32BE(DIGEST_KEY_BYTES);
+        if (leaf < this.committed && sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
+      }
     }
     for (const leaf of this.tail.byDigestKey.get(digestKeyHex(sha256)) ?? []) if (sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     return undefined;
@@ -255,16 +264,14 @@ export class LeafStore implements NodeLevels {
         const end = Math.min(Math.floor(to / 2 ** level), first + nodes.length);
         for (let index = first; index < end; index++) void dbs.nodes.put(nodeKey(level, index), Buffer.from(nodes[index - first]!));
       }
-      for (const [keyHex, leaves] of tail.byDigestKey) {
-        const key = Buffer.from(keyHex, 'hex');
-        const committed = leaves.filter((leaf) => leaf < to);
-        if (committed.length === 0) continue;
-        const before = dbs.digests.get(key) ?? Buffer.alloc(0);
-        const value = Buffer.allocUnsafe(before.length + 4 * committed.length);
-        before.copy(value);
-        committed.forEach((leaf, i) => value.writeUInt32BE(leaf, before.length + 4 * i));
-        void dbs.digests.put(key, value);
-      }
+      for (const [keyHex, leaves] of tail.byDigestKey)
+        for (const leaf of leaves) {
+          if (leaf >= to) break;
+          const key = Buffer.alloc(DIGEST_KEY_BYTES + 4);
+          key.write(keyHex, 'hex');
+          key.writeUInt32BE(leaf, DIGEST_KEY_BYTES);
+          void dbs.digests.put(key, EMPTY);
+        }
       const keyCount = this.keys.length;
       for (let number = this.committedKeys; number < keyCount; number++) void dbs.keys.put(number, this.keys[number]!);
       const lastPosition = tail.leaves[to - from - 1]!.position;
@@ -309,7 +316,7 @@ interface StoreTables {
   leaves: Database<Buffer, number>;
   /** nodeKey(level, index) -> the 32-byte hash of that complete subtree (levels from 1). */
   nodes: Database<Buffer, Buffer>;
-  /** A digest's first DIGEST_KEY_BYTES -> the first leaf of each digest with them, u32 each. */
+  /** A digest's first DIGEST_KEY_BYTES and a leaf number (u32) -> nothing: the leaves of each prefix, in order. */
   digests: Database<Buffer, Buffer>;
   /** Key number -> `${keyFamily} ${keyId}`: signing keys repeat across millions of leaves. */
   keys: Database<string, number>;
