@@ -114,6 +114,19 @@ describe('the result log store on disk', () => {
     await store.close();
   });
 
+  it('adds nothing to the lookup for the same result signed again, however often (a list under one key would grow with each)', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    for (let i = 0; i < 5_000; i++) store.append({ ...leafNumber(7), position: 10 + i });
+    await store.flush();
+    for (let i = 0; i < 5_000; i++) store.append({ ...leafNumber(7), position: 6_000 + i });
+    expect(store.find(digest(7))).toBe(0);
+    await store.close();
+    const env = open({ path: join(dir, 'store') });
+    const stored = env.openDB<Buffer, Buffer>({ name: 'digests', keyEncoding: 'binary', encoding: 'binary' }).get(digest(7).subarray(0, 8));
+    await env.close();
+    expect(stored?.length).toBe(4);
+  });
+
   it('empties a store of another format (its leaves are folded again from the event log)', async () => {
     const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
     appendTo(store, treeOver(store), 0, 10);

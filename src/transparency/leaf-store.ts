@@ -15,15 +15,15 @@ export interface StoredLeaf {
 
 /**
  * Bumped when the layout below changes: a store of another format is emptied and its leaves
- * folded again from the event log. 2: the digest lookup keyed by prefix and leaf number.
+ * folded again from the event log. 3: the digest lookup keyed by prefix, its leaves in the value.
  */
-const FORMAT = 2;
+const FORMAT = 3;
 /** A leaf as stored: sha256 | position (u64) | key number (u32). */
 const LEAF_BYTES = 44;
 /**
- * Lookups by digest are keyed by its first 8 bytes and the leaf's number, so that an append reads
- * nothing; the leaves under one prefix (the same result signed again, or a rare collision) are
- * told apart by their whole digest.
+ * Lookups by digest are keyed by its first 8 bytes (one get answers, as a paid answer asks for
+ * its leaf's number); the first leaves of distinct digests under one prefix (a rare collision)
+ * are told apart by their whole digest.
  */
 const DIGEST_KEY_BYTES = 8;
 const EMPTY = Buffer.alloc(0);
@@ -52,7 +52,7 @@ class Tail {
   leaves: StoredLeaf[] = [];
   /** nodes[level][i] is node floor(committed / 2^level) + i of that level. */
   nodes: Uint8Array[][] = [];
-  /** Digest key (hex) -> the tail's leaves whose digest starts with it, in order. */
+  /** Digest key (hex) -> the tail's leaves first holding a digest that starts with it, in order. */
   byDigestKey = new Map<string, number[]>();
 }
 
@@ -131,13 +131,19 @@ export class LeafStore implements NodeLevels {
     return this.tail.leaves.at(-1)?.position ?? this.lastPosition;
   }
 
-  /** Adds the leaf and returns its index. */
+  /**
+   * Adds the leaf and returns its index. Its digest is looked up by `find` unless an earlier leaf
+   * has it: the same result signed again (the same request within the second of its timestamp)
+   * adds nothing to the lookup, so repeats never lengthen a list under one key.
+   */
   append(leaf: StoredLeaf): number {
     const index = this.size;
-    const key = digestKeyHex(leaf.sha256);
-    const under = this.tail.byDigestKey.get(key);
-    if (under) under.push(index);
-    else this.tail.byDigestKey.set(key, [index]);
+    if (this.find(leaf.sha256) === undefined) {
+      const key = digestKeyHex(leaf.sha256);
+      const under = this.tail.byDigestKey.get(key);
+      if (under) under.push(index);
+      else this.tail.byDigestKey.set(key, [index]);
+    }
     this.rememberKey(leaf.key);
     this.tail.leaves.push({ position: leaf.position, sha256: Buffer.from(leaf.sha256), key: leaf.key });
     this.scheduleFlush();
@@ -154,17 +160,10 @@ export class LeafStore implements NodeLevels {
 
   /** The first leaf whose result has this digest. */
   find(sha256: Uint8Array): number | undefined {
-    if (this.dbs) {
-      const prefix = Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES);
-      // Keys are the prefix and a leaf number: those of one prefix lie together, in leaf order.
-      const end = Buffer.alloc(DIGEST_KEY_BYTES + 5, 0xff);
-      prefix.copy(end);
-      end[DIGEST_KEY_BYTES + 4] = 0;
-      for (const key of this.dbs.digests.getKeys({ start: prefix, end })) {
-        const leaf = key.readUInt32BE(DIGEST_KEY_BYTES);
-        if (leaf < this.committed && sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
-      }
-    }
+    const stored = this.dbs?.digests.getBinaryFast(Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES));
+    // Read before leafAt, which reuses the buffer getBinaryFast answered in.
+    const committed = stored ? Array.from({ length: stored.length / 4 }, (_, i) => stored.readUInt32BE(4 * i)) : [];
+    for (const leaf of committed) if (leaf < this.committed && sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     for (const leaf of this.tail.byDigestKey.get(digestKeyHex(sha256)) ?? []) if (sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     return undefined;
   }
@@ -264,14 +263,17 @@ export class LeafStore implements NodeLevels {
         const end = Math.min(Math.floor(to / 2 ** level), first + nodes.length);
         for (let index = first; index < end; index++) void dbs.nodes.put(nodeKey(level, index), Buffer.from(nodes[index - first]!));
       }
-      for (const [keyHex, leaves] of tail.byDigestKey)
-        for (const leaf of leaves) {
-          if (leaf >= to) break;
-          const key = Buffer.alloc(DIGEST_KEY_BYTES + 4);
-          key.write(keyHex, 'hex');
-          key.writeUInt32BE(leaf, DIGEST_KEY_BYTES);
-          void dbs.digests.put(key, EMPTY);
-        }
+      for (const [keyHex, leaves] of tail.byDigestKey) {
+        const committing = leaves.filter((leaf) => leaf < to);
+        if (committing.length === 0) continue;
+        // One put a prefix a commit, so the get sees every earlier commit's leaves under it.
+        const key = Buffer.from(keyHex, 'hex');
+        const before = dbs.digests.get(key) ?? EMPTY;
+        const value = Buffer.allocUnsafe(before.length + 4 * committing.length);
+        before.copy(value);
+        committing.forEach((leaf, i) => value.writeUInt32BE(leaf, before.length + 4 * i));
+        void dbs.digests.put(key, value);
+      }
       const keyCount = this.keys.length;
       for (let number = this.committedKeys; number < keyCount; number++) void dbs.keys.put(number, this.keys[number]!);
       const lastPosition = tail.leaves[to - from - 1]!.position;
@@ -316,7 +318,7 @@ interface StoreTables {
   leaves: Database<Buffer, number>;
   /** nodeKey(level, index) -> the 32-byte hash of that complete subtree (levels from 1). */
   nodes: Database<Buffer, Buffer>;
-  /** A digest's first DIGEST_KEY_BYTES and a leaf number (u32) -> nothing: the leaves of each prefix, in order. */
+  /** A digest's first DIGEST_KEY_BYTES -> the first leaf of each digest starting with them, u32 each, in order. */
   digests: Database<Buffer, Buffer>;
   /** Key number -> `${keyFamily} ${keyId}`: signing keys repeat across millions of leaves. */
   keys: Database<string, number>;
