@@ -27,6 +27,11 @@ const LEAF_BYTES = 44;
  */
 const DIGEST_KEY_BYTES = 8;
 const EMPTY = Buffer.alloc(0);
+/**
+ * Leaves are written in key order: LMDB's MDB_APPEND fills each page instead of splitting it in
+ * half. (lmdb's typings give the options argument to putSync only; put takes it too.)
+ */
+const APPEND = { append: true } as unknown as number;
 /** Appended leaves wait in memory at most this long, or until this many, before one commit. */
 const FLUSH_MS = 100;
 const FLUSH_LEAVES = 16_384;
@@ -160,11 +165,13 @@ export class LeafStore implements NodeLevels {
 
   /** The first leaf whose result has this digest. */
   find(sha256: Uint8Array): number | undefined {
+    // The tail first: a digest is listed there only when no earlier leaf has it, and a paid
+    // answer asks for the leaf just folded.
+    for (const leaf of this.tail.byDigestKey.get(digestKeyHex(sha256)) ?? []) if (sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     const stored = this.dbs?.digests.getBinaryFast(Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES));
     // Read before leafAt, which reuses the buffer getBinaryFast answered in.
     const committed = stored ? Array.from({ length: stored.length / 4 }, (_, i) => stored.readUInt32BE(4 * i)) : [];
     for (const leaf of committed) if (leaf < this.committed && sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
-    for (const leaf of this.tail.byDigestKey.get(digestKeyHex(sha256)) ?? []) if (sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     return undefined;
   }
 
@@ -256,7 +263,7 @@ export class LeafStore implements NodeLevels {
     const to = this.size;
     const tail = this.tail;
     try {
-      for (let index = from; index < to; index++) void dbs.leaves.put(index, this.leafBytes(tail.leaves[index - from]!));
+      for (let index = from; index < to; index++) void dbs.leaves.put(index, this.leafBytes(tail.leaves[index - from]!), APPEND);
       for (let level = 1; 2 ** level <= to; level++) {
         const first = Math.floor(from / 2 ** level);
         const nodes = tail.nodes[level] ?? [];
