@@ -2,6 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { currentBootId } from '../events/file-log/boot-id.ts';
+import { lmdbFileProblem } from '../events/file-log/lmdb-meta-page.ts';
 import type { NodeLevels } from './merkle-log.ts';
 
 /** One leaf of the result log: a signed result, by its digest and signing key, and where its event is. */
@@ -106,9 +107,14 @@ export class LeafStore implements NodeLevels {
     return new LeafStore(undefined, () => {}, false);
   }
 
-  /** Opens (creating) the store at `dir`, emptied first when of another format or left open by an earlier boot. */
+  /**
+   * Opens (creating) the store at `dir`, emptied first when of another format or left open by an
+   * earlier boot; throws when its file is damaged (the caller deletes it and folds again).
+   */
   static open(dir: string, onError: (error: Error) => void): LeafStore {
     mkdirSync(dir, { recursive: true });
+    const problem = lmdbFileProblem(dir);
+    if (problem) throw new Error(problem);
     const unsynced = BOOT_ID !== undefined;
     const env = open({ path: dir, compression: false, maxDbs: 5, cache: false, noSync: unsynced, useWritemap: unsynced, mapSize: Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) });
     const dbs: StoreTables = {

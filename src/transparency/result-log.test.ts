@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,6 +131,20 @@ describe('the saved leaves', () => {
     expect(second.size()).toBe(9);
     expect(second.leafIndexOf(digestOf('a 8'))).toBe(8);
     expect(warnings.join('\n')).toMatch(/left open by an earlier boot/);
+    await second.stop();
+  });
+
+  it('a store that cannot be opened (its file damaged) is deleted, folded again, and said so', async () => {
+    const events = createMemoryEventStore();
+    const last = await foldAndStop(events, 8, 'a');
+    await writeFile(join(leafStore(), 'data.mdb'), Buffer.alloc(64 * 1024, 0x5a));
+    const warnings: string[] = [];
+    const log = { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never;
+    const second = await startWithLeaves(events, log);
+    expect(await second.caughtUpTo(last, 5_000)).toBe(true);
+    expect(second.size()).toBe(8);
+    expect(second.leafIndexOf(digestOf('a 7'))).toBe(7);
+    expect(warnings.join('\n')).toMatch(/cannot be opened/);
     await second.stop();
   });
 

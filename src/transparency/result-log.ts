@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../events/port.ts';
 import { PAYMENT_EVENT_TYPES, resultSignedSchema } from '../payments/saga/events.ts';
@@ -48,9 +49,7 @@ export async function startResultLog(
 ): Promise<ResultLog> {
   const catchUpLag = options.catchUpLagEvents ?? CATCH_UP_LAG_EVENTS;
   const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
-  const leaves = options.leafStore
-    ? LeafStore.open(options.leafStore, (err) => options.log.warn({ error: err.message }, 'result log: leaves are no longer saved (the next start folds the rest from the event log)'))
-    : LeafStore.inMemory();
+  const leaves = options.leafStore ? openLeafStore(options.leafStore, options.log) : LeafStore.inMemory();
   if (leaves.emptiedAfterMachineCrash) options.log.warn({}, 'result log: its store was left open by an earlier boot of the machine; folding the event log again');
   // A leaf's hash is not kept: it is a function of the leaf's key and digest, given again for
   // the few leaves a proof asks for.
@@ -225,6 +224,18 @@ export async function startResultLog(
       waiters.clear();
     },
   };
+}
+
+/** The store at `dir`; one that cannot be opened (damaged) is deleted and the log folded again into a new one. */
+function openLeafStore(dir: string, log: Logger): LeafStore {
+  const onError = (err: Error) => log.warn({ error: err.message }, 'result log: leaves are no longer saved (the next start folds the rest from the event log)');
+  try {
+    return LeafStore.open(dir, onError);
+  } catch (err) {
+    log.warn({ dir, error: (err as Error).message }, 'result log: its store cannot be opened; folding the event log again into a new one');
+    rmSync(dir, { recursive: true, force: true });
+    return LeafStore.open(dir, onError);
+  }
 }
 
 /** Deterministic: a checkpoint of the same size is the same event, so a retried append is idempotent. */

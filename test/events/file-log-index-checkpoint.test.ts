@@ -150,6 +150,23 @@ describe('file event log: the index on disk', () => {
     expect((await readdir(dir)).includes(INDEX_DIRECTORY)).toBe(true);
   });
 
+  it('an index whose file is damaged (LMDB would end the process on it) is rebuilt by the writer and passed over by a reader, each saying so', async () => {
+    await writeNotes(90);
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(dir, INDEX_DIRECTORY, 'data.mdb'), Buffer.alloc(64 * 1024, 0x5a));
+    const readerLog = recordingLogger();
+    const reader = await openFileEventStore({ dir, log: readerLog, readOnly: true });
+    await expectAllEvents(reader, 90);
+    await reader.close();
+    expect(readerLog.entries.find((e) => e.level === 'warn')?.message).toMatch(/event index cannot be opened: reading the log without it/);
+
+    const log = recordingLogger();
+    const rebuilt = await openFileEventStore({ dir, log });
+    expect(log.entries.find((e) => e.level === 'warn')?.message).toMatch(/event index cannot be opened: rebuilding it from the log/);
+    await expectAllEvents(rebuilt, 90);
+    await rebuilt.close();
+  });
+
   it('an append replayed after its stream went to the index on disk is recognised, in a short stream and a long one', async () => {
     const note = (i: number): EventData => ({ id: idOf(i), type: 'Noted', data: { i } });
     const first = await openFileEventStore({ dir, log: silentLogger });

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { currentBootId } from './boot-id.ts';
+import { lmdbFileProblem } from './lmdb-meta-page.ts';
 import type { Location } from './location.ts';
 import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
 
@@ -108,6 +109,8 @@ export class PersistedIndex {
   /** Opens (creating it when absent) the index in `dir`; read-only opens answer undefined when there is none. */
   static open(dir: string, mode: { readOnly: boolean }): PersistedIndex | undefined {
     if (mode.readOnly && !existsSync(dir)) return undefined;
+    const problem = lmdbFileProblem(dir);
+    if (problem) throw new Error(problem);
     const unsynced = BOOT_ID !== undefined && !mode.readOnly;
     const env = open({
       path: dir,
