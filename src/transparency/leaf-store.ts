@@ -17,8 +17,9 @@ export interface StoredLeaf {
 /**
  * Bumped when the layout below changes: a store of another format is emptied and its leaves
  * folded again from the event log. 3: the digest lookup keyed by prefix, its leaves in the value.
+ * 4: inner nodes from level LOWEST_STORED_LEVEL up.
  */
-const FORMAT = 3;
+const FORMAT = 4;
 /** A leaf as stored: sha256 | position (u64) | key number (u32). */
 const LEAF_BYTES = 44;
 /**
@@ -28,6 +29,12 @@ const LEAF_BYTES = 44;
  */
 const DIGEST_KEY_BYTES = 8;
 const EMPTY = Buffer.alloc(0);
+/**
+ * Inner nodes are stored from this level up (subtrees of 16 leaves and more): one node every 16
+ * leaves instead of one a leaf. A proof hashes the smaller subtrees it needs again from their
+ * leaves, at most 15 leaves for its lowest four steps.
+ */
+const LOWEST_STORED_LEVEL = 4;
 /**
  * Leaves are written in key order: LMDB's MDB_APPEND fills each page instead of splitting it in
  * half. (lmdb's typings give the options argument to putSync only; put takes it too.)
@@ -78,6 +85,7 @@ class Tail {
  * Without a path the store keeps everything in memory (its tail is never committed): for tests.
  */
 export class LeafStore implements NodeLevels {
+  readonly lowestLevel = LOWEST_STORED_LEVEL;
   private committed: number;
   private lastPosition: number | undefined;
   private tail = new Tail();
@@ -270,7 +278,7 @@ export class LeafStore implements NodeLevels {
     const tail = this.tail;
     try {
       for (let index = from; index < to; index++) void dbs.leaves.put(index, this.leafBytes(tail.leaves[index - from]!), APPEND);
-      for (let level = 1; 2 ** level <= to; level++) {
+      for (let level = this.lowestLevel; 2 ** level <= to; level++) {
         const first = Math.floor(from / 2 ** level);
         const nodes = tail.nodes[level] ?? [];
         const end = Math.min(Math.floor(to / 2 ** level), first + nodes.length);

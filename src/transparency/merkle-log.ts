@@ -4,9 +4,11 @@ import { ByteColumn } from './columns.ts';
 /**
  * Where a tree keeps the hashes of its complete, aligned subtrees: `at(level, i)` is the root of
  * leaves i*2^level .. (i+1)*2^level-1. Nodes are pushed once, in order within a level, and never
- * change. Level 0 (the leaf hashes) is pushed only when the tree has no `leafHashOf`.
+ * change. Only levels from `lowestLevel` up are pushed, and level 0 (the leaf hashes) only when
+ * the tree has no `leafHashOf`; a smaller subtree is hashed again from its leaves when asked for.
  */
 export interface NodeLevels {
+  readonly lowestLevel: number;
   push(level: number, index: number, hash: Uint8Array): void;
   /** A hash the caller may keep; valid at least until the next push. */
   at(level: number, index: number): Uint8Array;
@@ -14,6 +16,7 @@ export interface NodeLevels {
 
 /** Every level in memory, 32 bytes a node. */
 export class MemoryLevels implements NodeLevels {
+  readonly lowestLevel = 1;
   private readonly columns: ByteColumn[] = [];
 
   push(level: number, index: number, hash: Uint8Array): void {
@@ -31,16 +34,18 @@ export class MemoryLevels implements NodeLevels {
 
 /**
  * An append-only RFC 6962 Merkle tree that grows one leaf at a time. It stores the hash of every
- * complete, aligned subtree (NodeLevels: in memory, or on disk as the result log keeps them), so
- * the root of any earlier size, an inclusion proof and a consistency proof each cost O(log² n)
- * hashes at most, and appending costs O(1) amortised. In memory: about 64 bytes a leaf; 32 when
- * the owner can give any leaf's hash again (`leafHashOf`), since level 0 is then not kept: a
- * proof asks for two or three leaf hashes.
+ * complete, aligned subtree from a level up (NodeLevels: in memory, or on disk as the result log
+ * keeps them), so the root of any earlier size, an inclusion proof and a consistency proof each
+ * cost O(log² n) hashes at most, and appending costs O(1) amortised and reads nothing: the right
+ * edge it extends is kept here, one hash a level. In memory: about 64 bytes a leaf; 32 when the
+ * owner can give any leaf's hash again (`leafHashOf`), since level 0 is then not kept.
  */
 export class MerkleLog {
   private leaves: number;
-  /** The last leaf's hash: the left half of the next pair. */
-  private readonly lastLeafHash = new Uint8Array(32);
+  /** The lowest level stored: 0 when leaf hashes cannot be given again. */
+  private readonly storedFrom: number;
+  /** edge[level]: the last complete subtree of that level while it waits for its right sibling (bit `level` of the size is set). */
+  private readonly edge: Uint8Array[] = [];
 
   /** `size`: the leaves `levels` already holds the nodes of (a tree resumed from disk). */
   constructor(
@@ -48,8 +53,12 @@ export class MerkleLog {
     private readonly levels: NodeLevels = new MemoryLevels(),
     size = 0,
   ) {
+    this.storedFrom = leafHashOf ? levels.lowestLevel : 0;
     this.leaves = size;
-    if (size > 0) this.lastLeafHash.set(this.leafHashAt(size - 1));
+    for (let level = 0; 2 ** level <= size; level++) {
+      const count = Math.floor(size / 2 ** level);
+      if (count % 2 === 1) this.edge[level] = this.subtree((count - 1) * 2 ** level, count * 2 ** level);
+    }
   }
 
   get size(): number {
@@ -63,25 +72,21 @@ export class MerkleLog {
 
   appendLeafHash(hash: Uint8Array): number {
     if (hash.length !== 32) throw new RangeError(`a leaf hash is 32 bytes, not ${hash.length}`);
-    const index = this.leaves++;
-    if (!this.leafHashOf) this.levels.push(0, index, hash);
-    if (index % 2 === 0) {
-      this.lastLeafHash.set(hash);
-      return index;
-    }
-    // Each completed pair of subtrees at one level completes one subtree at the level above.
-    let parent = nodeHash(this.lastLeafHash, hash);
-    let level = 1;
-    let position = (index - 1) / 2;
-    for (;;) {
-      this.levels.push(level, position, parent);
-      if (position % 2 === 0) break;
-      parent = nodeHash(this.levels.at(level, position - 1), parent);
+    const leaf = this.leaves;
+    let node: Uint8Array = Buffer.from(hash);
+    let level = 0;
+    let index = leaf;
+    if (this.storedFrom === 0) this.levels.push(0, leaf, node);
+    // A right child completes its parent, which may be a right child in turn.
+    while (index % 2 === 1) {
+      node = nodeHash(this.edge[level]!, node);
       level++;
-      position = (position - 1) / 2;
+      index = (index - 1) / 2;
+      if (level >= this.storedFrom) this.levels.push(level, index, node);
     }
-    this.lastLeafHash.set(hash);
-    return index;
+    this.edge[level] = node;
+    this.leaves++;
+    return leaf;
   }
 
   leafHashAt(index: number): Uint8Array {
@@ -113,13 +118,11 @@ export class MerkleLog {
     if (!Number.isInteger(size) || size < 0 || size > this.leaves) throw new RangeError(`the log holds ${this.leaves} leaves, not ${size}`);
   }
 
-  /** MTH(D[start:end]); the left part of every split is complete and aligned, so it is stored. */
+  /** MTH(D[start:end]); the left part of every split is complete and aligned, so it is stored (or small). */
   private subtree(start: number, end: number): Uint8Array {
     const n = end - start;
     if (n === 1) return this.leafHashAt(start);
-    if ((n & (n - 1)) === 0) {
-      return this.levels.at(Math.log2(n), start / n);
-    }
+    if ((n & (n - 1)) === 0 && Math.log2(n) >= this.storedFrom) return this.levels.at(Math.log2(n), start / n);
     const k = splitPoint(n);
     return nodeHash(this.subtree(start, start + k), this.subtree(start + k, end));
   }
