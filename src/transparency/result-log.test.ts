@@ -148,6 +148,27 @@ describe('the saved leaves', () => {
     await second.stop();
   });
 
+  it('a store missing nodes its size promises is emptied and folded again, to the same tree, and said so', async () => {
+    const events = createMemoryEventStore();
+    const first = await startWithLeaves(events);
+    const last = await appendResults(events, 40, 'a');
+    expect(await first.caughtUpTo(last, 5_000)).toBe(true);
+    const root = first.consistency(1, 40).second_root;
+    await first.stop();
+    const env = open({ path: leafStore() });
+    env.openDB({ name: 'nodes', keyEncoding: 'binary', encoding: 'binary' }).clearSync();
+    await env.close();
+
+    const warnings: string[] = [];
+    const log = { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never;
+    const second = await startWithLeaves(events, log);
+    expect(await second.caughtUpTo(last, 5_000)).toBe(true);
+    expect(second.size()).toBe(40);
+    expect(second.consistency(1, 40).second_root).toBe(root);
+    expect(warnings.join('\n')).toMatch(/store is incomplete; folding the event log again/);
+    await second.stop();
+  });
+
   it('leaves of another event log are found out, thrown away and folded again, and said so', async () => {
     await foldAndStop(createMemoryEventStore(), 12, 'one');
 

@@ -53,7 +53,16 @@ export async function startResultLog(
   if (leaves.emptiedAfterMachineCrash) options.log.warn({}, 'result log: its store was left open by an earlier boot of the machine; folding the event log again');
   // A leaf's hash is not kept: it is a function of the leaf's key and digest, given again for
   // the few leaves a proof asks for.
-  const tree = new MerkleLog((leaf) => resultLeafHash(leafAt(leaf)), leaves, leaves.size);
+  const leafHashAt = (leaf: number) => resultLeafHash(leafAt(leaf));
+  let tree: MerkleLog;
+  try {
+    tree = new MerkleLog(leafHashAt, leaves, leaves.size);
+  } catch (err) {
+    // The store lacks a node its size promises (damaged): emptied, and the log folded again.
+    options.log.warn({ error: (err as Error).message }, 'result log: its store is incomplete; folding the event log again');
+    await leaves.reset();
+    tree = new MerkleLog(leafHashAt, leaves, 0);
+  }
   let position: bigint | undefined;
   const waiters = new Set<{ position: bigint; resolve(ok: boolean): void }>();
 
@@ -90,6 +99,14 @@ export async function startResultLog(
 
   /** Whether the saved leaves belong to this event log: their last event is there, and they give the last signed root. */
   async function storedLeavesProblem(at: bigint): Promise<string | undefined> {
+    try {
+      return await leavesDisagreeWithLog(at);
+    } catch (err) {
+      return (err as Error).message; // an entry the store's size promises is missing
+    }
+  }
+
+  async function leavesDisagreeWithLog(at: bigint): Promise<string | undefined> {
     let last: RecordedEvent | undefined;
     for await (const event of store.readAll({ ...(at > 0n ? { fromPosition: at - 1n } : {}), maxCount: 1 })) last = event;
     const sha256 = hex(leaves.leafAt(tree.size - 1).sha256);
