@@ -77,7 +77,7 @@ export default async function run(): Promise<void> {
         `${String(eventsAtStart).padStart(15)}  ${(service.startMs / 1000).toFixed(2).padStart(6)} s, ${service.rssMb.toFixed(0).padStart(4)} MB | ${(tailOnly.startMs / 1000).toFixed(2).padStart(6)} s, ${tailOnly.rssMb.toFixed(0).padStart(4)} MB     ` +
           `${pct(50).toFixed(1).padStart(6)} / ${pct(99).toFixed(1).padStart(6)} ms     ${audit.events} events at ${audit.eventsPerSecond.toFixed(0)}/s, ${audit.resultsPerSecond.toFixed(0)} results/s`,
       );
-      console.log(`${' '.repeat(17)}disk written per paid call ${(writtenPerCall / 1024).toFixed(1)} KiB; on disk: event log ${megabytes(dataDir, 'events', /\.segment$/)} MB, its index ${megabytes(dataDir, 'events/index')} MB`);
+      console.log(`${' '.repeat(17)}disk written per paid call ${(writtenPerCall / 1024).toFixed(1)} KiB; on disk: event log ${megabytes(dataDir, 'events', /\.segment$/)} MB, its index ${megabytes(dataDir, 'events/index')} MB, the result log's store ${megabytes(dataDir, 'result-log/store')} MB`);
       service = await start(env);
     }
     await stop(service);
