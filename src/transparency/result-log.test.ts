@@ -9,7 +9,7 @@ import { PAYMENT_EVENT_TYPES } from '../payments/saga/events.ts';
 import type { EventStore } from '../events/port.ts';
 import { createMemoryEventStore } from '../events/memory-store.ts';
 import { createKeyring } from '../signing/keyring.ts';
-import { startResultLog } from './result-log.ts';
+import { startResultLog, type ResultLog } from './result-log.ts';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} } as never;
 
@@ -68,10 +68,29 @@ describe('the saved leaves', () => {
     return last;
   }
 
+  /** A logger that keeps the warnings' messages. */
+  function warningLog(): { warnings: string[]; log: never } {
+    const warnings: string[] = [];
+    return { warnings, log: { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never };
+  }
+
   /** The store, recording where each subscription starts. */
   function recordingSubscriptions(store: EventStore): { store: EventStore; from: (bigint | undefined)[] } {
     const from: (bigint | undefined)[] = [];
     return { from, store: { ...store, subscribeToAll: (o) => (from.push(o.fromPosition), store.subscribeToAll(o)) } };
+  }
+
+  /**
+   * Starts a result log on the saved store and checks that it subscribed from `from` (the last
+   * saved leaf's position; undefined: from the start) and folded up to `last`, to `size` leaves.
+   */
+  async function restartedFrom(store: EventStore, expected: { from: bigint | undefined; last: bigint; size: number }, log: never = quiet): Promise<ResultLog> {
+    const recorded = recordingSubscriptions(store);
+    const restarted = await startWithLeaves(recorded.store, log);
+    expect(recorded.from).toEqual([expected.from]);
+    expect(await restarted.caughtUpTo(expected.last, 5_000)).toBe(true);
+    expect(restarted.size()).toBe(expected.size);
+    return restarted;
   }
 
   it('a restart loads them and folds only the events after the last one, to the same tree', async () => {
@@ -83,11 +102,7 @@ describe('the saved leaves', () => {
     await first.stop();
 
     const later = await appendResults(events, 5, 'b');
-    const recorded = recordingSubscriptions(events);
-    const second = await startWithLeaves(recorded.store);
-    expect(recorded.from).toEqual([lastSaved]);
-    expect(await second.caughtUpTo(later, 5_000)).toBe(true);
-    expect(second.size()).toBe(45);
+    const second = await restartedFrom(events, { from: lastSaved, last: later, size: 45 });
     expect(second.consistency(1, 40).second_root).toBe(rootBefore);
     expect(second.leafIndexOf(digestOf('a 3'))).toBe(3);
     expect(second.leafIndexOf(digestOf('b 4'))).toBe(44);
@@ -105,11 +120,7 @@ describe('the saved leaves', () => {
 
     await rm(leafStore(), { recursive: true });
     await cp(join(dir, 'snapshot'), leafStore(), { recursive: true });
-    const recorded = recordingSubscriptions(events);
-    const restarted = await startWithLeaves(recorded.store);
-    expect(recorded.from).toEqual([lastKept]);
-    expect(await restarted.caughtUpTo(later, 5_000)).toBe(true);
-    expect(restarted.size()).toBe(36);
+    const restarted = await restartedFrom(events, { from: lastKept, last: later, size: 36 });
     expect(restarted.consistency(1, 36).second_root).toBe(rootOfAll);
     expect(restarted.leafIndexOf(digestOf('b 5'))).toBe(35);
     await restarted.stop();
@@ -122,13 +133,8 @@ describe('the saved leaves', () => {
     env.openDB({ name: 'meta' }).putSync('opened-by', { bootId: 'an-earlier-boot', closed: false });
     await env.close();
 
-    const warnings: string[] = [];
-    const log = { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never;
-    const recorded = recordingSubscriptions(events);
-    const second = await startWithLeaves(recorded.store, log);
-    expect(recorded.from).toEqual([undefined]);
-    expect(await second.caughtUpTo(last, 5_000)).toBe(true);
-    expect(second.size()).toBe(9);
+    const { warnings, log } = warningLog();
+    const second = await restartedFrom(events, { from: undefined, last, size: 9 }, log);
     expect(second.leafIndexOf(digestOf('a 8'))).toBe(8);
     expect(warnings.join('\n')).toMatch(/left open by an earlier boot/);
     await second.stop();
@@ -138,11 +144,8 @@ describe('the saved leaves', () => {
     const events = createMemoryEventStore();
     const last = await foldAndStop(events, 8, 'a');
     await writeFile(join(leafStore(), 'data.mdb'), Buffer.alloc(64 * 1024, 0x5a));
-    const warnings: string[] = [];
-    const log = { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never;
-    const second = await startWithLeaves(events, log);
-    expect(await second.caughtUpTo(last, 5_000)).toBe(true);
-    expect(second.size()).toBe(8);
+    const { warnings, log } = warningLog();
+    const second = await restartedFrom(events, { from: undefined, last, size: 8 }, log);
     expect(second.leafIndexOf(digestOf('a 7'))).toBe(7);
     expect(warnings.join('\n')).toMatch(/cannot be opened/);
     await second.stop();
@@ -159,11 +162,8 @@ describe('the saved leaves', () => {
     env.openDB({ name: 'nodes', keyEncoding: 'binary', encoding: 'binary' }).clearSync();
     await env.close();
 
-    const warnings: string[] = [];
-    const log = { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never;
-    const second = await startWithLeaves(events, log);
-    expect(await second.caughtUpTo(last, 5_000)).toBe(true);
-    expect(second.size()).toBe(40);
+    const { warnings, log } = warningLog();
+    const second = await restartedFrom(events, { from: undefined, last, size: 40 }, log);
     expect(second.consistency(1, 40).second_root).toBe(root);
     expect(warnings.join('\n')).toMatch(/store is incomplete; folding the event log again/);
     await second.stop();
@@ -174,11 +174,8 @@ describe('the saved leaves', () => {
 
     const other = createMemoryEventStore();
     const last = await appendResults(other, 7, 'other');
-    const warnings: string[] = [];
-    const log = { info: () => {}, error: () => {}, warn: (_: unknown, message: string) => warnings.push(message) } as never;
-    const second = await startWithLeaves(other, log);
-    expect(await second.caughtUpTo(last, 5_000)).toBe(true);
-    expect(second.size()).toBe(7);
+    const { warnings, log } = warningLog();
+    const second = await restartedFrom(other, { from: undefined, last, size: 7 }, log);
     expect(warnings.join('\n')).toMatch(/the saved leaves do not match the event log .*folding it again/);
     expect(second.leafIndexOf(digestOf('other 6'))).toBe(6);
     await second.stop();
