@@ -59,13 +59,14 @@ describe('the saved leaves', () => {
   const leafStore = () => join(dir, 'store');
   const startWithLeaves = (store: EventStore, log: never = quiet) => startResultLog(store, keyring, { checkpointIntervalMs: 60_000, log, leafStore: leafStore() });
 
-  /** A result log that saves its leaves folds `count` new results and stops; returns the last one's position. */
-  async function foldAndStop(store: EventStore, count: number, tag: string): Promise<bigint> {
+  /** A result log that saves its leaves folds `count` new results and stops; returns the last one's position and the root of the whole tree. */
+  async function foldAndStop(store: EventStore, count: number, tag: string): Promise<{ last: bigint; root: string }> {
     const log = await startWithLeaves(store);
     const last = await appendResults(store, count, tag);
     expect(await log.caughtUpTo(last, 5_000)).toBe(true);
+    const root = log.consistency(1, log.size()).second_root;
     await log.stop();
-    return last;
+    return { last, root };
   }
 
   /** A logger that keeps the warnings' messages. */
@@ -95,11 +96,7 @@ describe('the saved leaves', () => {
 
   it('a restart loads them and folds only the events after the last one, to the same tree', async () => {
     const events = createMemoryEventStore();
-    const first = await startWithLeaves(events);
-    const lastSaved = await appendResults(events, 40, 'a');
-    expect(await first.caughtUpTo(lastSaved, 5_000)).toBe(true);
-    const rootBefore = first.consistency(1, 40).second_root;
-    await first.stop();
+    const { last: lastSaved, root: rootBefore } = await foldAndStop(events, 40, 'a');
 
     const later = await appendResults(events, 5, 'b');
     const second = await restartedFrom(events, { from: lastSaved, last: later, size: 45 });
@@ -111,12 +108,9 @@ describe('the saved leaves', () => {
 
   it('a store that lost its last commits (a process killed before them) folds those leaves again, to the same tree', async () => {
     const events = createMemoryEventStore();
-    const lastKept = await foldAndStop(events, 30, 'a');
+    const { last: lastKept } = await foldAndStop(events, 30, 'a');
     await cp(leafStore(), join(dir, 'snapshot'), { recursive: true });
-    const later = await foldAndStop(events, 6, 'b');
-    const whole = await startWithLeaves(events);
-    const rootOfAll = whole.consistency(1, 36).second_root;
-    await whole.stop();
+    const { last: later, root: rootOfAll } = await foldAndStop(events, 6, 'b');
 
     await rm(leafStore(), { recursive: true });
     await cp(join(dir, 'snapshot'), leafStore(), { recursive: true });
@@ -128,7 +122,7 @@ describe('the saved leaves', () => {
 
   it.skipIf(!existsSync('/proc/sys/kernel/random/boot_id'))('a store left open by an earlier boot of the machine (whose unsynced commits may be torn) is emptied and folded again, and said so', async () => {
     const events = createMemoryEventStore();
-    const last = await foldAndStop(events, 9, 'a');
+    const { last } = await foldAndStop(events, 9, 'a');
     const env = open({ path: leafStore() });
     env.openDB({ name: 'meta' }).putSync('opened-by', { bootId: 'an-earlier-boot', closed: false });
     await env.close();
@@ -142,7 +136,7 @@ describe('the saved leaves', () => {
 
   it('a store that cannot be opened (its file damaged) is deleted, folded again, and said so', async () => {
     const events = createMemoryEventStore();
-    const last = await foldAndStop(events, 8, 'a');
+    const { last } = await foldAndStop(events, 8, 'a');
     await writeFile(join(leafStore(), 'data.mdb'), Buffer.alloc(64 * 1024, 0x5a));
     const { warnings, log } = warningLog();
     const second = await restartedFrom(events, { from: undefined, last, size: 8 }, log);
@@ -153,11 +147,7 @@ describe('the saved leaves', () => {
 
   it('a store missing nodes its size promises is emptied and folded again, to the same tree, and said so', async () => {
     const events = createMemoryEventStore();
-    const first = await startWithLeaves(events);
-    const last = await appendResults(events, 40, 'a');
-    expect(await first.caughtUpTo(last, 5_000)).toBe(true);
-    const root = first.consistency(1, 40).second_root;
-    await first.stop();
+    const { last, root } = await foldAndStop(events, 40, 'a');
     const env = open({ path: leafStore() });
     env.openDB({ name: 'nodes', keyEncoding: 'binary', encoding: 'binary' }).clearSync();
     await env.close();
