@@ -43,8 +43,12 @@ const APPEND = { append: true } as unknown as number;
 /** Appended leaves wait in memory at most this long, or until this many, before one commit. */
 const FLUSH_MS = 100;
 const FLUSH_LEAVES = 16_384;
-/** The map starts at this size (it grows, remapped, when full) and never below the file. */
-const MIN_MAP_BYTES = 64 * 1024 * 1024;
+/**
+ * The map starts at this size and never below the file: lmdb-js grows a full map by mapping the
+ * file again, keeping the earlier mapping, whose touched pages then count twice in RSS (see the
+ * event index). A million results take about 140 MiB; the file beyond its data is sparse.
+ */
+const MIN_MAP_BYTES = 256 * 1024 * 1024;
 
 interface StoreState {
   format: number;
