@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, open, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open } from 'lmdb';
+import { open as openLmdb } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LeafStore, type StoredLeaf } from './leaf-store.ts';
 import { MerkleLog } from './merkle-log.ts';
@@ -121,17 +121,58 @@ describe('the result log store on disk', () => {
     for (let i = 0; i < 5_000; i++) store.append({ ...leafNumber(7), position: 6_000 + i });
     expect(store.find(digest(7))).toBe(0);
     await store.close();
-    const env = open({ path: join(dir, 'store') });
+    const env = openLmdb({ path: join(dir, 'store') });
     const stored = env.openDB<Buffer, Buffer>({ name: 'digests', keyEncoding: 'binary', encoding: 'binary' }).get(digest(7).subarray(0, 8));
     await env.close();
     expect(stored?.length).toBe(4);
+  });
+
+  it('cuts the records written for a commit that did not happen (a process killed between the two), and goes on after them', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    appendTo(store, treeOver(store), 0, 10);
+    await store.close();
+    await appendFile(join(dir, 'store', 'leaves'), Buffer.alloc(3 * 48 + 17, 0x33));
+    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    expect(reopened.size).toBe(10);
+    appendTo(reopened, treeOver(reopened), 10, 12);
+    await reopened.close();
+    const again = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    expect(again.size).toBe(12);
+    expect(again.find(digest(11))).toBe(11);
+    expect(again.leafAt(10).position).toBe(leafNumber(10).position);
+    await again.close();
+  });
+
+  it('is emptied, and says why, when its file holds fewer leaves than its size covers', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    appendTo(store, treeOver(store), 0, 10);
+    await store.close();
+    await truncate(join(dir, 'store', 'leaves'), 5 * 48);
+    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    expect(reopened.size).toBe(0);
+    expect(reopened.emptiedBecause).toMatch(/holds 5 leaves, not the 10 its size covers/);
+    expect(reopened.find(digest(3))).toBeUndefined();
+    await reopened.close();
+  });
+
+  it('finds a damaged leaf out when it reads it', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    appendTo(store, treeOver(store), 0, 10);
+    await store.close();
+    const file = await open(join(dir, 'store', 'leaves'), 'r+');
+    await file.write(Buffer.from([0xff]), 0, 1, 3 * 48 + 5);
+    await file.close();
+    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    expect(reopened.leafAt(2).position).toBe(leafNumber(2).position);
+    expect(() => reopened.leafAt(3)).toThrow(/leaf 3 of the result log's store is missing or damaged/);
+    await reopened.close();
   });
 
   it('empties a store of another format (its leaves are folded again from the event log)', async () => {
     const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
     appendTo(store, treeOver(store), 0, 10);
     await store.close();
-    const env = open({ path: join(dir, 'store') });
+    const env = openLmdb({ path: join(dir, 'store') });
     env.openDB<{ format: number; leaves: number; lastPosition: number }, string>({ name: 'meta' }).putSync('state', { format: 1, leaves: 10, lastPosition: 29 });
     await env.close();
     const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));

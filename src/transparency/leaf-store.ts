@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { currentBootId } from '../events/file-log/boot-id.ts';
 import { lmdbFileProblem } from '../events/file-log/lmdb-meta-page.ts';
+import { LeafRecords, RECORD_PAYLOAD_BYTES } from './leaf-records.ts';
 import type { NodeLevels } from './merkle-log.ts';
 
 /** One leaf of the result log: a signed result, by its digest and signing key, and where its event is. */
@@ -17,11 +18,13 @@ export interface StoredLeaf {
 /**
  * Bumped when the layout below changes: a store of another format is emptied and its leaves
  * folded again from the event log. 3: the digest lookup keyed by prefix, its leaves in the value.
- * 4: inner nodes from level LOWEST_STORED_LEVEL up.
+ * 4: inner nodes from level LOWEST_STORED_LEVEL up. 5: leaves in a file of records beside LMDB's.
  */
-const FORMAT = 4;
-/** A leaf as stored: sha256 | position (u64) | key number (u32). */
-const LEAF_BYTES = 44;
+const FORMAT = 5;
+/** A leaf as recorded: sha256 | position (u64) | key number (u32). */
+const LEAF_BYTES = RECORD_PAYLOAD_BYTES;
+/** The leaves' file, in the store's directory. */
+const RECORDS_FILE = 'leaves';
 /**
  * Lookups by digest are keyed by its first 8 bytes (one get answers, as a paid answer asks for
  * its leaf's number); the first leaves of distinct digests under one prefix (a rare collision)
@@ -35,11 +38,6 @@ const EMPTY = Buffer.alloc(0);
  * leaves, at most 15 leaves for its lowest four steps.
  */
 const LOWEST_STORED_LEVEL = 4;
-/**
- * Leaves are written in key order: LMDB's MDB_APPEND fills each page instead of splitting it in
- * half. (lmdb's typings give the options argument to putSync only; put takes it too.)
- */
-const APPEND = { append: true } as unknown as number;
 /** Appended leaves wait in memory at most this long, or until this many, before one commit. */
 const FLUSH_MS = 100;
 const FLUSH_LEAVES = 16_384;
@@ -75,13 +73,15 @@ class Tail {
 
 /**
  * The result log's leaves, the tree's inner nodes and the lookup from a result's digest to its
- * leaf, on disk in an LMDB environment, so that neither the service's memory nor its start-up
- * grows with the log: a start reads the last commit's size and folds only the events after it.
+ * leaf, on disk (the leaves in a file of records, the rest in an LMDB environment), so that
+ * neither the service's memory nor its start-up grows with the log: a start reads the last
+ * commit's size and folds only the events after it.
  * (Before, a start loaded every leaf into memory, about 89 bytes a result, and hashed every
  * inner node again: 0.8 s and 30 MB at 340,000 results.)
  *
- * Appends are kept in memory (the tail) and committed together, leaves, nodes, lookups and the
- * size that covers them in one transaction, every FLUSH_MS; reads look in the tail first. The
+ * Appends are kept in memory (the tail) and committed together every FLUSH_MS: the leaves'
+ * records first, then nodes, lookups and the size that covers them in one transaction; reads
+ * look in the tail first. The
  * store is a cache of the event log, never ahead of it (a leaf is folded from a durable event):
  * whatever it loses, the result log folds again. As with the event log's index, commits are not
  * fsynced, and a store left open by an earlier boot of the machine is emptied and folded again.
@@ -105,8 +105,8 @@ export class LeafStore implements NodeLevels {
   private constructor(
     private readonly dbs: StoreTables | undefined,
     private readonly onError: (error: Error) => void,
-    /** Whether the store found itself left open by an earlier boot (and was emptied). */
-    readonly emptiedAfterMachineCrash: boolean,
+    /** Why the store was emptied at open, if it was: it was left open by an earlier boot, or lacks leaves its size covers. */
+    readonly emptiedBecause: string | undefined,
   ) {
     const state = dbs?.meta.get('state') as StoreState | undefined;
     this.committed = state?.leaves ?? 0;
@@ -116,7 +116,7 @@ export class LeafStore implements NodeLevels {
   }
 
   static inMemory(): LeafStore {
-    return new LeafStore(undefined, () => {}, false);
+    return new LeafStore(undefined, () => {}, undefined);
   }
 
   /**
@@ -128,21 +128,28 @@ export class LeafStore implements NodeLevels {
     const problem = lmdbFileProblem(dir);
     if (problem) throw new Error(problem);
     const unsynced = BOOT_ID !== undefined;
-    const env = open({ path: dir, compression: false, maxDbs: 5, cache: false, noSync: unsynced, useWritemap: unsynced, mapSize: Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) });
+    const env = open({ path: dir, compression: false, maxDbs: 4, cache: false, noSync: unsynced, useWritemap: unsynced, mapSize: Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) });
     const dbs: StoreTables = {
       env,
       meta: env.openDB<StoreState | OpenedBy, string>({ name: 'meta' }),
-      leaves: env.openDB<Buffer, number>({ name: 'leaves', keyEncoding: 'uint32', encoding: 'binary' }),
+      records: LeafRecords.open(join(dir, RECORDS_FILE)),
       nodes: env.openDB<Buffer, Buffer>({ name: 'nodes', keyEncoding: 'binary', encoding: 'binary' }),
       digests: env.openDB<Buffer, Buffer>({ name: 'digests', keyEncoding: 'binary', encoding: 'binary' }),
       keys: env.openDB<string, number>({ name: 'keys', keyEncoding: 'uint32' }),
     };
     const opened = dbs.meta.get('opened-by') as OpenedBy | undefined;
-    const crashed = BOOT_ID !== undefined && opened !== undefined && !opened.closed && opened.bootId !== BOOT_ID;
     const state = dbs.meta.get('state') as StoreState | undefined;
-    if (crashed || (state && state.format !== FORMAT)) clearTables(dbs);
+    const emptiedBecause =
+      BOOT_ID !== undefined && opened !== undefined && !opened.closed && opened.bootId !== BOOT_ID
+        ? 'it was left open by an earlier boot of the machine'
+        : state && state.format === FORMAT && dbs.records.count < state.leaves
+          ? `its file holds ${dbs.records.count} leaves, not the ${state.leaves} its size covers`
+          : undefined;
+    if (emptiedBecause || (state && state.format !== FORMAT)) clearTables(dbs);
+    // Records beyond the size were written for a commit that did not happen.
+    else dbs.records.cutTo(state?.leaves ?? 0);
     if (BOOT_ID !== undefined) dbs.meta.putSync('opened-by', { bootId: BOOT_ID, closed: false });
-    return new LeafStore(dbs, onError, crashed);
+    return new LeafStore(dbs, onError, emptiedBecause);
   }
 
   get size(): number {
@@ -176,8 +183,7 @@ export class LeafStore implements NodeLevels {
   leafAt(index: number): StoredLeaf {
     if (!Number.isInteger(index) || index < 0 || index >= this.size) throw new RangeError(`leaf ${index} is outside a log of ${this.size}`);
     if (index >= this.committed) return this.tail.leaves[index - this.committed]!;
-    const bytes = this.dbs!.leaves.get(index);
-    if (!bytes || bytes.length !== LEAF_BYTES) throw new Error(`leaf ${index} is missing from the result log's store`);
+    const bytes = this.dbs!.records.read(index);
     return { sha256: bytes.subarray(0, 32), position: Number(bytes.readBigUInt64BE(32)), key: this.keys[bytes.readUInt32BE(40)]! };
   }
 
@@ -250,6 +256,7 @@ export class LeafStore implements NodeLevels {
       await syncEnv(this.dbs.env);
     }
     await this.dbs.env.close();
+    this.dbs.records.close();
   }
 
   private rememberKey(key: string, number = this.keys.length): void {
@@ -281,7 +288,9 @@ export class LeafStore implements NodeLevels {
     const to = this.size;
     const tail = this.tail;
     try {
-      for (let index = from; index < to; index++) void dbs.leaves.put(index, this.leafBytes(tail.leaves[index - from]!), APPEND);
+      // Before the commit that covers them: the file is never behind the size (a process crash
+      // leaves both in the page cache; where commits are synced, so is the file).
+      dbs.records.write(from, tail.leaves.slice(0, to - from).map((leaf) => this.leafBytes(leaf)), BOOT_ID === undefined);
       for (let level = this.lowestLevel; 2 ** level <= to; level++) {
         const first = Math.floor(from / 2 ** level);
         const nodes = tail.nodes[level] ?? [];
@@ -339,8 +348,8 @@ export class LeafStore implements NodeLevels {
 interface StoreTables {
   env: RootDatabase;
   meta: Database<StoreState | OpenedBy, string>;
-  /** Leaf index -> LEAF_BYTES. */
-  leaves: Database<Buffer, number>;
+  /** Leaf index -> LEAF_BYTES, in a file of its own. */
+  records: LeafRecords;
   /** nodeKey(level, index) -> the 32-byte hash of that complete subtree (levels from 1). */
   nodes: Database<Buffer, Buffer>;
   /** A digest's first DIGEST_KEY_BYTES -> the first leaf of each digest starting with them, u32 each, in order. */
@@ -352,7 +361,7 @@ interface StoreTables {
 /** Empties every table, the size first: a crash half way leaves a store that says it holds nothing. */
 function clearTables(dbs: StoreTables): void {
   dbs.meta.clearSync();
-  dbs.leaves.clearSync();
+  dbs.records.cutTo(0);
   dbs.nodes.clearSync();
   dbs.digests.clearSync();
   dbs.keys.clearSync();

@@ -50,7 +50,7 @@ export async function startResultLog(
   const catchUpLag = options.catchUpLagEvents ?? CATCH_UP_LAG_EVENTS;
   const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
   const leaves = options.leafStore ? openLeafStore(options.leafStore, options.log) : LeafStore.inMemory();
-  if (leaves.emptiedAfterMachineCrash) options.log.warn({}, 'result log: its store was left open by an earlier boot of the machine; folding the event log again');
+  if (leaves.emptiedBecause) options.log.warn({}, `result log: its store was emptied (${leaves.emptiedBecause}); folding the event log again`);
   // A leaf's hash is not kept: it is a function of the leaf's key and digest, given again for
   // the few leaves a proof asks for.
   const leafHashAt = (leaf: number) => resultLeafHash(leafAt(leaf));
