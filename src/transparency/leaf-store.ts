@@ -120,8 +120,9 @@ export class LeafStore implements NodeLevels {
   }
 
   /**
-   * Opens (creating) the store at `dir`, emptied first when of another format or left open by an
-   * earlier boot; throws when its file is damaged (the caller deletes it and folds again).
+   * Opens (creating) the store at `dir`, emptied first when of another format, left open by an
+   * earlier boot or short of the leaves its size covers; throws when its LMDB file is damaged
+   * (the caller deletes the store and folds again).
    */
   static open(dir: string, onError: (error: Error) => void): LeafStore {
     mkdirSync(dir, { recursive: true });
@@ -193,7 +194,7 @@ export class LeafStore implements NodeLevels {
     // answer asks for the leaf just folded.
     for (const leaf of this.tail.byDigestKey.get(digestKeyHex(sha256)) ?? []) if (sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     const stored = this.dbs?.digests.getBinaryFast(Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES));
-    // Read before leafAt, which reuses the buffer getBinaryFast answered in.
+    // Copied out: getBinaryFast answers in a buffer the next LMDB read reuses.
     const committed = stored ? Array.from({ length: stored.length / 4 }, (_, i) => stored.readUInt32BE(4 * i)) : [];
     for (const leaf of committed) if (leaf < this.committed && sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     return undefined;
