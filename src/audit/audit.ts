@@ -7,6 +7,8 @@ import { inlineVerifier, type SignatureVerifier } from './signature-pool.ts';
 import { isPaymentStream, sagaStep } from './saga.ts';
 import { StreamProgress } from './stream-progress.ts';
 import { ResultTreeCheck } from './result-tree.ts';
+import { ResultStoreCheck } from './result-store-check.ts';
+import type { LeafStore } from '../transparency/leaf-store.ts';
 import { CHECKPOINT_ISSUED, RESULT_LOG_STREAM } from '../transparency/events.ts';
 
 export type { AuditFailure } from '../kernel/audit-failure.ts';
@@ -24,6 +26,8 @@ export interface AuditOptions {
   progressEvery?: number;
   /** Failures beyond this many are counted but not kept. Default 1,000. */
   maxFailuresKept?: number;
+  /** The service's result log store, opened for reading, to check against the replay (the CLI opens it). */
+  resultStore?: LeafStore;
 }
 
 export interface AuditReport {
@@ -37,6 +41,8 @@ export interface AuditReport {
   checkpoints: number;
   /** Entries of the file log's index on disk checked against its segments (set by the CLI); undefined when not checked. */
   indexChecked?: number;
+  /** Leaves of the result log's store checked against the replay; undefined when no store was given. */
+  resultStoreChecked?: number;
   lastPosition: bigint | undefined;
   failureCount: number;
   failuresByKind: Record<string, number>;
@@ -69,6 +75,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
   const keys = new AuditKeyIndex(options.keyring);
   const logKeys = new Map(options.keyring.history().filter((k) => k.family === 'log').map((k) => [k.keyId, k.publicKeyHex]));
   const resultTree = new ResultTreeCheck((keyId) => logKeys.get(keyId));
+  const storeCheck = options.resultStore && new ResultStoreCheck(options.resultStore);
   let events = 0;
   let results = 0;
   let lastPosition: bigint | undefined;
@@ -100,6 +107,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
         for (const failure of screened.failures) record(failure);
         await signatures.add(screened);
         resultTree.observeResult(event);
+        for (const failure of storeCheck?.observeResult(event) ?? []) record(failure);
       }
       if (event.type === CHECKPOINT_ISSUED && event.stream === RESULT_LOG_STREAM) for (const failure of resultTree.observeCheckpoint(event)) record(failure);
       // Only chained streams are remembered: most streams (a payment stream per call) have no rule.
@@ -117,6 +125,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
   }
 
   await signatures.drain();
+  for (const failure of storeCheck?.finish() ?? []) record(failure);
 
   for (const [stream, streamEvents] of chained) {
     for (const rule of rulesOf.get(stream) ?? []) {
@@ -136,6 +145,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
     results,
     chains: chained.size,
     checkpoints: resultTree.checkpoints,
+    ...(storeCheck ? { resultStoreChecked: storeCheck.checked } : {}),
     lastPosition,
     failureCount,
     failuresByKind,

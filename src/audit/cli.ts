@@ -6,6 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { join } from 'node:path';
 import cliProgress from 'cli-progress';
 import { eventLogDirectory, openEventStoreForReading } from '../events/open-store.ts';
 import { stderrLogger } from '../events/file-log/logger.ts';
@@ -18,6 +19,7 @@ import { auditKeysFromHistoryFile } from './key-history-file.ts';
 import type { AuditKeys } from './result-check.ts';
 import { startSignaturePool } from './signature-pool.ts';
 import { checkIndexOnThread } from './index-check-thread.ts';
+import { LeafStore } from '../transparency/leaf-store.ts';
 import { auditRules } from '../catalog/index.ts';
 
 const USAGE = `usage: npm run audit -- [--data-dir DIR] [--keys HISTORY.json] [--threads N]
@@ -68,6 +70,7 @@ async function main(): Promise<number> {
   const quietLog = { ...stderrLogger, info: () => {} };
   const store = await openEventStoreForReading({ EVENTSTORE_URL: eventStoreUrl, DATA_DIR: dataDir }, quietLog);
   const verifier = startSignaturePool(threads);
+  const resultStore = openResultStore(dataDir);
   try {
     const head = await store.headPosition();
     const bar = process.stdout.isTTY && head !== undefined
@@ -84,6 +87,7 @@ async function main(): Promise<number> {
       keyring: keys,
       verifier,
       chainRules: auditRules,
+      ...(resultStore ? { resultStore } : {}),
       progressEvery: 5000,
       onProgress: (events, position) => {
         const seconds = Math.max((Date.now() - started) / 1000, 0.001);
@@ -98,6 +102,17 @@ async function main(): Promise<number> {
   } finally {
     await verifier.close();
     await store.close();
+    await resultStore?.close();
+  }
+}
+
+/** The service's result log store, read as it is, when there is one to check. */
+function openResultStore(dataDir: string): LeafStore | undefined {
+  try {
+    return LeafStore.openForReading(join(dataDir, 'result-log', 'store'));
+  } catch (err) {
+    console.error(`audit: the result log's store cannot be read (${(err as Error).message}); it is not checked (the service rebuilds it at its next start)`);
+    return undefined;
   }
 }
 

@@ -13,6 +13,7 @@ export function formatReport(report: AuditReport, context: { source: string; sec
     `  time:                ${context.seconds.toFixed(2)} s (${Math.round(report.events / Math.max(context.seconds, 0.001))} events/s, ${Math.round(report.results / Math.max(context.seconds, 0.001))} results/s)`,
   ];
   if (report.indexChecked !== undefined) lines.push(`  event index:         ${report.indexChecked} entries checked against the segments`);
+  if (report.resultStoreChecked !== undefined) lines.push(`  result log store:    ${report.resultStoreChecked} leaves and their nodes checked against the results`);
   if (context.keys) lines.push(`  keys:                ${context.keys}`);
   if (context.threads) lines.push(`  verifying threads:   ${context.threads}`);
   if (report.ok) {

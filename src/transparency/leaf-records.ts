@@ -16,8 +16,9 @@ const RECORD_BYTES = RECORD_PAYLOAD_BYTES + 4;
 export class LeafRecords {
   private constructor(private readonly fd: number) {}
 
-  static open(path: string): LeafRecords {
-    return new LeafRecords(openSync(path, 'a+'));
+  /** Opens (creating) the file; read-only, as an auditor beside the service reads it. */
+  static open(path: string, mode: { readOnly: boolean } = { readOnly: false }): LeafRecords {
+    return new LeafRecords(openSync(path, mode.readOnly ? 'r' : 'a+'));
   }
 
   /** Whole records in the file. */

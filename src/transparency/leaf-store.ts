@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { currentBootId } from '../events/file-log/boot-id.ts';
@@ -107,6 +107,7 @@ export class LeafStore implements NodeLevels {
     private readonly onError: (error: Error) => void,
     /** Why the store was emptied at open, if it was: it was left open by an earlier boot, or lacks leaves its size covers. */
     readonly emptiedBecause: string | undefined,
+    private readonly readOnly = false,
   ) {
     const state = dbs?.meta.get('state') as StoreState | undefined;
     this.committed = state?.leaves ?? 0;
@@ -130,14 +131,7 @@ export class LeafStore implements NodeLevels {
     if (problem) throw new Error(problem);
     const unsynced = BOOT_ID !== undefined;
     const env = open({ path: dir, compression: false, maxDbs: 4, cache: false, noSync: unsynced, useWritemap: unsynced, mapSize: Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) });
-    const dbs: StoreTables = {
-      env,
-      meta: env.openDB<StoreState | OpenedBy, string>({ name: 'meta' }),
-      records: LeafRecords.open(join(dir, RECORDS_FILE)),
-      nodes: env.openDB<Buffer, Buffer>({ name: 'nodes', keyEncoding: 'binary', encoding: 'binary' }),
-      digests: env.openDB<Buffer, Buffer>({ name: 'digests', keyEncoding: 'binary', encoding: 'binary' }),
-      keys: env.openDB<string, number>({ name: 'keys', keyEncoding: 'uint32' }),
-    };
+    const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE)));
     const opened = dbs.meta.get('opened-by') as OpenedBy | undefined;
     const state = dbs.meta.get('state') as StoreState | undefined;
     const emptiedBecause =
@@ -151,6 +145,25 @@ export class LeafStore implements NodeLevels {
     else dbs.records.cutTo(state?.leaves ?? 0);
     if (BOOT_ID !== undefined) dbs.meta.putSync('opened-by', { bootId: BOOT_ID, closed: false });
     return new LeafStore(dbs, onError, emptiedBecause);
+  }
+
+  /**
+   * The store at `dir` as an auditor reads it, beside the service or after it: what its last
+   * commit holds, nothing changed. Undefined when there is none, or one of another format.
+   */
+  static openForReading(dir: string): LeafStore | undefined {
+    if (!existsSync(join(dir, 'data.mdb')) || !existsSync(join(dir, RECORDS_FILE))) return undefined;
+    const problem = lmdbFileProblem(dir);
+    if (problem) throw new Error(problem);
+    const env = open({ path: dir, compression: false, maxDbs: 4, cache: false, readOnly: true });
+    const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE), { readOnly: true }));
+    const state = dbs.meta.get('state') as StoreState | undefined;
+    if (!state || state.format !== FORMAT) {
+      void env.close();
+      dbs.records.close();
+      return undefined;
+    }
+    return new LeafStore(dbs, () => {}, undefined, true);
   }
 
   get size(): number {
@@ -168,6 +181,7 @@ export class LeafStore implements NodeLevels {
    * adds nothing to the lookup, so repeats never lengthen a list under one key.
    */
   append(leaf: StoredLeaf): number {
+    if (this.readOnly) throw new Error('the result log store is open for reading only');
     const index = this.size;
     if (this.find(leaf.sha256) === undefined) {
       const key = digestKeyHex(leaf.sha256);
@@ -249,6 +263,11 @@ export class LeafStore implements NodeLevels {
   /** Commits the tail, records the clean close and closes. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.readOnly && this.dbs) {
+      await this.dbs.env.close();
+      this.dbs.records.close();
+      return;
+    }
     while (this.flushing || (this.dbs && !this.failed && this.tail.leaves.length > 0)) await this.flush();
     if (this.timer) clearTimeout(this.timer);
     if (!this.dbs) return;
@@ -357,6 +376,17 @@ interface StoreTables {
   digests: Database<Buffer, Buffer>;
   /** Key number -> `${keyFamily} ${keyId}`: signing keys repeat across millions of leaves. */
   keys: Database<string, number>;
+}
+
+function openTables(env: RootDatabase, records: LeafRecords): StoreTables {
+  return {
+    env,
+    meta: env.openDB<StoreState | OpenedBy, string>({ name: 'meta' }),
+    records,
+    nodes: env.openDB<Buffer, Buffer>({ name: 'nodes', keyEncoding: 'binary', encoding: 'binary' }),
+    digests: env.openDB<Buffer, Buffer>({ name: 'digests', keyEncoding: 'binary', encoding: 'binary' }),
+    keys: env.openDB<string, number>({ name: 'keys', keyEncoding: 'uint32' }),
+  };
 }
 
 /** Empties every table, the size first: a crash half way leaves a store that says it holds nothing. */

@@ -9,6 +9,8 @@ import { eventLogDirectory, openEventStore } from '../../src/events/open-store.t
 import type { JsonObject } from '../../src/signing/rfc8785.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { silentLogger } from '../events/helpers.ts';
+import { startResultLog } from '../../src/transparency/result-log.ts';
+import { crc32 } from 'node:zlib';
 import { appendSaga, SECRET } from './fixtures.ts';
 
 const keyring = createKeyring(SECRET);
@@ -94,6 +96,29 @@ describe('npm run audit', () => {
     } finally {
       await rm(keysFile, { force: true });
     }
+  });
+
+  it("checks the result log's store against the results, and fails with exit code 1 on a store that disagrees", async () => {
+    await writeLog(false);
+    const store = await openEventStore({ DATA_DIR: dataDir }, silentLogger);
+    const log = await startResultLog(store, keyring, { checkpointIntervalMs: 60_000, log: silentLogger as never, leafStore: join(dataDir, 'result-log', 'store') });
+    expect(await log.caughtUpTo(11n, 5_000)).toBe(true); // the 12 events of the four sagas
+    await log.stop();
+    await store.close();
+    const sound = runAudit();
+    expect(sound.stdout).toContain('result log store:    4 leaves and their nodes checked against the results');
+    expect(sound.status).toBe(0);
+
+    // Leaf 2 says it is at another position, with its checksum made good.
+    const file = join(dataDir, 'result-log', 'store', 'leaves');
+    const records = await readFile(file);
+    records.writeBigUInt64BE(records.readBigUInt64BE(2 * 48 + 32) + 1n, 2 * 48 + 32);
+    records.writeUInt32LE(crc32(records.subarray(2 * 48, 2 * 48 + 44)), 2 * 48 + 44);
+    await writeFile(file, records);
+    const tampered = runAudit();
+    expect(tampered.stdout).toContain('result-store: 1');
+    expect(tampered.stdout).toMatch(/leaf 2 of the result log's store is .*the log gives/);
+    expect(tampered.status).toBe(1);
   });
 
   it('checks the index on disk against the segments, and fails with exit code 1 on an index that disagrees', async () => {
