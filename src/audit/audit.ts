@@ -106,8 +106,8 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
         const screened = screenSignedResult(event, keys);
         for (const failure of screened.failures) record(failure);
         await signatures.add(screened);
-        resultTree.observeResult(event);
-        for (const failure of storeCheck?.observeResult(event) ?? []) record(failure);
+        const leafHash = resultTree.observeResult(event);
+        for (const failure of storeCheck?.observeResult(event, leafHash) ?? []) record(failure);
       }
       if (event.type === CHECKPOINT_ISSUED && event.stream === RESULT_LOG_STREAM) for (const failure of resultTree.observeCheckpoint(event)) record(failure);
       // Only chained streams are remembered: most streams (a payment stream per call) have no rule.

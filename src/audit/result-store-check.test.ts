@@ -65,6 +65,14 @@ describe('the audit checks the result log store against the results', () => {
     expect(failures[0]).toMatchObject({ position: positions[7], message: expect.stringMatching(/^leaf 7 of the result log's store is .*the log gives/) });
   });
 
+  it('names a damaged record, and only it', async () => {
+    const file = await openFile(join(storeDir(), 'leaves'), 'r+');
+    await file.write(Buffer.from([0x01]), 0, 1, 9 * 48 + 3);
+    await file.close();
+    const { failures } = await auditWithStore();
+    expect(failures).toEqual([expect.objectContaining({ position: positions[9], message: "leaf 9 of the result log's store is missing or damaged" })]);
+  });
+
   it('names a stored inner node that is not the hash of its leaves', async () => {
     const env = openLmdb({ path: storeDir() });
     const key = Buffer.from([4, 0, 0, 0, 1]); // level 4, node 1: leaves 16-31

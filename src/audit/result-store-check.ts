@@ -1,10 +1,11 @@
 import type { RecordedEvent } from '../events/port.ts';
 import type { AuditFailure } from '../kernel/audit-failure.ts';
-import type { LeafStore } from '../transparency/leaf-store.ts';
+import type { LeafStore, StoredLeaf } from '../transparency/leaf-store.ts';
+import { damaged } from '../transparency/leaf-records.ts';
 import { MerkleLog } from '../transparency/merkle-log.ts';
-import { resultLeafHash } from '../transparency/result-leaf.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+const BATCH = 256;
 
 /**
  * Checks the service's result log store (a cache it serves proofs from) against the replay: each
@@ -21,6 +22,8 @@ export class ResultStoreCheck {
   private where: { stream: string; position: bigint } = { stream: '$all', position: -1n };
   /** Grows by the replayed leaves; hands each completed node of a stored level to `compareNode`. */
   private readonly tree: MerkleLog;
+  private batch: Array<StoredLeaf | undefined> = [];
+  private batchFrom = 0;
 
   constructor(private readonly store: LeafStore) {
     const unread = (): never => {
@@ -29,8 +32,8 @@ export class ResultStoreCheck {
     this.tree = new MerkleLog(unread, { lowestLevel: store.lowestLevel, push: (level, index, hash) => this.compareNode(level, index, hash), at: unread }, 0);
   }
 
-  /** The next ResultSigned event of the log, in order; the failures it shows. */
-  observeResult(event: RecordedEvent): AuditFailure[] {
+  /** The next ResultSigned event of the log, in order, and its leaf's hash; the failures it shows. */
+  observeResult(event: RecordedEvent, leafHash: Uint8Array): AuditFailure[] {
     const data = event.data as { keyFamily?: unknown; keyId?: unknown; sha256?: unknown };
     if (typeof data.keyFamily !== 'string' || typeof data.keyId !== 'string' || typeof data.sha256 !== 'string') return []; // the result's own check reports it
     this.failures = [];
@@ -40,7 +43,7 @@ export class ResultStoreCheck {
       this.checked++;
       this.compareLeaf(leaf, { sha256: data.sha256, key: `${data.keyFamily} ${data.keyId}`, position: Number(event.position) });
     }
-    this.tree.appendLeafHash(resultLeafHash({ key_family: data.keyFamily, key_id: data.keyId, sha256: data.sha256 }));
+    this.tree.appendLeafHash(leafHash);
     return this.failures;
   }
 
@@ -52,13 +55,24 @@ export class ResultStoreCheck {
 
   private compareLeaf(index: number, expected: { sha256: string; key: string; position: number }): void {
     try {
-      const stored = this.store.leafAt(index);
+      const stored = this.storedLeaf(index);
       const found = { sha256: hex(stored.sha256), key: stored.key, position: stored.position };
       if (found.sha256 !== expected.sha256 || found.key !== expected.key || found.position !== expected.position)
         this.fail(`leaf ${index} of the result log's store is ${JSON.stringify(found)}; the log gives ${JSON.stringify(expected)}`);
     } catch (err) {
       this.fail((err as Error).message);
     }
+  }
+
+  /** Leaf `index` of the store, read BATCH at a time: one read of the file for many results. */
+  private storedLeaf(index: number): StoredLeaf {
+    if (index < this.batchFrom || index >= this.batchFrom + this.batch.length) {
+      this.batchFrom = index;
+      this.batch = this.store.leavesFrom(index, Math.min(BATCH, this.store.size - index));
+    }
+    const leaf = this.batch[index - this.batchFrom];
+    if (!leaf) throw new Error(damaged(index));
+    return leaf;
   }
 
   private compareNode(level: number, index: number, hash: Uint8Array): void {

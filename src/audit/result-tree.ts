@@ -41,10 +41,13 @@ export class ResultTreeCheck {
     return this.checked.size + this.after.length;
   }
 
-  observeResult(event: RecordedEvent): void {
+  /** Adds the result's leaf; returns the leaf's hash. */
+  observeResult(event: RecordedEvent): Uint8Array {
     const data = event.data as { keyFamily?: unknown; keyId?: unknown; sha256?: unknown };
     // A malformed ResultSigned is reported by the result check; the leaf keeps the log's order.
-    this.after.push(resultLeafHash({ key_family: String(data.keyFamily), key_id: String(data.keyId), sha256: String(data.sha256) }));
+    const hash = resultLeafHash({ key_family: String(data.keyFamily), key_id: String(data.keyId), sha256: String(data.sha256) });
+    this.after.push(hash);
+    return hash;
   }
 
   /** The right edge at `size` (at least the last good checkpoint's, at most the leaves seen). */

@@ -47,14 +47,25 @@ export class LeafRecords {
 
   /** Record `index`'s payload; throws when it is missing or its checksum fails. */
   read(index: number): Buffer {
-    const bytes = Buffer.allocUnsafe(RECORD_BYTES);
-    const read = readSync(this.fd, bytes, 0, RECORD_BYTES, index * RECORD_BYTES);
-    const payload = bytes.subarray(0, RECORD_PAYLOAD_BYTES);
-    if (read !== RECORD_BYTES || crc32(payload) !== bytes.readUInt32LE(RECORD_PAYLOAD_BYTES)) throw new Error(`leaf ${index} of the result log's store is missing or damaged`);
+    const payload = this.readMany(index, 1)[0];
+    if (!payload) throw new Error(damaged(index));
     return payload;
+  }
+
+  /** The payloads of records `from` .. from+count-1, in one read; undefined for one missing or damaged. */
+  readMany(from: number, count: number): Array<Buffer | undefined> {
+    const bytes = Buffer.allocUnsafe(count * RECORD_BYTES);
+    const read = readSync(this.fd, bytes, 0, bytes.length, from * RECORD_BYTES);
+    return Array.from({ length: count }, (_, i) => {
+      const at = i * RECORD_BYTES;
+      const payload = bytes.subarray(at, at + RECORD_PAYLOAD_BYTES);
+      return read >= at + RECORD_BYTES && crc32(payload) === bytes.readUInt32LE(at + RECORD_PAYLOAD_BYTES) ? payload : undefined;
+    });
   }
 
   close(): void {
     closeSync(this.fd);
   }
 }
+
+export const damaged = (index: number): string => `leaf ${index} of the result log's store is missing or damaged`;

@@ -198,7 +198,16 @@ export class LeafStore implements NodeLevels {
   leafAt(index: number): StoredLeaf {
     if (!Number.isInteger(index) || index < 0 || index >= this.size) throw new RangeError(`leaf ${index} is outside a log of ${this.size}`);
     if (index >= this.committed) return this.tail.leaves[index - this.committed]!;
-    const bytes = this.dbs!.records.read(index);
+    return this.leafFrom(this.dbs!.records.read(index));
+  }
+
+  /** Committed leaves `from` .. from+count-1, read together (an audit reads them all in order); undefined for a damaged one. */
+  leavesFrom(from: number, count: number): Array<StoredLeaf | undefined> {
+    if (!this.dbs || from < 0 || from + count > this.committed) throw new RangeError(`leaves ${from} to ${from + count - 1} are not all committed (${this.committed} are)`);
+    return this.dbs.records.readMany(from, count).map((bytes) => bytes && this.leafFrom(bytes));
+  }
+
+  private leafFrom(bytes: Buffer): StoredLeaf {
     return { sha256: bytes.subarray(0, 32), position: Number(bytes.readBigUInt64BE(32)), key: this.keys[bytes.readUInt32BE(40)]! };
   }
 
