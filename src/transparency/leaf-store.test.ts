@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { appendFile, mkdtemp, open, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,6 +167,18 @@ describe('the result log store on disk', () => {
     expect(reopened.leafAt(2).position).toBe(leafNumber(2).position);
     expect(() => reopened.leafAt(3)).toThrow(/leaf 3 of the result log's store is missing or damaged/);
     await reopened.close();
+  });
+
+  it.skipIf(!existsSync('/proc/sys/kernel/random/boot_id'))('still knows, once emptied, that this boot has it open: a machine crash after is found out', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    appendTo(store, treeOver(store), 0, 10);
+    await store.flush();
+    await store.reset();
+    const env = openLmdb({ path: join(dir, 'store'), readOnly: true });
+    const openedBy = env.openDB<{ closed: boolean }, string>({ name: 'meta' }).get('opened-by');
+    await env.close();
+    await store.close();
+    expect(openedBy).toMatchObject({ closed: false });
   });
 
   it('empties a store of another format (its leaves are folded again from the event log)', async () => {

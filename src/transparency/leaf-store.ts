@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { currentBootId } from '../events/file-log/boot-id.ts';
+import { BOOT_ID, guardedWriterOptions, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from '../events/file-log/lmdb-boot-guard.ts';
 import { lmdbFileProblem } from '../events/file-log/lmdb-meta-page.ts';
 import { LeafRecords, RECORD_PAYLOAD_BYTES } from './leaf-records.ts';
 import type { NodeLevels } from './merkle-log.ts';
@@ -41,12 +41,6 @@ const LOWEST_STORED_LEVEL = 4;
 /** Appended leaves wait in memory at most this long, or until this many, before one commit. */
 const FLUSH_MS = 100;
 const FLUSH_LEAVES = 16_384;
-/**
- * The map starts at this size and never below the file: lmdb-js grows a full map by mapping the
- * file again, keeping the earlier mapping, whose touched pages then count twice in RSS (see the
- * event index). A million results take about 140 MiB; the file beyond its data is sparse.
- */
-const MIN_MAP_BYTES = 256 * 1024 * 1024;
 
 interface StoreState {
   format: number;
@@ -56,11 +50,6 @@ interface StoreState {
   lastPosition: number;
 }
 
-/** Which boot of the machine opened the store last, and whether it closed it. */
-interface OpenedBy {
-  bootId: string;
-  closed: boolean;
-}
 
 /** The leaves appended since the last commit, with what they add to the tree and the digest lookup. */
 class Tail {
@@ -129,21 +118,17 @@ export class LeafStore implements NodeLevels {
     mkdirSync(dir, { recursive: true });
     const problem = lmdbFileProblem(dir);
     if (problem) throw new Error(problem);
-    const unsynced = BOOT_ID !== undefined;
-    const env = open({ path: dir, compression: false, maxDbs: 4, cache: false, noSync: unsynced, useWritemap: unsynced, mapSize: Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) });
+    const env = open({ path: dir, compression: false, maxDbs: 4, cache: false, ...guardedWriterOptions(dir) });
     const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE)));
-    const opened = dbs.meta.get('opened-by') as OpenedBy | undefined;
     const state = dbs.meta.get('state') as StoreState | undefined;
-    const emptiedBecause =
-      BOOT_ID !== undefined && opened !== undefined && !opened.closed && opened.bootId !== BOOT_ID
-        ? 'it was left open by an earlier boot of the machine'
-        : state && state.format === FORMAT && dbs.records.count < state.leaves
-          ? `its file holds ${dbs.records.count} leaves, not the ${state.leaves} its size covers`
-          : undefined;
+    const emptiedBecause = openedAfterMachineCrash(dbs.meta)
+      ? 'it was left open by an earlier boot of the machine'
+      : state && state.format === FORMAT && dbs.records.count < state.leaves
+        ? `its file holds ${dbs.records.count} leaves, not the ${state.leaves} its size covers`
+        : undefined;
     if (emptiedBecause || (state && state.format !== FORMAT)) clearTables(dbs);
     // Records beyond the size were written for a commit that did not happen.
     else dbs.records.cutTo(state?.leaves ?? 0);
-    if (BOOT_ID !== undefined) dbs.meta.putSync('opened-by', { bootId: BOOT_ID, closed: false });
     return new LeafStore(dbs, onError, emptiedBecause);
   }
 
@@ -280,10 +265,7 @@ export class LeafStore implements NodeLevels {
     while (this.flushing || (this.dbs && !this.failed && this.tail.leaves.length > 0)) await this.flush();
     if (this.timer) clearTimeout(this.timer);
     if (!this.dbs) return;
-    if (BOOT_ID !== undefined) {
-      await this.dbs.meta.put('opened-by', { bootId: BOOT_ID, closed: true });
-      await syncEnv(this.dbs.env);
-    }
+    await recordCleanClose(this.dbs.env, this.dbs.meta);
     await this.dbs.env.close();
     this.dbs.records.close();
   }
@@ -398,9 +380,12 @@ function openTables(env: RootDatabase, records: LeafRecords): StoreTables {
   };
 }
 
-/** Empties every table, the size first: a crash half way leaves a store that says it holds nothing. */
+/**
+ * Empties every table, the size first: a crash half way leaves a store that says it holds
+ * nothing. Which boot opened it stays: it still guards what is written next.
+ */
 function clearTables(dbs: StoreTables): void {
-  dbs.meta.clearSync();
+  dbs.meta.removeSync('state');
   dbs.records.cutTo(0);
   dbs.nodes.clearSync();
   dbs.digests.clearSync();
@@ -420,10 +405,3 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 const digestKeyHex = (sha256: Uint8Array): string => Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES).toString('hex');
 
-function syncEnv(env: RootDatabase): Promise<void> {
-  // lmdb's typings leave out sync(), which forces what NOSYNC commits left to the disk.
-  const syncing = env as unknown as { sync(done: (error?: Error) => void): void };
-  return new Promise((resolve, reject) => syncing.sync((error) => (error ? reject(error) : resolve())));
-}
-
-const BOOT_ID = currentBootId();

@@ -1,8 +1,7 @@
 import { hash } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { currentBootId } from './boot-id.ts';
+import { guardedWriterOptions, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from './lmdb-boot-guard.ts';
 import { lmdbFileProblem } from './lmdb-meta-page.ts';
 import type { Location } from './location.ts';
 import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
@@ -23,8 +22,8 @@ import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
  * own fdatasync then queued behind. Unsynced, the page cache merges those writes. A process
  * crash loses nothing (the pages are in the kernel); only a machine crash can leave the file
  * inconsistent, so the index records the kernel's boot id while open and a clean close, and an
- * index left open by an earlier boot is rebuilt from the log (where no boot id is to be had,
- * commits are synced as usual). Unsynced, the writer also writes through the map (WRITEMAP):
+ * index left open by an earlier boot is rebuilt from the log (lmdb-boot-guard.ts; where no boot
+ * id is to be had, commits are synced as usual). Unsynced, the writer also writes through the map (WRITEMAP):
  * no page is copied into a buffer and written again, which halves an insert's cost (10.5 ->
  * 5.8 µs an event, measured alone); nothing in this process writes into buffers LMDB returns.
  */
@@ -59,11 +58,6 @@ export interface IndexCheckpoint {
 
 export const EMPTY_CHECKPOINT: IndexCheckpoint = { format: FORMAT, events: 0, segment: 0, offset: 0, segmentFirstPositions: [0], lastId: null };
 
-/** Which boot of the machine opened the index last, and whether it closed it. */
-interface OpenedBy {
-  bootId: string;
-  closed: boolean;
-}
 
 /** What one checkpoint adds: positions `from` .. checkpoint.events-1. */
 export interface IndexEntries {
@@ -111,17 +105,7 @@ export class PersistedIndex {
     if (mode.readOnly && !existsSync(dir)) return undefined;
     const problem = lmdbFileProblem(dir);
     if (problem) throw new Error(problem);
-    const unsynced = BOOT_ID !== undefined && !mode.readOnly;
-    const env = open({
-      path: dir,
-      compression: false,
-      maxDbs: 4,
-      readOnly: mode.readOnly,
-      cache: false,
-      noSync: unsynced,
-      useWritemap: unsynced,
-      ...(mode.readOnly ? {} : { mapSize: writerMapSize(dir) }),
-    });
+    const env = open({ path: dir, compression: false, maxDbs: 4, readOnly: mode.readOnly, cache: false, ...(mode.readOnly ? {} : guardedWriterOptions(dir)) });
     return new PersistedIndex(
       env,
       env.openDB<IndexCheckpoint | OpenedBy, string>({ name: 'meta' }),
@@ -137,11 +121,7 @@ export class PersistedIndex {
    * (a machine crash, which unsynced commits may not have survived whole). Then marks it open.
    */
   async openedAfterMachineCrash(): Promise<boolean> {
-    if (BOOT_ID === undefined) return false;
-    const opened = this.meta.get('opened-by') as OpenedBy | undefined;
-    const crashed = opened !== undefined && !opened.closed && opened.bootId !== BOOT_ID;
-    await this.meta.put('opened-by', { bootId: BOOT_ID, closed: false });
-    return crashed;
+    return openedAfterMachineCrash(this.meta);
   }
 
   /** The last committed checkpoint; the empty one for a new index or one of another format. */
@@ -325,35 +305,9 @@ export class PersistedIndex {
 
   /** Closes; the writer first syncs everything and records the clean close. */
   async close(): Promise<void> {
-    if (!this.readOnly && BOOT_ID !== undefined) {
-      await this.sync();
-      await this.meta.put('opened-by', { bootId: BOOT_ID, closed: true });
-      await this.sync();
-    }
+    if (!this.readOnly) await recordCleanClose(this.env, this.meta);
     await this.env.close();
   }
-
-  private sync(): Promise<void> {
-    // lmdb's typings leave out sync(), which forces what NOSYNC commits left to the disk.
-    const env = this.env as unknown as { sync(done: (error?: Error) => void): void };
-    return new Promise((resolve, reject) => env.sync((error) => (error ? reject(error) : resolve())));
-  }
-}
-
-const BOOT_ID = currentBootId();
-
-/**
- * The writer maps at least 256 MiB, and never less than the file (which, written through the
- * map, LMDB extends to the map's size: the part beyond the data is sparse and takes no disk).
- * lmdb-js grows a full map by mapping the file again, twice as large, and keeps every earlier
- * mapping for the process's life (for readers still on them): each growth left the pages already
- * touched resident a second time, most of the growth of RSS under a long paid load. Started at
- * its default 128 KiB, the map grew eight times in a minute of paid calls.
- */
-const MIN_MAP_BYTES = 256 * 1024 * 1024;
-
-function writerMapSize(dir: string): number {
-  return Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0);
 }
 
 /** How many of a chunk's positions (ascending) are below `limit`. */

@@ -1,0 +1,64 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Database, RootDatabase } from 'lmdb';
+import { currentBootId } from './boot-id.ts';
+
+/**
+ * LMDB environments that are caches of the event log (the log's index, the result log's store)
+ * commit without fsync where the kernel gives a boot id: unsynced, the page cache merges their
+ * random writes, and a process crash loses nothing. Only a machine crash can leave such a file
+ * inconsistent, so each records the boot id that opened it and its clean close, and one left open
+ * by an earlier boot is rebuilt from the log. Where no boot id is to be had, commits are synced
+ * as usual.
+ */
+export const BOOT_ID = currentBootId();
+
+/** Which boot of the machine opened an environment last, and whether it closed it. */
+export interface OpenedBy {
+  bootId: string;
+  closed: boolean;
+}
+
+const OPENED_BY = 'opened-by';
+
+/**
+ * A writer maps at least 256 MiB, and never less than the file (which, written through the map,
+ * LMDB extends to the map's size: the part beyond the data is sparse and takes no disk). lmdb-js
+ * grows a full map by mapping the file again, twice as large, and keeps every earlier mapping for
+ * the process's life (for readers still on them): each growth left the pages already touched
+ * resident a second time, most of the growth of RSS under a long paid load. Started at its default
+ * 128 KiB, the event index's map grew eight times in a minute of paid calls.
+ */
+const MIN_MAP_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A writer's options: unsynced where a boot id guards it, and then written through the map
+ * (WRITEMAP: no page copied into a buffer and written again, which halved an index insert's cost;
+ * nothing in this process writes into buffers LMDB returns); the map sized ahead.
+ */
+export function guardedWriterOptions(dir: string): { noSync: boolean; useWritemap: boolean; mapSize: number } {
+  const unsynced = BOOT_ID !== undefined;
+  return { noSync: unsynced, useWritemap: unsynced, mapSize: Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) };
+}
+
+/** At a writer's open: whether an earlier boot left the environment open (a machine crash). Then marks it opened by this boot. */
+export function openedAfterMachineCrash<T>(meta: Database<T | OpenedBy, string>): boolean {
+  if (BOOT_ID === undefined) return false;
+  const opened = meta.get(OPENED_BY) as OpenedBy | undefined;
+  meta.putSync(OPENED_BY, { bootId: BOOT_ID, closed: false });
+  return opened !== undefined && !opened.closed && opened.bootId !== BOOT_ID;
+}
+
+/** At a writer's close: everything synced first, then the clean close recorded and synced. */
+export async function recordCleanClose<T>(env: RootDatabase, meta: Database<T | OpenedBy, string>): Promise<void> {
+  if (BOOT_ID === undefined) return;
+  await syncEnv(env);
+  await meta.put(OPENED_BY, { bootId: BOOT_ID, closed: true });
+  await syncEnv(env);
+}
+
+function syncEnv(env: RootDatabase): Promise<void> {
+  // lmdb's typings leave out sync(), which forces what NOSYNC commits left to the disk.
+  const syncing = env as unknown as { sync(done: (error?: Error) => void): void };
+  return new Promise((resolve, reject) => syncing.sync((error) => (error ? reject(error) : resolve())));
+}
