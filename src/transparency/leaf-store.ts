@@ -55,7 +55,7 @@ interface StoreState {
 class Tail {
   leaves: StoredLeaf[] = [];
   /** nodes[level][i] is node floor(committed / 2^level) + i of that level. */
-  nodes: Uint8Array[][] = [];
+  nodes: Buffer[][] = [];
   /** Digest key (hex) -> the tail's leaves first holding a digest that starts with it, in order. */
   byDigestKey = new Map<string, number[]>();
 }
@@ -70,10 +70,10 @@ class Tail {
  *
  * Appends are kept in memory (the tail) and committed together every FLUSH_MS: the leaves'
  * records first, then nodes, lookups and the size that covers them in one transaction; reads
- * look in the tail first. The
- * store is a cache of the event log, never ahead of it (a leaf is folded from a durable event):
- * whatever it loses, the result log folds again. As with the event log's index, commits are not
- * fsynced, and a store left open by an earlier boot of the machine is emptied and folded again.
+ * look in the tail first. The store is a cache of the event log, never ahead of it (a leaf is
+ * folded from a durable event): whatever it loses, the result log folds again. As with the event
+ * log's index, commits are not fsynced, and a store left open by an earlier boot of the machine
+ * is emptied and folded again (lmdb-boot-guard.ts).
  *
  * Without a path the store keeps everything in memory (its tail is never committed): for tests.
  */
@@ -168,8 +168,8 @@ export class LeafStore implements NodeLevels {
   append(leaf: StoredLeaf): number {
     if (this.readOnly) throw new Error('the result log store is open for reading only');
     const index = this.size;
-    if (this.find(leaf.sha256) === undefined) {
-      const key = digestKeyHex(leaf.sha256);
+    const key = digestKeyHex(leaf.sha256);
+    if (this.firstLeafUnder(key, leaf.sha256) === undefined) {
       const under = this.tail.byDigestKey.get(key);
       if (under) under.push(index);
       else this.tail.byDigestKey.set(key, [index]);
@@ -198,9 +198,14 @@ export class LeafStore implements NodeLevels {
 
   /** The first leaf whose result has this digest. */
   find(sha256: Uint8Array): number | undefined {
+    return this.firstLeafUnder(digestKeyHex(sha256), sha256);
+  }
+
+  /** find() with the digest's lookup key already made (an append makes it for itself too). */
+  private firstLeafUnder(key: string, sha256: Uint8Array): number | undefined {
     // The tail first: a digest is listed there only when no earlier leaf has it, and a paid
     // answer asks for the leaf just folded.
-    for (const leaf of this.tail.byDigestKey.get(digestKeyHex(sha256)) ?? []) if (sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
+    for (const leaf of this.tail.byDigestKey.get(key) ?? []) if (sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     const stored = this.dbs?.digests.getBinaryFast(Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES));
     // Copied out: getBinaryFast answers in a buffer the next LMDB read reuses.
     const committed = stored ? Array.from({ length: stored.length / 4 }, (_, i) => stored.readUInt32BE(4 * i)) : [];
@@ -306,7 +311,8 @@ export class LeafStore implements NodeLevels {
         const first = Math.floor(from / 2 ** level);
         const nodes = tail.nodes[level] ?? [];
         const end = Math.min(Math.floor(to / 2 ** level), first + nodes.length);
-        for (let index = first; index < end; index++) void dbs.nodes.put(nodeKey(level, index), Buffer.from(nodes[index - first]!));
+        // The tail's nodes are its own copies (push), never changed: put as they are.
+        for (let index = first; index < end; index++) void dbs.nodes.put(nodeKey(level, index), nodes[index - first]!);
       }
       for (const [keyHex, leaves] of tail.byDigestKey) {
         const committing = leaves.filter((leaf) => leaf < to);
