@@ -41,6 +41,13 @@ export interface RecoveryOptions {
    * then found when the record is read, and by the audit.
    */
   verify?: 'all' | 'checkpoint';
+  /**
+   * For the recovery of a running store after a failed write: the position from which its writer
+   * refused every append. Their callers were told that nothing was recorded, so whatever those
+   * batches left is cut, whole batches included (at a start the log cannot know, and keeps a
+   * whole batch a crash did not acknowledge: its callers never heard either way).
+   */
+  refusedFrom?: number;
 }
 
 /** A log rebuilt from scratch writes its index at the end of each sealed segment once this many events wait. */
@@ -102,7 +109,7 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
     // Bytes before this offset are only checked; from it on, records go into the index.
     const indexFrom = i === checkpoint.segment ? Math.max(checkpoint.offset, SEGMENT_HEADER_BYTES) : SEGMENT_HEADER_BYTES;
     const scanFrom = verifyAll ? SEGMENT_HEADER_BYTES : indexFrom;
-    const end = scanSegment(segment, i, bytes, { scanFrom, indexFrom }, index, isLast);
+    const end = scanSegment(segment, i, bytes, { scanFrom, indexFrom, refusedFrom: options.refusedFrom }, index, isLast);
     expectedFirst = index.nextPosition;
     if (end < bytes.length && index.nextPosition < acknowledged)
       throw new CorruptLogError(segment.name, end, `damaged data at event ${index.nextPosition}, before the ${acknowledged} events acknowledged durable (writer checkpoint): this is not a torn tail`);
@@ -111,10 +118,9 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
       log.warn({ file: segment.name, offset: end, bytes: bytes.length - end }, `event log (read-only): ignoring ${bytes.length - end} unfinished bytes at the end of ${segment.name} from offset ${end}`);
     } else if (end < bytes.length) {
       await truncateTornTail(segment, end);
-      log.warn(
-        { file: segment.name, offset: end, droppedBytes: bytes.length - end },
-        `event log: truncated a torn tail of ${bytes.length - end} bytes in ${segment.name} at offset ${end} (an unacknowledged write cut short by a crash)`,
-      );
+      const what = options.refusedFrom === undefined ? 'a torn tail' : 'the appends refused after a failed write';
+      const why = options.refusedFrom === undefined ? 'an unacknowledged write cut short by a crash' : `events from ${options.refusedFrom} on; their callers were told nothing was recorded`;
+      log.warn({ file: segment.name, offset: end, droppedBytes: bytes.length - end }, `event log: truncated ${what}, ${bytes.length - end} bytes in ${segment.name} at offset ${end} (${why})`);
     }
     if (isLast) tailBytes = end;
     // A sealed segment was synced before the next was started: its index may be written now,
@@ -211,6 +217,8 @@ interface ScanRange {
   scanFrom: number;
   /** Records from this offset on go into the index; before it they are only checked and counted. */
   indexFrom: number;
+  /** Batches from this position on end the data (RecoveryOptions.refusedFrom). */
+  refusedFrom?: number;
 }
 
 /** Scans batches; returns the offset where valid data ends (the file length unless torn). */
@@ -219,6 +227,7 @@ function scanSegment(segment: SegmentFile, segmentNumber: number, bytes: Buffer,
   const corrupt = (at: number, reason: string) => new CorruptLogError(segment.name, at, reason);
   while (offset < bytes.length) {
     const batchStart = offset;
+    if (isLast && range.refusedFrom !== undefined && batchStart >= range.indexFrom && index.nextPosition >= range.refusedFrom) return batchStart;
     const header = checkFrame(bytes, offset);
     const batch = header.kind === 'ok' ? batchHeaderAt(bytes, offset, header.payloadLength) : undefined;
     if (header.kind !== 'ok' || batch === undefined) {

@@ -134,7 +134,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     try {
       await writer.closeTail().catch(() => undefined);
       await indexCheckpointer?.stop();
-      const again = await recoverLog(options.dir, log, { readOnly: false, persisted, verify: 'checkpoint' });
+      const again = await recoverLog(options.dir, log, { readOnly: false, persisted, verify: 'checkpoint', refusedFrom: writer.durableCount });
       index = again.index;
       segments = again.segments;
       indexCheckpointer = newCheckpointer();
