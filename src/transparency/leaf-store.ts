@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { BOOT_ID, guardedWriterOptions, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from '../events/file-log/lmdb-boot-guard.ts';
 import { lmdbFileProblem } from '../events/file-log/lmdb-meta-page.ts';
+import { tolerateOrphanedCommitFailures, TurnWrites } from '../events/file-log/lmdb-turn.ts';
 import { LeafRecords, RECORD_PAYLOAD_BYTES } from './leaf-records.ts';
 import type { NodeLevels } from './merkle-log.ts';
 
@@ -41,6 +42,8 @@ const LOWEST_STORED_LEVEL = 4;
 /** Appended leaves wait in memory at most this long, or until this many, before one commit. */
 const FLUSH_MS = 100;
 const FLUSH_LEAVES = 16_384;
+/** After a failed commit (a full disk), the next waits this long; the tail stays in memory meanwhile. */
+const RETRY_MS = 5_000;
 
 interface StoreState {
   format: number;
@@ -88,7 +91,8 @@ export class LeafStore implements NodeLevels {
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private timerIsSoon = false;
-  private failed = false;
+  /** The last commit failed: the next is tried after RETRY_MS. */
+  private failing = false;
   private closed = false;
 
   private constructor(
@@ -118,6 +122,7 @@ export class LeafStore implements NodeLevels {
     mkdirSync(dir, { recursive: true });
     const problem = lmdbFileProblem(dir);
     if (problem) throw new Error(problem);
+    tolerateOrphanedCommitFailures();
     const env = open({ path: dir, compression: false, maxDbs: 4, cache: false, ...guardedWriterOptions(dir) });
     const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE)));
     const state = dbs.meta.get('state') as StoreState | undefined;
@@ -238,7 +243,7 @@ export class LeafStore implements NodeLevels {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.timerIsSoon = false;
-    if (!this.dbs || this.failed || this.tail.leaves.length === 0) return;
+    if (!this.dbs || this.tail.leaves.length === 0) return;
     this.flushing = this.commitTail(this.dbs).finally(() => {
       this.flushing = undefined;
       // Leaves appended while the commit ran wait for the next one.
@@ -267,10 +272,12 @@ export class LeafStore implements NodeLevels {
       this.dbs.records.close();
       return;
     }
-    while (this.flushing || (this.dbs && !this.failed && this.tail.leaves.length > 0)) await this.flush();
+    // One more try after a failed commit; what a failing one leaves, the next start folds again.
+    this.failing = false;
+    while (this.flushing || (this.dbs && !this.failing && this.tail.leaves.length > 0)) await this.flush();
     if (this.timer) clearTimeout(this.timer);
     if (!this.dbs) return;
-    await recordCleanClose(this.dbs.env, this.dbs.meta);
+    if (!this.failing) await recordCleanClose(this.dbs.env, this.dbs.meta);
     await this.dbs.env.close();
     this.dbs.records.close();
   }
@@ -286,12 +293,12 @@ export class LeafStore implements NodeLevels {
    * leaf, and a commit must cover them.
    */
   private scheduleFlush(): void {
-    if (!this.dbs || this.failed || this.closed || this.flushing) return;
-    const soon = this.tail.leaves.length >= FLUSH_LEAVES;
+    if (!this.dbs || this.closed || this.flushing) return;
+    const soon = this.tail.leaves.length >= FLUSH_LEAVES && !this.failing;
     if (this.timer && (!soon || this.timerIsSoon)) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerIsSoon = soon;
-    this.timer = setTimeout(() => void this.flush(), soon ? 0 : FLUSH_MS).unref();
+    this.timer = setTimeout(() => void this.flush(), soon ? 0 : this.failing ? RETRY_MS : FLUSH_MS).unref();
   }
 
   /**
@@ -303,6 +310,7 @@ export class LeafStore implements NodeLevels {
     const from = this.committed;
     const to = this.size;
     const tail = this.tail;
+    const turn = new TurnWrites();
     try {
       // Before the commit that covers them: the file is never behind the size (a process crash
       // leaves both in the page cache; where commits are synced, so is the file).
@@ -312,7 +320,7 @@ export class LeafStore implements NodeLevels {
         const nodes = tail.nodes[level] ?? [];
         const end = Math.min(Math.floor(to / 2 ** level), first + nodes.length);
         // The tail's nodes are its own copies (push), never changed: put as they are.
-        for (let index = first; index < end; index++) void dbs.nodes.put(nodeKey(level, index), nodes[index - first]!);
+        for (let index = first; index < end; index++) turn.add(dbs.nodes.put(nodeKey(level, index), nodes[index - first]!));
       }
       for (const [keyHex, leaves] of tail.byDigestKey) {
         const committing = leaves.filter((leaf) => leaf < to);
@@ -323,19 +331,23 @@ export class LeafStore implements NodeLevels {
         const value = Buffer.allocUnsafe(before.length + 4 * committing.length);
         before.copy(value);
         committing.forEach((leaf, i) => value.writeUInt32BE(leaf, before.length + 4 * i));
-        void dbs.digests.put(key, value);
+        turn.add(dbs.digests.put(key, value));
       }
       const keyCount = this.keys.length;
-      for (let number = this.committedKeys; number < keyCount; number++) void dbs.keys.put(number, this.keys[number]!);
+      for (let number = this.committedKeys; number < keyCount; number++) turn.add(dbs.keys.put(number, this.keys[number]!));
       const lastPosition = tail.leaves[to - from - 1]!.position;
-      await dbs.meta.put('state', { format: FORMAT, leaves: to, lastPosition } satisfies StoreState);
+      turn.add(dbs.meta.put('state', { format: FORMAT, leaves: to, lastPosition } satisfies StoreState));
+      await turn.committed();
+      this.failing = false;
       this.committedKeys = keyCount;
       this.lastPosition = lastPosition;
       this.dropCommitted(from, to);
     } catch (err) {
-      // A full disk: the store keeps its last commit, the tail stays in memory, and the next
-      // start folds the rest from the event log.
-      this.failed = true;
+      // A full disk: the store keeps its last commit and the tail stays in memory, the commit is
+      // tried again later, and whatever a stop leaves uncommitted the next start folds from the
+      // event log. The file log shares the disk and takes no appends meanwhile; EventStoreDB
+      // may, and then the tail grows by a leaf a paid call until the disk has room.
+      this.failing = true;
       this.onError(err as Error);
     }
   }

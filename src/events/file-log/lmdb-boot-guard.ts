@@ -22,23 +22,23 @@ export interface OpenedBy {
 const OPENED_BY = 'opened-by';
 
 /**
- * A writer maps at least 256 MiB, and never less than the file (which, written through the map,
- * LMDB extends to the map's size: the part beyond the data is sparse and takes no disk). lmdb-js
- * grows a full map by mapping the file again, twice as large, and keeps every earlier mapping for
- * the process's life (for readers still on them): each growth left the pages already touched
- * resident a second time, most of the growth of RSS under a long paid load. Started at its default
- * 128 KiB, the event index's map grew eight times in a minute of paid calls.
+ * A writer maps at least 256 MiB, and never less than the file. lmdb-js grows a full map by
+ * mapping the file again, twice as large, and keeps every earlier mapping for the process's life
+ * (for readers still on them): each growth left the pages already touched resident a second time,
+ * most of the growth of RSS under a long paid load. Started at its default 128 KiB, the event
+ * index's map grew eight times in a minute of paid calls.
  */
 const MIN_MAP_BYTES = 256 * 1024 * 1024;
 
 /**
- * A writer's options: unsynced where a boot id guards it, and then written through the map
- * (WRITEMAP: no page copied into a buffer and written again, which halved an index insert's cost;
- * nothing in this process writes into buffers LMDB returns); the map sized ahead.
+ * A writer's options: unsynced where a boot id guards it; the map sized ahead. Never written
+ * through the map (WRITEMAP): the map makes the file as large as itself, sparse, and a page the
+ * file system cannot allocate (a full disk) ends the process with SIGBUS where a write would
+ * fail with ENOSPC, which a commit reports and the writer retries. Writing through the map saved
+ * a copy a page, which the paid call and the soak did not show (docs/event-store.md).
  */
-export function guardedWriterOptions(dir: string): { noSync: boolean; useWritemap: boolean; mapSize: number } {
-  const unsynced = BOOT_ID !== undefined;
-  return { noSync: unsynced, useWritemap: unsynced, mapSize: Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) };
+export function guardedWriterOptions(dir: string): { noSync: boolean; mapSize: number } {
+  return { noSync: BOOT_ID !== undefined, mapSize: Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) };
 }
 
 /** At a writer's open: whether an earlier boot left the environment open (a machine crash). Then marks it opened by this boot. */

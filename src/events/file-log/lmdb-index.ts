@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { guardedWriterOptions, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from './lmdb-boot-guard.ts';
 import { lmdbFileProblem } from './lmdb-meta-page.ts';
+import { tolerateOrphanedCommitFailures, TurnWrites } from './lmdb-turn.ts';
 import type { Location } from './location.ts';
 import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
 
@@ -105,6 +106,7 @@ export class PersistedIndex {
     if (mode.readOnly && !existsSync(dir)) return undefined;
     const problem = lmdbFileProblem(dir);
     if (problem) throw new Error(problem);
+    if (!mode.readOnly) tolerateOrphanedCommitFailures();
     const env = open({ path: dir, compression: false, maxDbs: 4, readOnly: mode.readOnly, cache: false, ...(mode.readOnly ? {} : guardedWriterOptions(dir)) });
     return new PersistedIndex(
       env,
@@ -253,6 +255,7 @@ export class PersistedIndex {
     const idIndexed = new Uint8Array(entries.locations.length);
     for (const { firstRevision, positions } of entries.streams)
       for (let k = Math.max(0, SCANNED_REVISIONS - firstRevision); k < positions.length; k++) idIndexed[positions[k]! - entries.from] = 1;
+    const turn = new TurnWrites();
     for (let i = 0; i < entries.locations.length; i++) {
       const { segment, offset, length } = entries.locations[i]!;
       const id = idBytes(entries.ids[i]!);
@@ -262,8 +265,8 @@ export class PersistedIndex {
       value.writeUInt32LE(length, 12);
       id.copy(value, LOCATION_BYTES);
       const position = entries.from + i;
-      void this.locations.put(position, value);
-      if (idIndexed[i]) void this.ids.put(id, position);
+      turn.add(this.locations.put(position, value));
+      if (idIndexed[i]) turn.add(this.ids.put(id, position));
     }
     for (const { stream, firstRevision, positions } of entries.streams) {
       const digest = streamDigest(stream);
@@ -275,12 +278,13 @@ export class PersistedIndex {
         // A chunk begun by an earlier checkpoint is extended.
         const key = streamKey(digest, chunk);
         const before = into > 0 ? (this.streams.get(key) ?? []).slice(0, into) : [];
-        void this.streams.put(key, [...before, ...positions.slice(k, k + take)]);
+        turn.add(this.streams.put(key, [...before, ...positions.slice(k, k + take)]));
         k += take;
       }
     }
     // Last in the turn, so committed with (never before) the entries it covers.
-    await this.meta.put('checkpoint', next);
+    turn.add(this.meta.put('checkpoint', next));
+    await turn.committed();
     this.limit = next.events;
   }
 

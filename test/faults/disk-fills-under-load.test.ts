@@ -1,0 +1,151 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { auditEventLog } from '../../src/audit/audit.ts';
+import { auditRules } from '../../src/catalog/index.ts';
+import { openEventStoreForReading } from '../../src/events/open-store.ts';
+import { createKeyring } from '../../src/signing/keyring.ts';
+import { LeafStore } from '../../src/transparency/leaf-store.ts';
+import { fetchQuote, signPayment, type HandMadePayment } from '../support/x402-payments.ts';
+
+/**
+ * The disk fills with the service's own writes under paid load, on a small tmpfs this test mounts
+ * (as root; skipped, saying why, where mounting is not allowed). Every file the service writes
+ * is on it: the event log's segments, its index and the result log's store (both LMDB). Written
+ * through its map, LMDB touched a page the file system could not allocate and the kernel ended
+ * the process with SIGBUS; then a failed commit's promise nobody awaited ended it too. The
+ * service must stay up, refuse calls with 503 while the disk is full, and take them again once
+ * there is room, losing nothing it acknowledged.
+ */
+const SECRET = 'disk-fills-under-load-secret-0123456789abcdef';
+const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
+const quiet = { info() {}, warn() {}, error() {} };
+const mountPoint = mkdtempSync(join(tmpdir(), 'attest-disk-fills-'));
+const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint], { encoding: 'utf8' });
+const canMount = mounted.status === 0;
+if (!canMount) console.warn(`disk-fills-under-load test skipped: cannot mount a small tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()})`);
+
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  if (canMount) spawnSync('umount', [mountPoint]);
+  rmSync(mountPoint, { recursive: true, force: true });
+});
+
+interface Service {
+  url: string;
+  child: ChildProcess;
+  /** What it printed on stderr: its fatal errors, for a failure's message. */
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** A free port on loopback: the answers name the service's URL, so a restart must keep it for a replay to match byte for byte. */
+const port = await new Promise<number>((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as { port: number };
+    probe.close(() => resolve(port));
+  });
+});
+
+async function startService(dataDir: string): Promise<Service> {
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ATTESTATION_SECRET: SECRET, SETTLEMENT: 'local', EVENTSTORE_URL: '' };
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      stderr += `${line}\n`;
+      const listening = /^Listening on (\S+) /.exec(line);
+      if (listening) resolve(listening[1]!);
+    });
+    void exited.then(() => reject(new Error(`the service exited before listening: ${stderr}`)));
+  });
+  return { url, child, exited, stderr: () => stderr };
+}
+
+const body = (i: number) => JSON.stringify({ kind: 'disk-fills', claim: { i, pad: 'p'.repeat(600) } });
+const post = (url: string, payment: HandMadePayment, i: number) =>
+  fetch(`${url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': payment.header }, body: body(i) });
+
+describe.skipIf(!canMount)('the disk filling under paid load', () => {
+  it('is an outage the service outlives: 503 while full, paid calls again once there is room, nothing acknowledged lost', async () => {
+    const dataDir = join(mountPoint, 'data');
+    // Room handed back later, as an operator would by deleting something.
+    const room = join(mountPoint, 'room');
+    writeFileSync(room, Buffer.alloc(1024 * 1024));
+    let service = await startService(dataDir);
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    void service.exited.then((e) => (exit = e));
+    const quote = await fetchQuote(`${service.url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(0) });
+
+    const acknowledged: Array<{ payment: HandMadePayment; i: number; text: string }> = [];
+    let refused = 0;
+    for (let i = 0; refused < 64 && i < 8_000 && !exit; i += 16) {
+      const batch = await Promise.all(Array.from({ length: 16 }, async (_, k) => ({ payment: await signPayment(quote), i: i + k })));
+      const answers = await Promise.all(batch.map(async (call) => {
+        try {
+          const res = await post(service.url, call.payment, call.i);
+          return { call, status: res.status, text: await res.text() };
+        } catch {
+          return { call, status: 0, text: '' };
+        }
+      }));
+      for (const { call, status, text } of answers) {
+        if (status === 200) acknowledged.push({ ...call, text });
+        else if (status === 503) refused++;
+        else expect.fail(`a paid call answered ${status || 'nothing'} while the disk filled: ${text}${service.stderr()}`);
+      }
+    }
+    expect(refused).toBeGreaterThanOrEqual(64);
+    expect(acknowledged.length).toBeGreaterThan(100);
+    // The index's checkpoint (at most 1 s after the last append) and the result log's commit
+    // (100 ms) have met the full disk by now, and each retries within 5 s.
+    await new Promise((resolve) => setTimeout(resolve, 6_500));
+    expect(exit, service.stderr()).toBeUndefined();
+    // Alive; whether ready depends on whether the log's last recovery found room (it cuts the
+    // refused appends, which frees some).
+    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+
+    unlinkSync(room);
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && (await fetch(`${service.url}/ready`)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await fetch(`${service.url}/ready`)).status).toBe(200);
+    const after = { payment: await signPayment(quote), i: 100_000 };
+    const answer = await post(service.url, after.payment, after.i);
+    expect(answer.status).toBe(200);
+    acknowledged.push({ ...after, text: await answer.text() });
+
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toEqual({ code: 0, signal: null });
+
+    // A later start on the same disk takes the log, its index and the result log's store as the
+    // first left them: every acknowledged result replays byte for byte with its payment.
+    service = await startService(dataDir);
+    try {
+      for (const { payment, i, text } of [...acknowledged.slice(0, 3), ...acknowledged.slice(-3)]) expect(await (await post(service.url, payment, i)).text()).toBe(text);
+    } finally {
+      service.child.kill('SIGTERM');
+      expect(await service.exited).toEqual({ code: 0, signal: null });
+    }
+
+    const store = await openEventStoreForReading({ DATA_DIR: dataDir }, quiet);
+    const resultStore = LeafStore.openForReading(join(dataDir, 'result-log', 'store'));
+    if (!resultStore) throw new Error('the result log has no store on disk');
+    try {
+      const report = await auditEventLog({ store, keyring: createKeyring(SECRET), chainRules: auditRules, resultStore });
+      expect(report.failures).toEqual([]);
+      expect(report.results).toBe(acknowledged.length);
+      expect(report.resultStoreChecked).toBe(acknowledged.length);
+    } finally {
+      await resultStore.close();
+      await store.close();
+    }
+  }, 120_000);
+});
