@@ -1,3 +1,4 @@
+import { statfsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadSettings, type Settings } from './config.ts';
 import { createLogger } from './logger.ts';
@@ -17,19 +18,46 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(settings);
-  const store = await openEventStore(settings, log);
-  const service = await startService(settings, store, log);
+  const dataDir = settings.DATA_DIR;
+  const store = await openEventStore(settings, log).catch((err: unknown) => Promise.reject(explainedByDisk(err, dataDir)));
+  const service = await startService(settings, store, log).catch((err: unknown) => Promise.reject(explainedByDisk(err, dataDir)));
   log.info({ url: service.deps.baseUrl, settlement: settings.SETTLEMENT, eventStore: settings.EVENTSTORE_URL ? 'eventstoredb' : 'file' }, 'listening');
   // One line for the person at the terminal; stdout stays JSON lines for log collectors.
   process.stderr.write(`${startupLine(service.deps.baseUrl, settings)}\n`);
   const stop = async (signal: string) => {
     log.info({ signal }, 'stopping');
-    await service.close();
-    await store.close();
-    process.exit(0);
+    try {
+      await service.close();
+    } finally {
+      await store.close();
+    }
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  const stopAndExit = (signal: string) =>
+    void stop(signal).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`stopping: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  process.once('SIGINT', () => stopAndExit('SIGINT'));
+  process.once('SIGTERM', () => stopAndExit('SIGTERM'));
+}
+
+/** Below this much free space a failed start is put down to the disk (LMDB reports a full one as an I/O error). */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+function explainedByDisk(err: unknown, dataDir: string): unknown {
+  let free: number;
+  try {
+    const disk = statfsSync(dataDir);
+    free = disk.bavail * disk.bsize;
+  } catch {
+    return err;
+  }
+  if (free >= NEARLY_FULL_BYTES) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new Error(`${message} (the disk holding ${resolve(dataDir)} has ${free} bytes free: free some space and start again; nothing acknowledged is lost)`, { cause: err });
 }
 
 function startupLine(baseUrl: string, settings: Settings): string {

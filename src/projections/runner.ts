@@ -100,7 +100,9 @@ export async function startProjection<S extends JsonValue>(
     const snapshot = { name: projection.name, version: projection.version, position, state: structuredClone(state) };
     unsaved = 0;
     lastSave = Date.now();
-    saving = saving.then(() => options.checkpoints.save(snapshot));
+    // A failed save (a full disk) costs only a longer fold at the next start: logged, and the
+    // next checkpoint tries again (a rejected chain would have refused every later save).
+    saving = saving.then(() => options.checkpoints.save(snapshot)).catch((err: Error) => log.warn({ projection: projection.name, error: err.message }, 'projection checkpoint not saved: the next start folds from the last saved one'));
     return saving;
   }
 

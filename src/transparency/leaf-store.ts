@@ -277,7 +277,12 @@ export class LeafStore implements NodeLevels {
     while (this.flushing || (this.dbs && !this.failing && this.tail.leaves.length > 0)) await this.flush();
     if (this.timer) clearTimeout(this.timer);
     if (!this.dbs) return;
-    if (!this.failing) await recordCleanClose(this.dbs.env, this.dbs.meta);
+    try {
+      // Unrecorded (a full disk), the store is trusted again by this boot of the machine and emptied after a reboot.
+      if (!this.failing) await recordCleanClose(this.dbs.env, this.dbs.meta);
+    } catch (err) {
+      this.onError(new Error(`its clean close could not be recorded: ${(err as Error).message}`, { cause: err }));
+    }
     await this.dbs.env.close();
     this.dbs.records.close();
   }
@@ -348,7 +353,7 @@ export class LeafStore implements NodeLevels {
       // event log. The file log shares the disk and takes no appends meanwhile; EventStoreDB
       // may, and then the tail grows by a leaf a paid call until the disk has room.
       this.failing = true;
-      this.onError(err as Error);
+      this.onError(new Error(`a commit failed (${(err as Error).message}): the new leaves stay in memory and the commit is tried again in ${RETRY_MS / 1000} s`, { cause: err }));
     }
   }
 

@@ -245,7 +245,7 @@ export async function startResultLog(
 
 /** The store at `dir`; one that cannot be opened (damaged) is deleted and the log folded again into a new one. */
 function openLeafStore(dir: string, log: Logger): LeafStore {
-  const onError = (err: Error) => log.error({ error: err.message }, 'result log: its store could not commit; the new leaves wait in memory and the commit is tried again in 5 s');
+  const onError = (err: Error) => log.error({ error: err.message }, 'result log: its store could not be written');
   try {
     return LeafStore.open(dir, onError);
   } catch (err) {

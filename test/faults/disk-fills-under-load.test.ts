@@ -70,13 +70,39 @@ async function startService(dataDir: string): Promise<Service> {
   return { url, child, exited, stderr: () => stderr };
 }
 
+/** A start that must fail: its exit code and what it said. */
+async function startRefused(dataDir: string): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ATTESTATION_SECRET: SECRET }, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // One that starts after all is stopped, and fails the test with what it said.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(timer);
+  return { code, stderr };
+}
+
+/** Fills what is left of the disk; returns the file to delete to give it back. */
+function fillTheDisk(name: string): string {
+  const filler = join(mountPoint, name);
+  try {
+    writeFileSync(filler, Buffer.alloc(8 * 1024 * 1024));
+  } catch {
+    // ENOSPC: the file took what there was.
+  }
+  return filler;
+}
+
 const body = (i: number) => JSON.stringify({ kind: 'disk-fills', claim: { i, pad: 'p'.repeat(600) } });
 const post = (url: string, payment: HandMadePayment, i: number) =>
   fetch(`${url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': payment.header }, body: body(i) });
 
 describe.skipIf(!canMount)('the disk filling under paid load', () => {
+  const dataDir = join(mountPoint, 'data');
+  const acknowledged: Array<{ payment: HandMadePayment; i: number; text: string }> = [];
+
   it('is an outage the service outlives: 503 while full, paid calls again once there is room, nothing acknowledged lost', async () => {
-    const dataDir = join(mountPoint, 'data');
     // Room handed back later, as an operator would by deleting something.
     const room = join(mountPoint, 'room');
     writeFileSync(room, Buffer.alloc(1024 * 1024));
@@ -85,7 +111,6 @@ describe.skipIf(!canMount)('the disk filling under paid load', () => {
     void service.exited.then((e) => (exit = e));
     const quote = await fetchQuote(`${service.url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(0) });
 
-    const acknowledged: Array<{ payment: HandMadePayment; i: number; text: string }> = [];
     let refused = 0;
     for (let i = 0; refused < 64 && i < 8_000 && !exit; i += 16) {
       const batch = await Promise.all(Array.from({ length: 16 }, async (_, k) => ({ payment: await signPayment(quote), i: i + k })));
@@ -148,4 +173,41 @@ describe.skipIf(!canMount)('the disk filling under paid load', () => {
       await store.close();
     }
   }, 120_000);
+
+  it('a stop on a full disk ends cleanly, a start on one says why it cannot, and the next start with room loses nothing', async () => {
+    expect(acknowledged.length).toBeGreaterThan(100);
+    const [last] = acknowledged.slice(-1);
+    const service = await startService(dataDir);
+    const quote = await fetchQuote(`${service.url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(0) });
+    // One more call before the disk fills: the service holds state it has not saved yet (the
+    // public stats' checkpoint), which its stop will fail to write.
+    const before = { payment: await signPayment(quote), i: 150_000 };
+    const answer = await post(service.url, before.payment, before.i);
+    expect(answer.status).toBe(200);
+    acknowledged.push({ ...before, text: await answer.text() });
+    const filler = fillTheDisk('filler');
+    // A replay reads what is stored and writes nothing: answered on a full disk too. A new call
+    // cannot be recorded: refused, nothing charged.
+    expect(await (await post(service.url, last!.payment, last!.i)).text()).toBe(last!.text);
+    expect((await post(service.url, await signPayment(quote), 200_000)).status).toBe(503);
+    service.child.kill('SIGTERM');
+    expect(await service.exited, service.stderr()).toEqual({ code: 0, signal: null });
+
+    // A start writes (its lock file, its caches): on a full disk it stops at once and says why.
+    // (The stop freed a little, its lock file: taken too.)
+    const more = fillTheDisk('filler-2');
+    const refused = await startRefused(dataDir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^fatal: .*the disk holding .* has \d+ bytes free: free some space and start again/m);
+
+    unlinkSync(filler);
+    unlinkSync(more);
+    const again = await startService(dataDir);
+    try {
+      for (const { payment, i, text } of [...acknowledged.slice(0, 2), ...acknowledged.slice(-2)]) expect(await (await post(again.url, payment, i)).text()).toBe(text);
+    } finally {
+      again.child.kill('SIGTERM');
+      expect(await again.exited).toEqual({ code: 0, signal: null });
+    }
+  }, 60_000);
 });

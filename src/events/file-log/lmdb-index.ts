@@ -307,10 +307,13 @@ export class PersistedIndex {
     await Promise.all([this.locations.clearAsync(), this.streams.clearAsync(), this.ids.clearAsync()]);
   }
 
-  /** Closes; the writer first syncs everything and records the clean close. */
+  /** Closes; the writer first syncs everything and records the clean close (rejecting when it cannot, closed all the same). */
   async close(): Promise<void> {
-    if (!this.readOnly) await recordCleanClose(this.env, this.meta);
-    await this.env.close();
+    try {
+      if (!this.readOnly) await recordCleanClose(this.env, this.meta);
+    } finally {
+      await this.env.close();
+    }
   }
 }
 

@@ -294,7 +294,8 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     // Everything durable goes into the index on disk: the next start replays nothing.
     await indexCheckpointer?.flush().catch((err: Error) => log.warn({ error: err.message }, 'event index: the last checkpoint failed; the next start reads the tail from the log'));
     await reader.close();
-    await persisted?.close();
+    // Unrecorded (a full disk), the index is trusted again by this boot of the machine and rebuilt after a reboot.
+    await persisted?.close().catch((err: Error) => log.warn({ error: err.message }, 'event index: its clean close could not be recorded'));
     await lock.release();
     log.info({ dir: options.dir, events: writer.durableCount }, 'event log closed');
   }
