@@ -35,7 +35,7 @@ const MAX_FIELD_BYTES = 64 * 1024;
  */
 export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES): Promise<MultipartInput> {
   if (!ctx.is('multipart/form-data')) throw validationProblem([{ path: '(body)', message: 'a multipart/form-data body is required' }]);
-  const dir = await mkdtemp(join(tmpdir(), 'attest-upload-'));
+  const dir = await mkdtemp(join(tmpdir(), 'attest-upload-')).catch((err: unknown) => Promise.reject(storageProblem(err) ?? err));
   // ENOTEMPTY/EBUSY are retried: on an abort, the parser may still be closing a file in the directory.
   const removeDir = () => void rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 25 }).catch(() => undefined);
   // 'close' fires once the response is sent or the connection is lost, after every await below.
@@ -80,7 +80,18 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
   return { input, hashable };
 }
 
+/** Errors of the disk the uploads go to: the service's trouble, not the caller's body. */
+const STORAGE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EMFILE', 'ENFILE']);
+
+function storageProblem(err: unknown): HttpProblem | undefined {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !STORAGE_ERRORS.has(code)) return undefined;
+  return new HttpProblem(503, 'upload_storage_unavailable', `the service cannot store the upload right now (${code}); nothing was charged, retry later`, {}, { 'Retry-After': '5' });
+}
+
 function multipartProblem(err: unknown, formidableErrors: typeof FormidableErrors): HttpProblem {
+  const storage = storageProblem(err);
+  if (storage) return storage;
   const code = (err as { code?: unknown }).code;
   const tooLarge = [formidableErrors.biggerThanMaxFileSize, formidableErrors.biggerThanTotalMaxFileSize, formidableErrors.maxFieldsSizeExceeded].includes(code as number);
   if (tooLarge) return new HttpProblem(413, 'payload_too_large', `the upload exceeds the size limit (${MAX_MULTIPART_BYTES} bytes of files)`);

@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMultipart, type UploadedFile } from '../../src/http/multipart.ts';
@@ -119,5 +120,37 @@ describe('readMultipart, for the operations that take files', () => {
     });
     await settled();
     expect(entries()).toEqual([]);
+  });
+});
+
+/** A 256 KiB tmpfs for the temp files, mounted by this test (as root); skipped, saying why, elsewhere. */
+const smallTmp = mkdtempSync(join(dirname(uploadsDir), 'attest-small-tmp-'));
+const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', smallTmp], { encoding: 'utf8' });
+if (mounted.status !== 0) console.warn(`full-temp-disk upload test skipped: cannot mount a small tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()})`);
+afterAll(() => {
+  if (mounted.status === 0) spawnSync('umount', [smallTmp]);
+  rmSync(smallTmp, { recursive: true, force: true });
+});
+
+describe.skipIf(mounted.status !== 0)('an upload the temp disk cannot hold', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(() => service.stop());
+
+  it('is the service\'s trouble, not the caller\'s: 503 with Retry-After, nothing charged, nothing left behind', async () => {
+    process.env['TMPDIR'] = smallTmp;
+    try {
+      const answer = await upload(`${service.url}/v1/invoice-ocr`, Buffer.alloc(1024 * 1024, 7));
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('5');
+      expect(answer.headers.get('payment-required')).toBeNull();
+      expect(await answer.json()).toMatchObject({ error: 'upload_storage_unavailable', message: expect.stringMatching(/ENOSPC.*nothing was charged/) });
+      for (let i = 0; i < 40 && readdirSync(smallTmp).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(readdirSync(smallTmp)).toEqual([]);
+    } finally {
+      process.env['TMPDIR'] = uploadsDir;
+    }
   });
 });
