@@ -189,7 +189,15 @@ describe.skipIf(!canMount)('the disk filling under paid load', () => {
     // A replay reads what is stored and writes nothing: answered on a full disk too. A new call
     // cannot be recorded: refused, nothing charged.
     expect(await (await post(service.url, last!.payment, last!.i)).text()).toBe(last!.text);
-    expect((await post(service.url, await signPayment(quote), 200_000)).status).toBe(503);
+    // (What fits in the pages the log's last write left partly empty is still taken.)
+    let status = 200;
+    for (let i = 200_000; status === 200 && i < 200_016; i++) {
+      const call = { payment: await signPayment(quote), i };
+      const res = await post(service.url, call.payment, call.i);
+      status = res.status;
+      if (status === 200) acknowledged.push({ ...call, text: await res.text() });
+    }
+    expect(status).toBe(503);
     service.child.kill('SIGTERM');
     expect(await service.exited, service.stderr()).toEqual({ code: 0, signal: null });
 

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import { currentBootId } from './boot-id.ts';
+import { TurnWrites } from './lmdb-turn.ts';
 
 /**
  * LMDB environments that are caches of the event log (the log's index, the result log's store)
@@ -53,7 +54,10 @@ export function openedAfterMachineCrash<T>(meta: Database<T | OpenedBy, string>)
 export async function recordCleanClose<T>(env: RootDatabase, meta: Database<T | OpenedBy, string>): Promise<void> {
   if (BOOT_ID === undefined) return;
   await syncEnv(env);
-  await meta.put(OPENED_BY, { bootId: BOOT_ID, closed: true });
+  // Through TurnWrites: a failed commit (a full disk) names its cause and leaves nothing unhandled.
+  const mark = new TurnWrites();
+  mark.add(meta.put(OPENED_BY, { bootId: BOOT_ID, closed: true }));
+  await mark.committed();
   await syncEnv(env);
 }
 

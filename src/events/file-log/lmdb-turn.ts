@@ -28,6 +28,8 @@ const isCommitFailure = (reason: unknown): reason is CommitFailure =>
   reason instanceof Error && reason.message === COMMIT_FAILED && (reason as Partial<CommitFailure>).commitError instanceof Promise;
 
 let orphansTolerated = false;
+/** The cause promises of orphaned failures: Node reports each as unhandled too, right after. */
+const toleratedCauses = new WeakSet<Promise<unknown>>();
 
 /**
  * When a commit fails, lmdb-js (3.x) also rejects promises of its own that no caller holds (a
@@ -40,11 +42,14 @@ let orphansTolerated = false;
 export function tolerateOrphanedCommitFailures(): void {
   if (orphansTolerated) return;
   orphansTolerated = true;
-  process.on('unhandledRejection', (reason) => {
+  process.on('unhandledRejection', (reason, promise) => {
     if (isCommitFailure(reason)) {
+      // Handled now, the cause is still reported in this round of unhandled rejections.
+      toleratedCauses.add(reason.commitError);
       reason.commitError.catch(() => {});
       return;
     }
+    if (toleratedCauses.has(promise)) return;
     if (process.listenerCount('unhandledRejection') === 1) throw reason;
   });
 }
