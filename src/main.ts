@@ -18,9 +18,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(settings);
-  const dataDir = settings.DATA_DIR;
-  const store = await openEventStore(settings, log).catch((err: unknown) => Promise.reject(explainedByDisk(err, dataDir)));
-  const service = await startService(settings, store, log).catch((err: unknown) => Promise.reject(explainedByDisk(err, dataDir)));
+  const { store, service } = await openAndStart(settings, log);
   log.info({ url: service.deps.baseUrl, settlement: settings.SETTLEMENT, eventStore: settings.EVENTSTORE_URL ? 'eventstoredb' : 'file' }, 'listening');
   // One line for the person at the terminal; stdout stays JSON lines for log collectors.
   process.stderr.write(`${startupLine(service.deps.baseUrl, settings)}\n`);
@@ -42,6 +40,15 @@ async function main(): Promise<void> {
     );
   process.once('SIGINT', () => stopAndExit('SIGINT'));
   process.once('SIGTERM', () => stopAndExit('SIGTERM'));
+}
+
+async function openAndStart(settings: Settings, log: ReturnType<typeof createLogger>) {
+  try {
+    const store = await openEventStore(settings, log);
+    return { store, service: await startService(settings, store, log) };
+  } catch (err) {
+    throw explainedByDisk(err, settings.DATA_DIR);
+  }
 }
 
 /** Below this much free space a failed start is put down to the disk (LMDB reports a full one as an I/O error). */
