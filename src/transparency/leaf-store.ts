@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
-import { BOOT_ID, guardedWriterOptions, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from '../events/file-log/lmdb-boot-guard.ts';
-import { lmdbFileProblem } from '../events/file-log/lmdb-meta-page.ts';
-import { tolerateOrphanedCommitFailures, TurnWrites } from '../events/file-log/lmdb-turn.ts';
+import type { Database, RootDatabase } from 'lmdb';
+import { BOOT_ID, openCacheEnvironment, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from '../events/file-log/lmdb-boot-guard.ts';
+import { TurnWrites } from '../events/file-log/lmdb-turn.ts';
 import { LeafRecords, RECORD_PAYLOAD_BYTES } from './leaf-records.ts';
 import type { NodeLevels } from './merkle-log.ts';
 
@@ -120,10 +119,7 @@ export class LeafStore implements NodeLevels {
    */
   static open(dir: string, onError: (error: Error) => void): LeafStore {
     mkdirSync(dir, { recursive: true });
-    const problem = lmdbFileProblem(dir);
-    if (problem) throw new Error(problem);
-    tolerateOrphanedCommitFailures();
-    const env = open({ path: dir, compression: false, maxDbs: 4, cache: false, ...guardedWriterOptions(dir) });
+    const env = openCacheEnvironment(dir, { readOnly: false });
     const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE)));
     const state = dbs.meta.get('state') as StoreState | undefined;
     const emptiedBecause = openedAfterMachineCrash(dbs.meta)
@@ -143,9 +139,7 @@ export class LeafStore implements NodeLevels {
    */
   static openForReading(dir: string): LeafStore | undefined {
     if (!existsSync(join(dir, 'data.mdb')) || !existsSync(join(dir, RECORDS_FILE))) return undefined;
-    const problem = lmdbFileProblem(dir);
-    if (problem) throw new Error(problem);
-    const env = open({ path: dir, compression: false, maxDbs: 4, cache: false, readOnly: true });
+    const env = openCacheEnvironment(dir, { readOnly: true });
     const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE), { readOnly: true }));
     const state = dbs.meta.get('state') as StoreState | undefined;
     if (!state || state.format !== FORMAT) {

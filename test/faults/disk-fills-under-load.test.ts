@@ -53,10 +53,16 @@ const port = await new Promise<number>((resolve) => {
   });
 });
 
-async function startService(dataDir: string): Promise<Service> {
+/** `npm start` on `dataDir`, from the sources: the file log, local settlement, stderr piped. */
+function spawnService(dataDir: string): ChildProcess {
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ATTESTATION_SECRET: SECRET, SETTLEMENT: 'local', EVENTSTORE_URL: '' };
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(child);
+  return child;
+}
+
+async function startService(dataDir: string): Promise<Service> {
+  const child = spawnService(dataDir);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -72,8 +78,7 @@ async function startService(dataDir: string): Promise<Service> {
 
 /** A start that must fail: its exit code and what it said. */
 async function startRefused(dataDir: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ATTESTATION_SECRET: SECRET }, stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
+  const child = spawnService(dataDir);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   // One that starts after all is stopped, and fails the test with what it said.

@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Database, RootDatabase } from 'lmdb';
+import { open, type Database, type RootDatabase } from 'lmdb';
 import { currentBootId } from './boot-id.ts';
-import { TurnWrites } from './lmdb-turn.ts';
+import { lmdbFileProblem } from './lmdb-meta-page.ts';
+import { tolerateOrphanedCommitFailures, TurnWrites } from './lmdb-turn.ts';
 
 /**
  * LMDB environments that are caches of the event log (the log's index, the result log's store)
@@ -38,8 +39,22 @@ const MIN_MAP_BYTES = 256 * 1024 * 1024;
  * fail with ENOSPC, which a commit reports and the writer retries. Writing through the map saved
  * a copy a page, which the paid call and the soak did not show (docs/event-store.md).
  */
-export function guardedWriterOptions(dir: string): { noSync: boolean; mapSize: number } {
+function guardedWriterOptions(dir: string): { noSync: boolean; mapSize: number } {
   return { noSync: BOOT_ID !== undefined, mapSize: Math.max(MIN_MAP_BYTES, statSync(join(dir, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) };
+}
+
+/**
+ * Opens such an environment at `dir`: its file checked first (lmdb-js ends the process on a
+ * damaged one: this throws instead, and the caller rebuilds the cache), a writer with the options
+ * above and lmdb-js's orphaned commit failures tolerated (lmdb-turn.ts).
+ */
+export function openCacheEnvironment(dir: string, mode: { readOnly: boolean }): RootDatabase {
+  const problem = lmdbFileProblem(dir);
+  if (problem) throw new Error(problem);
+  const common = { path: dir, compression: false, maxDbs: 4, cache: false };
+  if (mode.readOnly) return open({ ...common, readOnly: true });
+  tolerateOrphanedCommitFailures();
+  return open({ ...common, ...guardedWriterOptions(dir) });
 }
 
 /** At a writer's open: whether an earlier boot left the environment open (a machine crash). Then marks it opened by this boot. */

@@ -1,9 +1,8 @@
 import { hash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { open, type Database, type RootDatabase } from 'lmdb';
-import { guardedWriterOptions, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from './lmdb-boot-guard.ts';
-import { lmdbFileProblem } from './lmdb-meta-page.ts';
-import { tolerateOrphanedCommitFailures, TurnWrites } from './lmdb-turn.ts';
+import type { Database, RootDatabase } from 'lmdb';
+import { openCacheEnvironment, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from './lmdb-boot-guard.ts';
+import { TurnWrites } from './lmdb-turn.ts';
 import type { Location } from './location.ts';
 import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
 
@@ -24,9 +23,7 @@ import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
  * crash loses nothing (the pages are in the kernel); only a machine crash can leave the file
  * inconsistent, so the index records the kernel's boot id while open and a clean close, and an
  * index left open by an earlier boot is rebuilt from the log (lmdb-boot-guard.ts; where no boot
- * id is to be had, commits are synced as usual). Unsynced, the writer also writes through the map (WRITEMAP):
- * no page is copied into a buffer and written again, which halves an insert's cost (10.5 ->
- * 5.8 µs an event, measured alone); nothing in this process writes into buffers LMDB returns.
+ * id is to be had, commits are synced as usual).
  */
 export const INDEX_DIRECTORY = 'index';
 /**
@@ -104,10 +101,7 @@ export class PersistedIndex {
   /** Opens (creating it when absent) the index in `dir`; read-only opens answer undefined when there is none. */
   static open(dir: string, mode: { readOnly: boolean }): PersistedIndex | undefined {
     if (mode.readOnly && !existsSync(dir)) return undefined;
-    const problem = lmdbFileProblem(dir);
-    if (problem) throw new Error(problem);
-    if (!mode.readOnly) tolerateOrphanedCommitFailures();
-    const env = open({ path: dir, compression: false, maxDbs: 4, readOnly: mode.readOnly, cache: false, ...(mode.readOnly ? {} : guardedWriterOptions(dir)) });
+    const env = openCacheEnvironment(dir, mode);
     return new PersistedIndex(
       env,
       env.openDB<IndexCheckpoint | OpenedBy, string>({ name: 'meta' }),
