@@ -20,7 +20,8 @@ import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-serve
  * ratios. Each server's CPU time per call is reported too. Every slice is bounded in requests and
  * in time, and a server that stops answering is killed.
  *
- * PAID_CALL_BENCH_PROFILE=<dir>: the service's server writes a V8 CPU profile there on exit.
+ * PAID_CALL_BENCH_PROFILE=<dir>: the service's server (or each of PAID_CALL_BENCH_PROFILE_ROLES=full,bare)
+ *   writes a V8 CPU profile there on exit.
  * PAID_CALL_BENCH_ROLES=full,bare: measure only these (default all four).
  */
 type Role = 'full' | 'bare' | 'viem' | 'reference';
@@ -67,7 +68,8 @@ async function measure(): Promise<void> {
   try {
     for (const role of roles) {
       const profileDir = process.env['PAID_CALL_BENCH_PROFILE'];
-      const nodeArgs = role === 'full' && profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+      const profiled = (process.env['PAID_CALL_BENCH_PROFILE_ROLES'] ?? 'full').split(',').includes(role);
+      const nodeArgs = profiled && profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
       const server = await spawnServer(new URL(SERVER_SCRIPTS[role], import.meta.url), { PAID_CALL_BENCH_SERVER: role, ATTESTATION_SECRET: SECRET }, nodeArgs);
       if (new URL(server.url).hostname !== '127.0.0.1') throw new Error(`server ${role} listens on ${server.url}, not loopback`);
       running[role] = { server, next: 0, cpuPerCallUs: [] };

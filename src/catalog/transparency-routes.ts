@@ -68,13 +68,15 @@ export const transparencyRoutes: FreeRoute[] = [
     path: '/v1/log',
     family: 'service',
     summary: 'The result log: its size, its latest checkpoint as JSON, and where its proofs are.',
-    description: 'Every signed result of the service is a leaf of one RFC 6962 Merkle tree; this route says how large it is and what the last checkpoint signed.',
-    output: z.object({ size: z.number().int(), leaf_format: z.string(), checkpoint: checkpointSchema.nullable(), public_key: z.string(), proofs: z.record(z.string(), z.string()) }),
+    description: 'Every signed result of the service is a leaf of one RFC 6962 Merkle tree; this route says how large it is and what the last checkpoint signed, and why the log has paused folding results when it has (its disk is full).',
+    output: z.object({ size: z.number().int(), paused: z.string().optional(), leaf_format: z.string(), checkpoint: checkpointSchema.nullable(), public_key: z.string(), proofs: z.record(z.string(), z.string()) }),
     handle: answering(async (_input, deps) => {
       const log = logOf(deps);
+      const paused = log.pausedBecause();
       return {
         body: {
           size: log.size(),
+          ...(paused ? { paused } : {}),
           leaf_format: 'RFC 8785 JSON {key_family, key_id, sha256}, hashed as an RFC 6962 leaf',
           checkpoint: log.latestCheckpoint() ?? null,
           public_key: `${deps.baseUrl}/v1/log/public-key`,

@@ -55,6 +55,8 @@ export interface ResultLogReader {
   /** The signed result of this digest, read from the event log; undefined when not logged. */
   signedResult(sha256: string): Promise<LoggedResult | undefined>;
   size(): number;
+  /** Why the log has stopped folding results for now (its store's disk is full), while it has. */
+  pausedBecause(): string | undefined;
   latestCheckpoint(): SignedCheckpoint | undefined;
   /** The index of the first leaf of this result, once the log has folded it in. */
   leafIndexOf(sha256: string): number | undefined;

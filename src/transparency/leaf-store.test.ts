@@ -195,6 +195,32 @@ describe('the result log store on disk', () => {
     await reopened.close();
   });
 
+  it('drops what it has not committed, and takes the same leaves again after, as if they had never come', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    const tree = treeOver(store);
+    appendTo(store, tree, 0, 40);
+    await store.flush();
+    appendTo(store, tree, 40, 70);
+    expect(store.uncommitted).toBe(30);
+    await store.dropUncommitted();
+    expect(store.size).toBe(40);
+    expect(store.uncommitted).toBe(0);
+    expect(store.lastLeafPosition).toBe(leafNumber(39).position);
+    expect(store.find(digest(50))).toBeUndefined();
+    expect(store.find(digest(39))).toBe(39);
+
+    const again = treeOver(store);
+    appendTo(store, again, 40, 70);
+    await store.close();
+    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    const inMemory = new MerkleLog();
+    for (let i = 0; i < 70; i++) inMemory.appendLeafHash(leafHashOf(leafNumber(i)));
+    expect(reopened.size).toBe(70);
+    expect(reopened.find(digest(50))).toBe(50);
+    expect(hex(treeOver(reopened).root(70))).toBe(hex(inMemory.root(70)));
+    await reopened.close();
+  });
+
   it('in memory (no directory) keeps everything, for tests of the result log', () => {
     const store = LeafStore.inMemory();
     const tree = treeOver(store);

@@ -154,6 +154,31 @@ export class LeafStore implements NodeLevels {
     return this.committed + this.tail.leaves.length;
   }
 
+  /** Leaves appended since the last commit: they are held in memory until it. */
+  get uncommitted(): number {
+    return this.tail.leaves.length;
+  }
+
+  /** Whether the last commit failed (a full disk): the next is tried after RETRY_MS. */
+  get commitsFailing(): boolean {
+    return this.failing;
+  }
+
+  /**
+   * Forgets the leaves not committed yet, and the nodes and lookups they added: the store is
+   * back at its last commit. Whoever folded them folds them again from the event log.
+   */
+  async dropUncommitted(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerIsSoon = false;
+    // Signing keys first seen in the dropped leaves stay numbered: the next commit writes them.
+    this.tail = new Tail();
+    // Nothing waits for a commit now: the next leaves are committed as usual, and say whether the disk has room.
+    this.failing = false;
+  }
+
   /** The position of the last leaf's event, or undefined for an empty store. */
   get lastLeafPosition(): number | undefined {
     return this.tail.leaves.at(-1)?.position ?? this.lastPosition;
@@ -345,7 +370,8 @@ export class LeafStore implements NodeLevels {
       // A full disk: the store keeps its last commit and the tail stays in memory, the commit is
       // tried again later, and whatever a stop leaves uncommitted the next start folds from the
       // event log. The file log shares the disk and takes no appends meanwhile; EventStoreDB
-      // may, and then the tail grows by a leaf a paid call until the disk has room.
+      // may, and then the tail grows by a leaf a paid call until the result log drops it
+      // (dropUncommitted) and folds it again once the disk has room.
       this.failing = true;
       this.onError(new Error(`a commit failed (${(err as Error).message}): the new leaves stay in memory and the commit is tried again in ${RETRY_MS / 1000} s`, { cause: err }));
     }

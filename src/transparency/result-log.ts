@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { rmSync, statfsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../events/port.ts';
 import { PAYMENT_EVENT_TYPES, resultSignedSchema } from '../payments/saga/events.ts';
@@ -29,6 +29,22 @@ export interface ResultLog extends ResultLogReader {
 export const CATCH_UP_LAG_EVENTS = 10_000n;
 
 /**
+ * How far the leaves waiting for the store's next commit may grow while its commits fail, and
+ * when folding resumes after they were dropped. A waiting leaf holds about 430 bytes (heap and
+ * buffers, measured over 100,000): the default bound is about 9 MB, ten seconds of paid calls
+ * at 2,000 a second, and above the 16,384 leaves after which a working store commits at once.
+ */
+export interface UncommittedBound {
+  leaves: number;
+  /** Folding resumes once the store's disk has this much free. */
+  resumeFreeBytes: number;
+  /** How often the disk is looked at meanwhile. */
+  roomCheckMs: number;
+}
+
+export const UNCOMMITTED_BOUND: UncommittedBound = { leaves: 20_000, resumeFreeBytes: 64 * 1024 * 1024, roomCheckMs: 5_000 };
+
+/**
  * The transparency log of every signed result: a projection of the event log in which each
  * ResultSigned event, in global order, is one leaf. A result and its leaf are therefore written
  * in the same atomic append (the leaf is a function of the event), and the whole tree can be
@@ -45,11 +61,15 @@ export async function startResultLog(
     catchUpLagEvents?: bigint;
     /** The directory where the leaves and the tree are kept (leaf-store.ts); without it, in memory, and every start folds the whole event log. */
     leafStore?: string;
+    /** While the store cannot commit: see UncommittedBound. */
+    uncommitted?: Partial<UncommittedBound>;
   },
 ): Promise<ResultLog> {
   const catchUpLag = options.catchUpLagEvents ?? CATCH_UP_LAG_EVENTS;
+  const bound: UncommittedBound = { ...UNCOMMITTED_BOUND, ...options.uncommitted };
   const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
-  const leaves = options.leafStore ? openLeafStore(options.leafStore, options.log) : LeafStore.inMemory();
+  const dir = options.leafStore;
+  const leaves = dir ? openLeafStore(dir, options.log) : LeafStore.inMemory();
   if (leaves.emptiedBecause) options.log.warn({}, `result log: its store was emptied (${leaves.emptiedBecause}); folding the event log again`);
   // A leaf's hash is not kept: it is a function of the leaf's key and digest, given again for
   // the few leaves a proof asks for.
@@ -126,18 +146,74 @@ export async function startResultLog(
       }
   }
 
-  const subscription: Subscription = store.subscribeToAll({
-    ...(storedUpTo !== undefined ? { fromPosition: storedUpTo } : {}),
-    eventTypes: [PAYMENT_EVENT_TYPES.signed],
-    onEvent(event) {
-      fold(event);
-      // The folded tree reaches the last signed checkpoint: it must give the same root.
-      if (latest && tree.size === latest.checkpoint.tree_size) checkAgainstLatest();
-      advanced(event.position);
-    },
-    onPassed: advanced,
-    onError: (err) => options.log.error({ error: err.message }, 'result log subscription failed'),
-  });
+  /** Bumped when folding pauses: deliveries of the subscription before are ignored. */
+  let generation = 0;
+  let subscription = foldFrom(storedUpTo);
+  /** Why folding is paused, while it is. */
+  let paused: string | undefined;
+  let roomCheck: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  function foldFrom(after: bigint | undefined): Subscription {
+    const mine = ++generation;
+    return store.subscribeToAll({
+      ...(after !== undefined ? { fromPosition: after } : {}),
+      eventTypes: [PAYMENT_EVENT_TYPES.signed],
+      onEvent(event) {
+        if (mine !== generation) return;
+        fold(event);
+        // The folded tree reaches the last signed checkpoint: it must give the same root.
+        if (latest && tree.size === latest.checkpoint.tree_size) checkAgainstLatest();
+        advanced(event.position);
+        if (leaves.commitsFailing && leaves.uncommitted >= bound.leaves)
+          pauseFolding().catch((err: Error) => options.log.error({ error: err.message }, 'result log: pausing failed'));
+      },
+      onPassed: (at) => {
+        if (mine === generation) advanced(at);
+      },
+      onError: (err) => options.log.error({ error: err.message }, 'result log subscription failed'),
+    });
+  }
+
+  /**
+   * The store cannot commit (its disk is full) while the event log, elsewhere, takes paid calls:
+   * the leaves it holds for the next commit would grow by one a call. At the bound, folding
+   * stops, those leaves are dropped, and the log stands at its last commit until the disk has
+   * room again; then it folds the same results again from the event log, which still holds them.
+   * Meanwhile paid answers go without their leaf index and proofs cover what was committed.
+   */
+  async function pauseFolding(): Promise<void> {
+    generation++;
+    const committed = leaves.size - leaves.uncommitted;
+    paused = `its store cannot be written (a full disk): the results after leaf ${committed - 1} are folded again from the event log once the disk has room; until then paid answers go without their leaf index`;
+    options.log.error({ dir, dropped: leaves.uncommitted, resumeFreeBytes: bound.resumeFreeBytes }, `result log paused: ${paused}`);
+    for (const waiter of waiters) waiter.resolve(false);
+    waiters.clear();
+    await subscription.close();
+    if (stopped) return;
+    await leaves.dropUncommitted();
+    tree = new MerkleLog(leafHashAt, leaves, leaves.size);
+    position = leaves.lastLeafPosition === undefined ? undefined : BigInt(leaves.lastLeafPosition);
+    roomCheck = setInterval(() => {
+      if (!diskHasRoom()) return;
+      clearInterval(roomCheck);
+      roomCheck = undefined;
+      paused = undefined;
+      options.log.info({ from: position?.toString() ?? 'the start' }, 'result log: its disk has room again; folding the event log from its last commit');
+      subscription = foldFrom(position);
+    }, bound.roomCheckMs);
+    roomCheck.unref();
+  }
+
+  function diskHasRoom(): boolean {
+    if (!dir) return true;
+    try {
+      const disk = statfsSync(dir);
+      return disk.bavail * disk.bsize >= bound.resumeFreeBytes;
+    } catch {
+      return false;
+    }
+  }
 
   function checkAgainstLatest(): void {
     if (!latest) return;
@@ -148,6 +224,7 @@ export async function startResultLog(
 
   function waitFor(target: bigint, timeoutMs: number): Promise<boolean> {
     if (position !== undefined && position >= target) return Promise.resolve(true);
+    if (paused) return Promise.resolve(false);
     if (target - (position ?? -1n) > catchUpLag) return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter = { position: target, resolve };
@@ -233,8 +310,12 @@ export async function startResultLog(
       }
       throw new Error(`the event of leaf ${index} is not at position ${position}`);
     },
+    pausedBecause: () => paused,
     async stop() {
       clearInterval(timer);
+      clearInterval(roomCheck);
+      stopped = true;
+      generation++;
       await subscription.close();
       await leaves.close();
       for (const waiter of waiters) waiter.resolve(false);
