@@ -1,6 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -10,6 +9,7 @@ import { auditRules } from '../../src/catalog/index.ts';
 import { openEventStoreForReading } from '../../src/events/open-store.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { LeafStore } from '../../src/transparency/leaf-store.ts';
+import { mountSmallDisk } from '../support/small-disk.ts';
 import { fetchQuote, signPayment, type HandMadePayment } from '../support/x402-payments.ts';
 
 /**
@@ -24,17 +24,13 @@ import { fetchQuote, signPayment, type HandMadePayment } from '../support/x402-p
 const SECRET = 'disk-fills-under-load-secret-0123456789abcdef';
 const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
 const quiet = { info() {}, warn() {}, error() {} };
-const mountPoint = mkdtempSync(join(tmpdir(), 'attest-disk-fills-'));
-const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint], { encoding: 'utf8' });
-const canMount = mounted.status === 0;
-if (!canMount) console.warn(`disk-fills-under-load test skipped: cannot mount a small tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()})`);
+const disk = mountSmallDisk('disk-fills-under-load', '4m');
 
 const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await new Promise((resolve) => setTimeout(resolve, 200));
-  if (canMount) spawnSync('umount', [mountPoint]);
-  rmSync(mountPoint, { recursive: true, force: true });
+  disk.remove();
 });
 
 interface Service {
@@ -88,28 +84,17 @@ async function startRefused(dataDir: string): Promise<{ code: number | null; std
   return { code, stderr };
 }
 
-/** Fills what is left of the disk; returns the file to delete to give it back. */
-function fillTheDisk(name: string): string {
-  const filler = join(mountPoint, name);
-  try {
-    writeFileSync(filler, Buffer.alloc(8 * 1024 * 1024));
-  } catch {
-    // ENOSPC: the file took what there was.
-  }
-  return filler;
-}
-
 const body = (i: number) => JSON.stringify({ kind: 'disk-fills', claim: { i, pad: 'p'.repeat(600) } });
 const post = (url: string, payment: HandMadePayment, i: number) =>
   fetch(`${url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': payment.header }, body: body(i) });
 
-describe.skipIf(!canMount)('the disk filling under paid load', () => {
-  const dataDir = join(mountPoint, 'data');
+describe.skipIf(!disk.mounted)('the disk filling under paid load', () => {
+  const dataDir = join(disk.path, 'data');
   const acknowledged: Array<{ payment: HandMadePayment; i: number; text: string }> = [];
 
   it('is an outage the service outlives: 503 while full, paid calls again once there is room, nothing acknowledged lost', async () => {
     // Room handed back later, as an operator would by deleting something.
-    const room = join(mountPoint, 'room');
+    const room = join(disk.path, 'room');
     writeFileSync(room, Buffer.alloc(1024 * 1024));
     let service = await startService(dataDir);
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -190,7 +175,7 @@ describe.skipIf(!canMount)('the disk filling under paid load', () => {
     const answer = await post(service.url, before.payment, before.i);
     expect(answer.status).toBe(200);
     acknowledged.push({ ...before, text: await answer.text() });
-    const filler = fillTheDisk('filler');
+    const filler = disk.fill('filler');
     // A replay reads what is stored and writes nothing: answered on a full disk too. A new call
     // cannot be recorded: refused, nothing charged.
     expect(await (await post(service.url, last!.payment, last!.i)).text()).toBe(last!.text);
@@ -208,7 +193,7 @@ describe.skipIf(!canMount)('the disk filling under paid load', () => {
 
     // A start writes (its lock file, its caches): on a full disk it stops at once and says why.
     // (The stop freed a little, its lock file: taken too.)
-    const more = fillTheDisk('filler-2');
+    const more = disk.fill('filler-2');
     const refused = await startRefused(dataDir);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^fatal: .*the disk holding .* has \d+ bytes free: free some space and start again/m);

@@ -1,6 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRules } from '../../src/catalog/index.ts';
@@ -12,22 +10,19 @@ import { createLogger } from '../../src/logger.ts';
 import { startService, type RunningService } from '../../src/service.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { TEST_SECRET } from '../support/service.ts';
+import { mountSmallDisk } from '../support/small-disk.ts';
 import { fetchQuote, signPayment, type HandMadePayment } from '../support/x402-payments.ts';
 
 /**
  * A real full disk: a 2 MiB tmpfs this test mounts (as root) for the data directory. Where the
  * machine does not allow mounting (not root, no tmpfs), the test is skipped and says why.
  */
-const mountPoint = mkdtempSync(join(tmpdir(), 'attest-disk-full-'));
-const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint], { encoding: 'utf8' });
-const canMount = mounted.status === 0;
-if (!canMount) console.warn(`disk-full test skipped: cannot mount a small tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()})`);
+const disk = mountSmallDisk('disk-full', '2m');
 
-describe.skipIf(!canMount)('a full disk is an outage that ends by itself', () => {
+describe.skipIf(!disk.mounted)('a full disk is an outage that ends by itself', () => {
   let settings: Settings;
   let store: EventStore;
   let service: RunningService;
-  const filler = join(mountPoint, 'filler');
   const body = (i: number) => JSON.stringify({ kind: 'disk-test', claim: { i, pad: 'p'.repeat(600) } });
   const post = (payment: HandMadePayment | undefined, i: number) =>
     fetch(`${service.url}/v1/veritrack/attest`, {
@@ -37,15 +32,14 @@ describe.skipIf(!canMount)('a full disk is an outage that ends by itself', () =>
     });
 
   beforeAll(async () => {
-    settings = loadSettings({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(mountPoint, 'data'), LOG_LEVEL: 'silent', ATTESTATION_SECRET: TEST_SECRET });
+    settings = loadSettings({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(disk.path, 'data'), LOG_LEVEL: 'silent', ATTESTATION_SECRET: TEST_SECRET });
     store = await openEventStore(settings, { info: () => {}, warn: () => {}, error: () => {} });
     service = await startService(settings, store, createLogger(settings));
   });
   afterAll(async () => {
     await service?.close();
     await store?.close();
-    spawnSync('umount', [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
+    disk.remove();
   });
 
   it('appends fail with 503 and Retry-After, readiness says why, and the log recovers when space returns, losing and duplicating nothing', async () => {
@@ -58,12 +52,7 @@ describe.skipIf(!canMount)('a full disk is an outage that ends by itself', () =>
       answered.push({ payment, i, text: await res.text() });
     }
 
-    // Fill the disk to the last few bytes.
-    try {
-      writeFileSync(filler, Buffer.alloc(2 * 1024 * 1024));
-    } catch {
-      // ENOSPC: the filler took what there was.
-    }
+    const filler = disk.fill();
     const refusedPayment = await signPayment(quote);
     let failed: Response | undefined;
     for (let i = 100; i < 140 && !failed; i++) {

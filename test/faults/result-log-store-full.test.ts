@@ -1,8 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';
 import type { EventStore } from '../../src/events/port.ts';
@@ -10,6 +8,7 @@ import { PAYMENT_EVENT_TYPES } from '../../src/payments/saga/events.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { LeafStore } from '../../src/transparency/leaf-store.ts';
 import { startResultLog } from '../../src/transparency/result-log.ts';
+import { mountSmallDisk } from '../support/small-disk.ts';
 
 /**
  * With EventStoreDB the event log is on another machine and takes paid calls while the disk
@@ -18,16 +17,12 @@ import { startResultLog } from '../../src/transparency/result-log.ts';
  * stands in for EventStoreDB and the store sits on a small tmpfs this test mounts (as root;
  * skipped, saying why, where mounting is not allowed).
  */
-const mountPoint = mkdtempSync(join(tmpdir(), 'attest-result-log-full-'));
-const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint], { encoding: 'utf8' });
-const canMount = mounted.status === 0;
-if (!canMount) console.warn(`result-log-store-full test skipped: cannot mount a small tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()})`);
+const disk = mountSmallDisk('result-log-store-full', '4m');
 
 const stops: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const stop of stops) await stop().catch(() => {});
-  if (canMount) spawnSync('umount', [mountPoint]);
-  rmSync(mountPoint, { recursive: true, force: true });
+  disk.remove();
 });
 
 const keyring = createKeyring('result-log-store-full-secret-0123456789abcdef');
@@ -49,12 +44,12 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
   }
 }
 
-describe.skipIf(!canMount)('the result log when its store cannot commit and the event log goes on', () => {
+describe.skipIf(!disk.mounted)('the result log when its store cannot commit and the event log goes on', () => {
   it('keeps at most the bound of leaves in memory, answers at once meanwhile, and folds them all again once the disk has room', async () => {
     const store = createMemoryEventStore();
     const errors: string[] = [];
     const log = { info() {}, warn() {}, error: (_: unknown, message: string) => errors.push(message) } as never;
-    const dir = join(mountPoint, 'store');
+    const dir = join(disk.path, 'store');
     const resultLog = await startResultLog(store, keyring, { checkpointIntervalMs: 60_000, log, leafStore: dir, uncommitted: { leaves: 200, resumeFreeBytes: 1024 * 1024, roomCheckMs: 50 } });
     stops.push(() => resultLog.stop());
 
@@ -62,12 +57,7 @@ describe.skipIf(!canMount)('the result log when its store cannot commit and the 
     await until(() => resultLog.size() === 100, 'the first results are folded');
     await sleep(300); // committed (every 100 ms)
 
-    const filler = join(mountPoint, 'filler');
-    try {
-      writeFileSync(filler, Buffer.alloc(8 * 1024 * 1024));
-    } catch {
-      // ENOSPC: the file took what there was.
-    }
+    const filler = disk.fill();
     await appendResults(store, 100, 150);
     await sleep(300); // the next commit fails
     expect(errors.some((message) => message.includes('could not be written'))).toBe(true);

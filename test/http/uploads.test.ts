@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -12,6 +11,7 @@ import { errors } from '../../src/http/middleware/errors.ts';
 import { createLogger } from '../../src/logger.ts';
 import { loadSettings } from '../../src/config.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { mountSmallDisk } from '../support/small-disk.ts';
 
 // Every temp file of this test process goes here, so counting it sees only this file's uploads.
 const uploadsDir = mkdtempSync(join(tmpdir(), 'attest-uploads-test-'));
@@ -124,15 +124,10 @@ describe('readMultipart, for the operations that take files', () => {
 });
 
 /** A 256 KiB tmpfs for the temp files, mounted by this test (as root); skipped, saying why, elsewhere. */
-const smallTmp = mkdtempSync(join(dirname(uploadsDir), 'attest-small-tmp-'));
-const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', smallTmp], { encoding: 'utf8' });
-if (mounted.status !== 0) console.warn(`full-temp-disk upload test skipped: cannot mount a small tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()})`);
-afterAll(() => {
-  if (mounted.status === 0) spawnSync('umount', [smallTmp]);
-  rmSync(smallTmp, { recursive: true, force: true });
-});
+const smallTmp = mountSmallDisk('full-temp-disk-upload', '256k', dirname(uploadsDir));
+afterAll(() => smallTmp.remove());
 
-describe.skipIf(mounted.status !== 0)('an upload the temp disk cannot hold', () => {
+describe.skipIf(!smallTmp.mounted)('an upload the temp disk cannot hold', () => {
   let service: TestService;
   beforeAll(async () => {
     service = await startTestService();
@@ -140,15 +135,15 @@ describe.skipIf(mounted.status !== 0)('an upload the temp disk cannot hold', () 
   afterAll(() => service.stop());
 
   it('is the service\'s trouble, not the caller\'s: 503 with Retry-After, nothing charged, nothing left behind', async () => {
-    process.env['TMPDIR'] = smallTmp;
+    process.env['TMPDIR'] = smallTmp.path;
     try {
       const answer = await upload(`${service.url}/v1/invoice-ocr`, Buffer.alloc(1024 * 1024, 7));
       expect(answer.status).toBe(503);
       expect(answer.headers.get('retry-after')).toBe('5');
       expect(answer.headers.get('payment-required')).toBeNull();
       expect(await answer.json()).toMatchObject({ error: 'upload_storage_unavailable', message: expect.stringMatching(/ENOSPC.*nothing was charged/) });
-      for (let i = 0; i < 40 && readdirSync(smallTmp).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(readdirSync(smallTmp)).toEqual([]);
+      for (let i = 0; i < 40 && readdirSync(smallTmp.path).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(readdirSync(smallTmp.path)).toEqual([]);
     } finally {
       process.env['TMPDIR'] = uploadsDir;
     }
