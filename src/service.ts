@@ -9,6 +9,7 @@ import type { HttpDeps } from './http/routes.ts';
 import { publicBaseUrl, type Settings } from './config.ts';
 import type { EventStore } from './events/port.ts';
 import { createApp } from './http/app.ts';
+import { keepRemovingStaleUploads, staleUploadAgeMs } from './http/stale-uploads.ts';
 import { createLogger } from './logger.ts';
 import { createPaymentGateway } from './payments/create-gateway.ts';
 import type { PaymentGateway } from './payments/gateway.ts';
@@ -45,6 +46,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
   const keyring = loadKeyring(secret.secret, settings.DATA_DIR);
   checkDataManifest(settings.DATA_DIR, keyring);
 
+  const stopRemovingStaleUploads = keepRemovingStaleUploads(staleUploadAgeMs(settings.REQUEST_TIMEOUT_MS), log);
   const checkpoints = createFileCheckpointStore(projectionCheckpointDirectory(settings.DATA_DIR));
   const stats = await startProjection(store, publicStatsProjection, { checkpoints, log });
   // The result log's leaves used to be cached in this file; its store (below) replaces it.
@@ -87,6 +89,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      stopRemovingStaleUploads();
       await stats.stop();
       await resultLog?.stop();
     },

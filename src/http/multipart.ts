@@ -6,6 +6,7 @@ import type { errors as FormidableErrors } from 'formidable';
 import type { Context } from 'koa';
 import { MAX_MULTIPART_BYTES } from '../kernel/limits.ts';
 import { HttpProblem, validationProblem } from './problem.ts';
+import { UPLOAD_DIR_PREFIX } from './stale-uploads.ts';
 
 /** One uploaded file, as an operation's input sees it. `path` lives only as long as the request. */
 export interface UploadedFile {
@@ -35,7 +36,7 @@ const MAX_FIELD_BYTES = 64 * 1024;
  */
 export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES): Promise<MultipartInput> {
   if (!ctx.is('multipart/form-data')) throw validationProblem([{ path: '(body)', message: 'a multipart/form-data body is required' }]);
-  const dir = await mkdtemp(join(tmpdir(), 'attest-upload-')).catch((err: unknown) => Promise.reject(storageProblem(err) ?? err));
+  const dir = await mkdtemp(join(tmpdir(), UPLOAD_DIR_PREFIX)).catch((err: unknown) => Promise.reject(storageProblem(err) ?? err));
   // ENOTEMPTY/EBUSY are retried: on an abort, the parser may still be closing a file in the directory.
   const removeDir = () => void rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 25 }).catch(() => undefined);
   // 'close' fires once the response is sent or the connection is lost, after every await below.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -146,6 +146,29 @@ describe.skipIf(!smallTmp.mounted)('an upload the temp disk cannot hold', () => 
       expect(readdirSync(smallTmp.path)).toEqual([]);
     } finally {
       process.env['TMPDIR'] = uploadsDir;
+    }
+  });
+});
+
+describe('a start after a process was killed during uploads', () => {
+  it('removes the upload directories it left behind, and only those', async () => {
+    const killed = join(uploadsDir, 'attest-upload-killed');
+    const live = join(uploadsDir, 'attest-upload-live');
+    for (const dir of [killed, live]) {
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'file'), 'a caller document');
+    }
+    const twoHoursAgo = (Date.now() - 2 * 3_600_000) / 1000;
+    utimesSync(join(killed, 'file'), twoHoursAgo, twoHoursAgo);
+    utimesSync(killed, twoHoursAgo, twoHoursAgo);
+    const service = await startTestService();
+    try {
+      for (let i = 0; i < 40 && existsSync(killed); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(killed)).toBe(false);
+      expect(existsSync(join(live, 'file'))).toBe(true);
+    } finally {
+      await service.stop();
+      rmSync(live, { recursive: true, force: true });
     }
   });
 });
