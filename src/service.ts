@@ -9,6 +9,7 @@ import type { HttpDeps } from './http/routes.ts';
 import { publicBaseUrl, type Settings } from './config.ts';
 import type { EventStore } from './events/port.ts';
 import { createApp } from './http/app.ts';
+import { uploadsRemoved } from './http/multipart.ts';
 import { keepRemovingStaleUploads, staleUploadAgeMs } from './http/stale-uploads.ts';
 import { createLogger } from './logger.ts';
 import { createPaymentGateway } from './payments/create-gateway.ts';
@@ -89,6 +90,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await uploadsRemoved();
       stopRemovingStaleUploads();
       await stats.stop();
       await resultLog?.stop();

@@ -25,6 +25,13 @@ export interface MultipartInput {
 }
 
 const MAX_FIELDS = 32;
+/** Upload directories being removed: a stop waits for them (uploadsRemoved). */
+const removals = new Set<Promise<void>>();
+
+/** Resolves once every upload directory whose request has ended is removed: a stop awaits it before the process exits. */
+export async function uploadsRemoved(): Promise<void> {
+  while (removals.size > 0) await Promise.all(removals);
+}
 const MAX_FIELD_BYTES = 64 * 1024;
 
 /**
@@ -38,7 +45,11 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
   if (!ctx.is('multipart/form-data')) throw validationProblem([{ path: '(body)', message: 'a multipart/form-data body is required' }]);
   const dir = await mkdtemp(join(tmpdir(), UPLOAD_DIR_PREFIX)).catch((err: unknown) => Promise.reject(storageProblem(err) ?? err));
   // ENOTEMPTY/EBUSY are retried: on an abort, the parser may still be closing a file in the directory.
-  const removeDir = () => void rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 25 }).catch(() => undefined);
+  const removeDir = () => {
+    const removal = rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 25 }).catch(() => undefined);
+    removals.add(removal);
+    void removal.finally(() => removals.delete(removal));
+  };
   // 'close' fires once the response is sent or the connection is lost, after every await below.
   ctx.res.once('close', removeDir);
   // The parser loads with the first upload: only one route takes multipart.

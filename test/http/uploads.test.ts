@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readMultipart, type UploadedFile } from '../../src/http/multipart.ts';
+import { readMultipart, uploadsRemoved, type UploadedFile } from '../../src/http/multipart.ts';
 import { errors } from '../../src/http/middleware/errors.ts';
 import { createLogger } from '../../src/logger.ts';
 import { loadSettings } from '../../src/config.ts';
@@ -103,6 +103,22 @@ describe('readMultipart, for the operations that take files', () => {
     const res = await upload(url, Buffer.alloc(3 * 1024 * 1024, 1));
     expect(res.status).toBe(413);
     await settled();
+    expect(entries()).toEqual([]);
+  });
+
+  it('lets a stop wait for the removal: once the server is closed and uploadsRemoved resolves, nothing is left', async () => {
+    const app = new Koa();
+    app.silent = true;
+    app.use(async (ctx) => {
+      await readMultipart(ctx, 4 * 1024 * 1024);
+      ctx.body = 'read';
+    });
+    const stopping = createServer(app.callback());
+    await new Promise<void>((resolve) => stopping.listen(0, '127.0.0.1', resolve));
+    const res = await upload(`http://127.0.0.1:${(stopping.address() as AddressInfo).port}/`, Buffer.alloc(3 * 1024 * 1024, 5));
+    expect(await res.text()).toBe('read');
+    await new Promise<void>((resolve) => stopping.close(() => resolve()));
+    await uploadsRemoved();
     expect(entries()).toEqual([]);
   });
 
