@@ -92,8 +92,8 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
   return { input, hashable };
 }
 
-/** Errors of the disk the uploads go to: the service's trouble, not the caller's body. */
-const STORAGE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EMFILE', 'ENFILE']);
+/** Errors of the disk the uploads go to (full, failing, out of handles, or a temp directory missing or closed to the service): its trouble, not the caller's body. */
+const STORAGE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EMFILE', 'ENFILE', 'ENOENT', 'ENOTDIR', 'EACCES', 'EPERM']);
 
 function storageProblem(err: unknown): HttpProblem | undefined {
   const code = (err as { code?: unknown }).code;

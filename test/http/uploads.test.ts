@@ -166,6 +166,26 @@ describe.skipIf(!smallTmp.mounted)('an upload the temp disk cannot hold', () => 
   });
 });
 
+describe('a temp directory that is missing or not a directory', () => {
+  it('is the service\'s trouble too: 503 upload_storage_unavailable before any quote, never a 500', async () => {
+    const service = await startTestService();
+    try {
+      for (const [dir, code] of [[join(uploadsDir, 'missing'), 'ENOENT'], [join(uploadsDir, 'a-file'), 'ENOTDIR']] as const) {
+        if (code === 'ENOTDIR') writeFileSync(dir, '');
+        process.env['TMPDIR'] = dir;
+        const answer = await upload(`${service.url}/v1/invoice-ocr`, Buffer.alloc(1024, 7));
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get('payment-required')).toBeNull();
+        expect(await answer.json()).toMatchObject({ error: 'upload_storage_unavailable', message: expect.stringContaining(code) });
+      }
+    } finally {
+      process.env['TMPDIR'] = uploadsDir;
+      rmSync(join(uploadsDir, 'a-file'), { force: true });
+      await service.stop();
+    }
+  });
+});
+
 describe('a start after a process was killed during uploads', () => {
   it('removes the upload directories it left behind, and only those', async () => {
     const killed = join(uploadsDir, 'attest-upload-killed');
