@@ -185,7 +185,7 @@ export async function startResultLog(
   async function pauseFolding(): Promise<void> {
     generation++;
     const committed = leaves.size - leaves.uncommitted;
-    paused = `its store cannot be written (a full disk): the results after leaf ${committed - 1} are folded again from the event log once the disk has room; until then paid answers go without their leaf index`;
+    paused = `its store cannot be written (a full disk): the results from leaf ${committed} on are folded again from the event log once the disk has room; until then paid answers go without their leaf index`;
     options.log.error({ dir, dropped: leaves.uncommitted, resumeFreeBytes: bound.resumeFreeBytes }, `result log paused: ${paused}`);
     for (const waiter of waiters) waiter.resolve(false);
     waiters.clear();

@@ -69,7 +69,7 @@ describe.skipIf(!disk.mounted)('the result log when its store cannot commit and 
     await appendResults(store, 1_000, 1_300);
     await sleep(200);
     expect(resultLog.size()).toBe(100);
-    expect(resultLog.pausedBecause()).toMatch(/cannot be written \(a full disk\): the results after leaf 99 are folded again/);
+    expect(resultLog.pausedBecause()).toMatch(/cannot be written \(a full disk\): the results from leaf 100 on are folded again/);
     expect(errors.some((message) => message.startsWith('result log paused'))).toBe(true);
     // A paid answer does not wait for a leaf that will not come now.
     const started = performance.now();
