@@ -18,6 +18,8 @@ export interface Reading {
   pages: number | null;
   /** What did the reading, with its versions (and for OCR the trained data's SHA-256). */
   engine: JsonObject;
+  /** Why the engine could not read the file at all, when it could not (then `text` is empty). */
+  unreadable?: string;
 }
 
 export interface UploadFacts {
@@ -29,13 +31,15 @@ export interface UploadFacts {
 /**
  * The receipt of one invoice read from a file: the text (beside the record, bound by its digest),
  * how it was read, and the invoice-extract engine's EN 16931 fields from that text. A PDF without
- * a text layer is NO-TEXT-LAYER: it is not rasterised and guessed at.
+ * a text layer is NO-TEXT-LAYER: it is not rasterised and guessed at. A file the engine could not
+ * decode at all (found only by trying, after the payment) is UNREADABLE, with the engine's reason.
  */
 export function invoiceOcrReceipt(upload: UploadFacts, reading: Reading, now: number): CommandResult {
   const source = { kind: reading.kind, bytes: upload.bytes.byteLength, declared_media_type: upload.declared_media_type, width: reading.width, height: reading.height, pages: reading.pages };
   const common = { source, method: reading.method, engine: reading.engine, mean_confidence: reading.confidence, evidence_source: 'caller-supplied' };
-  const findings: JsonObject =
-    reading.text.trim() === ''
+  const findings: JsonObject = reading.unreadable
+    ? { ...common, outcome: 'UNREADABLE', reason: reading.unreadable, extraction: null }
+    : reading.text.trim() === ''
       ? {
           ...common,
           outcome: reading.method === 'pdf-text-layer' ? 'NO-TEXT-LAYER' : 'NO-TEXT',

@@ -31,6 +31,17 @@ export interface OcrText {
 /** Workers idle this long are terminated, so an idle service holds no OCR threads. */
 const IDLE_MS = 5_000;
 
+/** The engine could not decode the image (damaged, or a kind it does not read): the caller's file, not the service. */
+export class UnreadableImageError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'UnreadableImageError';
+  }
+}
+
+/** What leptonica answers, through tesseract.js, for an image it cannot decode. */
+const DECODE_FAILURE = /Error attempting to read image/;
+
 /**
  * A bounded pool of tesseract workers (each its own thread, off the event loop). The English
  * trained data is read from its registry package: no cache, no download, ever. A call waits for
@@ -39,7 +50,7 @@ const IDLE_MS = 5_000;
 export class OcrPool {
   private readonly idle: Worker[] = [];
   private busy = 0;
-  private readonly waiting: Array<(w: Worker) => void> = [];
+  private readonly waiting: Array<{ resolve(worker: Worker): void; reject(err: unknown): void }> = [];
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -51,14 +62,25 @@ export class OcrPool {
     return this.busy >= this.size && this.waiting.length >= this.queue;
   }
 
+  /** The image's text; rejects with UnreadableImageError when the engine cannot decode it. */
   async recognize(image: Buffer): Promise<OcrText> {
     const worker = await this.acquire();
+    let data: Awaited<ReturnType<Worker['recognize']>>['data'];
     try {
-      const { data } = await worker.recognize(image);
-      return { text: data.text, confidence: Math.round(data.confidence * 100) / 100 };
-    } finally {
-      this.release(worker);
+      ({ data } = await worker.recognize(image));
+    } catch (err) {
+      // tesseract.js rejects with the worker's message, a string.
+      const message = err instanceof Error ? err.message : String(err);
+      if (DECODE_FAILURE.test(message)) {
+        this.release(worker);
+        throw new UnreadableImageError('the OCR engine could not decode the image: it is damaged, or its encoding is one the engine does not read');
+      }
+      // Anything else may have left the worker broken: it is not used again.
+      this.discard(worker);
+      throw new Error(`OCR failed: ${message}`, { cause: err });
     }
+    this.release(worker);
+    return { text: data.text, confidence: Math.round(data.confidence * 100) / 100 };
   }
 
   async close(): Promise<void> {
@@ -75,13 +97,15 @@ export class OcrPool {
       try {
         // tesseract.js loads with the first worker, not at every start of the service.
         const { createWorker, OEM } = await import('tesseract.js');
-        return await createWorker('eng', OEM.LSTM_ONLY, { langPath: dirname(TRAINED_DATA), cacheMethod: 'none', gzip: true });
+        // Without an errorHandler, tesseract.js throws a failed job's message from its message
+        // listener as well as rejecting the job: an uncaught exception that ended the process.
+        return await createWorker('eng', OEM.LSTM_ONLY, { langPath: dirname(TRAINED_DATA), cacheMethod: 'none', gzip: true, errorHandler: () => {} });
       } catch (err) {
         this.busy--;
         throw err;
       }
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
   private take(worker: Worker): Worker {
@@ -89,11 +113,19 @@ export class OcrPool {
     return worker;
   }
 
+  /** Terminates a worker that failed; a caller waiting for one gets a new worker. */
+  private discard(worker: Worker): void {
+    this.busy--;
+    void worker.terminate().catch(() => undefined);
+    const next = this.waiting.shift();
+    if (next) this.acquire().then(next.resolve, next.reject);
+  }
+
   private release(worker: Worker): void {
     this.busy--;
     const next = this.waiting.shift();
     if (next) {
-      next(this.take(worker));
+      next.resolve(this.take(worker));
       return;
     }
     this.idle.push(worker);

@@ -8,7 +8,7 @@ import { useTestService } from '../../../../test/support/service.ts';
 import { changeOneOutputByte, verifyUtilityAnswer, type UtilityAnswer } from '../utils-verify/verify-client.ts';
 import { renderPdf } from '../doc-convert/pdf-render.ts';
 import { convertDocument } from '../doc-convert/engine.ts';
-import { invoicePng } from './invoice-image.test-support.ts';
+import { invoicePng, pngWithImageData } from './invoice-image.test-support.ts';
 
 const service = useTestService();
 const pay = createPayingFetch();
@@ -61,4 +61,44 @@ describe('invoice OCR over HTTP', () => {
     const quote = await fetch(`${service.url}${URL_PATH}`, { method: 'POST', body: form(invoicePng(), 'image/png', 'invoice.png') });
     expect(quote.status).toBe(402);
   }, 60_000);
+
+  it('refuses, before any quote, a damaged or truncated PNG and a PDF that cannot be opened, saying why (422, nothing charged)', async () => {
+    const png = invoicePng();
+    const damaged = Buffer.from(png);
+    damaged[png.length >> 1] = damaged[png.length >> 1]! ^ 0x40;
+    const encrypted = await encryptedPdf();
+    for (const [bytes, type, why] of [
+      [damaged, 'image/png', /CRC of its IDAT chunk .* does not match/],
+      [png.subarray(0, png.length - 100), 'image/png', /truncated/],
+      [encrypted, 'application/pdf', /encrypted with a password/],
+      [Buffer.from('%PDF-1.7\nnot really a PDF'), 'application/pdf', /the PDF cannot be opened/],
+    ] as const) {
+      const res = await fetch(`${service.url}${URL_PATH}`, { method: 'POST', body: form(bytes, type, 'invoice') });
+      expect(res.status).toBe(422);
+      expect(res.headers.get('payment-required')).toBeNull();
+      expect(await res.json()).toMatchObject({ error: 'unsupported_file', outcome: 'INVALID-INPUT', message: expect.stringMatching(why) });
+    }
+  }, 60_000);
+
+  it('signs an UNREADABLE receipt for an image only the decoder finds broken, and goes on reading the next', async () => {
+    const broken = await paid(pngWithImageData(invoicePng(), Buffer.alloc(64, 0xab)));
+    expect(broken.utility_result).toMatchObject({ outcome: 'UNREADABLE', reason: expect.stringMatching(/could not decode the image/), extraction: null, mean_confidence: null });
+    expect(await verifyUtilityAnswer(service.url, broken)).toMatchObject({ valid: true });
+    const next = await paid(invoicePng());
+    expect(next.utility_result.outcome).not.toBe('UNREADABLE');
+    expect(next.utility_result.extraction!.invoice).toMatchObject({ invoice_number: 'INV-2026-0042' });
+  }, 60_000);
 });
+
+/** A one-page PDF with a text layer, encrypted with a user password (pdfkit's RC4/AES encryption). */
+async function encryptedPdf(): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
+  const doc = new PDFDocument({ userPassword: 'secret', pdfVersion: '1.7' });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise((resolve) => doc.on('end', resolve));
+  doc.text('Invoice No: INV-9');
+  doc.end();
+  await ended;
+  return Buffer.concat(chunks);
+}

@@ -25,3 +25,24 @@ export async function readPdfText(bytes: Uint8Array): Promise<PdfText> {
     await doc.destroy();
   }
 }
+
+/**
+ * Why pdf.js cannot open this PDF (damaged, or encrypted with a password), or undefined when it
+ * can: asked before the quote, so that nobody pays for a file that cannot be read. Opening reads
+ * the cross-reference table and the catalogue only, not the pages.
+ */
+export async function pdfOpenProblem(bytes: Uint8Array): Promise<string | undefined> {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  // pdf.js may detach the buffer it is given: a copy, so the caller's bytes stay readable.
+  const task = pdfjs.getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, disableFontFace: true, stopAtErrors: true });
+  try {
+    const doc = await task.promise;
+    await doc.destroy();
+    return undefined;
+  } catch (err) {
+    const name = (err as { name?: unknown }).name;
+    return name === 'PasswordException' ? 'the PDF is encrypted with a password: send it unprotected' : `the PDF cannot be opened: ${(err as Error).message}`;
+  } finally {
+    await task.destroy();
+  }
+}
