@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_JSON_DEPTH, isJsonWithin, jsonData, jsonDepthWithin, jsonProblem } from './json.ts';
+import { MAX_JSON_DEPTH, isJsonWithin, jsonData, jsonDepthWithin, jsonProblem, jsonTextDepth } from './json.ts';
 import type { JsonValue } from '../signing/rfc8785.ts';
 
 const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
@@ -34,5 +34,22 @@ describe('bounded JSON', () => {
     expect(jsonProblem(nested(100_000), MAX_JSON_DEPTH)).toBe(`must not nest deeper than ${MAX_JSON_DEPTH} levels`);
     expect(jsonProblem({ at: new Date(0) }, MAX_JSON_DEPTH)).toBe('must be JSON data');
     expect(jsonProblem(undefined, MAX_JSON_DEPTH)).toBe('is required');
+  });
+});
+
+describe('the depth of a JSON text, counted without parsing it', () => {
+  it('counts brackets outside strings, escaped quotes included, as a parse would nest them', () => {
+    expect(jsonTextDepth('1')).toBe(0);
+    expect(jsonTextDepth('[{"a":[1,2]},{}]')).toBe(3);
+    expect(jsonTextDepth('{"a":"[[[[\\"[[["}')).toBe(1);
+    // The same count as jsonDepthWithin's over the parsed value.
+    expect(jsonTextDepth(JSON.stringify(nested(40)))).toBe(40);
+    expect([jsonDepthWithin(nested(40), 40), jsonDepthWithin(nested(40), 39)]).toEqual([true, false]);
+  });
+
+  it('reads broken JSON too, and an unclosed one as deep as it opens', () => {
+    expect(jsonTextDepth('{"a": [1, 2, {"b": ')).toBe(3);
+    expect(jsonTextDepth('['.repeat(100_000))).toBe(100_000);
+    expect(jsonTextDepth(']]]}}[')).toBe(1);
   });
 });

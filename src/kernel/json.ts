@@ -23,6 +23,27 @@ export function jsonDepthWithin(value: unknown, limit: number): boolean {
 
 
 /**
+ * How deep the brackets of a JSON text nest, counted outside its strings, without parsing it: one
+ * pass over text that may be broken JSON (which a repair keeps as deep), so an operation can
+ * refuse too deep a document before its quote instead of overflowing the stack after it.
+ */
+export function jsonTextDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if ((c === 0x7d || c === 0x5d) && depth > 0) depth--;
+  }
+  return deepest;
+}
+
+/**
  * Whether `value` is JSON data (null, a boolean, a finite number, a string, or arrays and plain
  * objects of these) at most `limit` deep, depth counted as jsonDepthWithin counts it. One pass
  * that allocates nothing: the schemas of caller content run it on every paid call, where

@@ -5,7 +5,7 @@ import { canonicalText, type JsonObject, type JsonValue } from '../../../signing
 import { readDay } from '../invoice-extract/text-invoice.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import { BIG_INTEGER_MARK, isBeyondSafeInteger, markBigIntegers } from './big-integers.ts';
-import { CLEANUP_FORMATS, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
+import { CLEANUP_FORMATS, formatOf, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
 
 export interface SchemaCleanupInput {
   input: string;
@@ -226,8 +226,7 @@ export function runSchemaCleanup(input: SchemaCleanupInput, now: number): Comman
     text = text.slice(1);
     changes.add({ row: null, column: null, change: 'bom-removed', from: 'U+FEFF' });
   }
-  const trimmed = text.trimStart();
-  const format = input.format && input.format !== 'auto' ? input.format : trimmed.startsWith('{') || trimmed.startsWith('[') ? 'json' : 'csv';
+  const format = formatOf(input);
   const cleaned = format === 'json' ? cleanJson(text, changes) : cleanCsv(text, changes, ambiguities);
 
   let findings: JsonObject;

@@ -14,6 +14,14 @@ describe('schema cleanup over HTTP', () => {
     expect(await postJson(`${service.url}${PATH}`, { input: '' })).toMatchObject({ status: 422, body: { issues: [{ path: 'input' }] } });
   });
 
+  it('refuses JSON nested deeper than 32 levels before the quote, free (cleaning it overflowed the stack after payment), and quotes 32', async () => {
+    const deep = (levels: number) => '[{"a":'.repeat(levels) + '1' + '}]'.repeat(levels);
+    expect(await postJson(`${service.url}${PATH}`, { input: deep(8_000) })).toMatchObject({ status: 422, body: { error: 'too_deeply_nested', outcome: 'INVALID-INPUT', issues: [{ path: 'input', message: 'the JSON nests 16000 levels deep; at most 32 are cleaned' }] } });
+    expect((await postJson(`${service.url}${PATH}`, { input: deep(16), format: 'json' })).status).toBe(402);
+    // As CSV the same text is not nested at all.
+    expect((await postJson(`${service.url}${PATH}`, { input: deep(8_000), format: 'csv' })).status).toBe(402);
+  });
+
   it('signs the receipt; the verify route accepts it with its output; a changed output byte or member fails', async () => {
     const result = await runAgainst(service, 'utils.schema-cleanup', input);
     const answer = result.body as unknown as UtilityAnswer;

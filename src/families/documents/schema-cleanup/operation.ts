@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { MAX_JSON_DEPTH, jsonTextDepth } from '../../../kernel/json.ts';
 import { jsonObject } from '../../../kernel/route-kit/schemas.ts';
 import { fromLazyUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { CLEANUP_FORMATS, SCHEMA_CLEANUP_OUTCOMES, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
+import { CLEANUP_FORMATS, formatOf, SCHEMA_CLEANUP_OUTCOMES, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
 
 const schemaCleanupInput = z
   .object({
@@ -36,7 +37,7 @@ const schemaCleanup = pricedOperation({
   family: 'documents',
   priceUsd: '0.05',
   summary: 'Normalises messy JSON or CSV.',
-  description: `Cleans tabular data (rule ${SCHEMA_CLEANUP_RULESET.id}/${SCHEMA_CLEANUP_RULESET.version}): a byte-order mark removed; messy JSON repaired (jsonrepair); CSV parsed with delimiter and quote detection (papaparse), quoted newlines kept; headers normalised to unique snake_case; types inferred (integers, decimals, booleans, ISO 8601 dates, empty as null); integers beyond 2^53 and decimals with more digits than a double holds kept as strings; unambiguous dates in other formats normalised to ISO 8601, ambiguous ones (03/04/2026) kept as written and listed. The output beside the receipt is RFC 8785 JSON {rows, schema (JSON Schema 2020-12), changes (every change with its row and column), ambiguities}. Outcome: CLEANED, UNCHANGED, NOT-TABULAR (JSON that is not objects), UNREPAIRABLE.`,
+  description: `Cleans tabular data (rule ${SCHEMA_CLEANUP_RULESET.id}/${SCHEMA_CLEANUP_RULESET.version}): a byte-order mark removed; messy JSON repaired (jsonrepair); CSV parsed with delimiter and quote detection (papaparse), quoted newlines kept; headers normalised to unique snake_case; types inferred (integers, decimals, booleans, ISO 8601 dates, empty as null); integers beyond 2^53 and decimals with more digits than a double holds kept as strings; unambiguous dates in other formats normalised to ISO 8601, ambiguous ones (03/04/2026) kept as written and listed. The output beside the receipt is RFC 8785 JSON {rows, schema (JSON Schema 2020-12), changes (every change with its row and column), ambiguities}. Outcome: CLEANED, UNCHANGED, NOT-TABULAR (JSON that is not objects), UNREPAIRABLE. JSON nested deeper than ${MAX_JSON_DEPTH} levels is 422 before the quote.`,
   inputFrom: 'json',
   input: schemaCleanupInput,
   example: { input: '\uFEFFName;Birth Date;Amount\n"Smith; J";25/12/1990;"12,50"\n"multi\nline";2026-03-04;7\n', format: 'auto' },
@@ -44,6 +45,15 @@ const schemaCleanup = pricedOperation({
   keyFamily: 'utils',
   signedMember: null,
   verifyPath: '/v1/utils/verify',
+  // Decided by the input alone, before the quote: cleaning walks the parsed JSON, and a document
+  // nested thousands of levels deep overflowed the stack after the caller had paid.
+  precheck(input) {
+    if (formatOf(input) !== 'json') return undefined;
+    const depth = jsonTextDepth(input.input);
+    if (depth <= MAX_JSON_DEPTH) return undefined;
+    const message = `the JSON nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} are cleaned`;
+    return { status: 422, error: 'too_deeply_nested', message, outcome: 'INVALID-INPUT', issues: [{ path: 'input', message }] };
+  },
   command: fromLazyUtilityEngine(async () => (await import('./engine.ts')).runSchemaCleanup),
   outputBeside: true,
 });
