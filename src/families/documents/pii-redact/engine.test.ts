@@ -87,3 +87,19 @@ describe('redaction', () => {
     expect(a.output).toBe(b.output);
   });
 });
+
+describe('long runs of address characters', () => {
+  // The e-mail pattern tried every position of a run of local-part characters with no '@' after
+  // it to the run's end: quadratic, about 40 s of one event loop for a 200,000-character text
+  // here. It now starts only where a run starts; the margin below is a hundredfold.
+  it('are scanned in one pass: a 200,000-character run, or a dotted one after an @, in seconds, not minutes', () => {
+    for (const text of ['a'.repeat(199_000) + '@', 'a@' + 'a.'.repeat(99_000), '1-x'.repeat(66_000)]) {
+      expect(redact({ text, mode: 'tag', entities: ['EMAIL_ADDRESS'] }).result['outcome']).toBe('NOTHING-FOUND');
+    }
+  }, 20_000);
+
+  it('find the same addresses as before: a run of address characters is matched from its start', () => {
+    const { output } = redact({ text: 'mail x.y+tag@mail.example.co.uk, or !a.b@c.de now', mode: 'tag', entities: ['EMAIL_ADDRESS'] });
+    expect(output).toBe('mail <EMAIL_ADDRESS>, or !<EMAIL_ADDRESS> now');
+  });
+});

@@ -36,7 +36,7 @@ function* matches(text: string, pattern: RegExp): Generator<RegExpMatchArray & {
   for (const m of text.matchAll(pattern)) yield m as RegExpMatchArray & { index: number };
 }
 
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}\b/g;
+const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}\b/g;
 const CARD = /\b(?:\d[ -]?){12,18}\d\b/g;
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,34}\b/g;
 const SSN = /\b(\d{3})-(\d{2})-(\d{4})\b|\b(\d{3}) (\d{2}) (\d{4})\b|\b(\d{9})\b/g;
