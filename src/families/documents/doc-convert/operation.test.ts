@@ -15,6 +15,13 @@ const paid = async (body: unknown) => {
 };
 
 describe('doc-convert over HTTP', () => {
+  it('refuses, before the quote and free, Markdown its parser would take minutes over; the same text as plain text is quoted', async () => {
+    const lists = '- '.repeat(20_000) + 'x';
+    expect(await postJson(`${service.url}${PATH}`, { text: lists, to: 'json' })).toMatchObject({ status: 422, body: { error: 'markdown_too_complex', outcome: 'INVALID-INPUT', issues: [{ path: 'text', message: expect.stringMatching(/^line 1 opens 20000 block quotes or list items/) }] } });
+    expect(await postJson(`${service.url}${PATH}`, { text: '*a'.repeat(10_000), to: 'json' })).toMatchObject({ status: 422, body: { error: 'markdown_too_complex' } });
+    expect((await postJson(`${service.url}${PATH}`, { text: lists, from: 'text', to: 'json' })).status).toBe(402);
+  });
+
   it('quotes with 402 and refuses a missing or unknown target, or too long a text, with 422 naming the field', async () => {
     expect((await postJson(`${service.url}${PATH}`, { text: '# Hi', to: 'pdf' })).status).toBe(402);
     expect(await postJson(`${service.url}${PATH}`, { text: '# Hi' })).toMatchObject({ status: 422, body: { issues: [{ path: 'to' }] } });

@@ -4,6 +4,7 @@ import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import type { Conversion, DocConvertInput } from './engine.ts';
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
+import { MAX_EMPHASIS_MARKS, MAX_MARKDOWN_NESTING, markdownShapeProblem } from './markdown-limits.ts';
 
 export const DOC_CONVERT_ID = 'utils.doc-convert';
 export const MAX_DOC_CONVERT_CHARACTERS = 100_000;
@@ -94,7 +95,7 @@ const docConvert = pricedOperation({
   priceUsd: '0.10',
   summary: 'Converts text to JSON, Markdown or words, or to PDF or DOCX (byte-identical for the same input).',
   description:
-    'Reads `text` as CommonMark (with GFM tables) or as plain text and writes it as JSON blocks (headings, paragraphs, lists, code, tables, quotes), normalised Markdown checked by a round trip, Unicode word segmentation (Intl.Segmenter) with counts and code-point offsets, a PDF (PDFKit, DejaVu fonts) or a DOCX. PDF and DOCX carry fixed dates and ids, so the same input gives byte-identical output. The output travels beside the signed utility receipt (`output`, base64 for PDF and DOCX), bound by output_sha256.',
+    'Reads `text` as CommonMark (with GFM tables) or as plain text and writes it as JSON blocks (headings, paragraphs, lists, code, tables, quotes), normalised Markdown checked by a round trip, Unicode word segmentation (Intl.Segmenter) with counts and code-point offsets, a PDF (PDFKit, DejaVu fonts) or a DOCX. PDF and DOCX carry fixed dates and ids, so the same input gives byte-identical output. The output travels beside the signed utility receipt (`output`, base64 for PDF and DOCX), bound by output_sha256. Markdown that nests block quotes or list items more than ' + MAX_MARKDOWN_NESTING + ' deep or holds more than ' + MAX_EMPHASIS_MARKS + ' emphasis marks is 422 before the quote (its parser would take minutes).',
   inputFrom: 'json',
   input: docConvertInput,
   example: { text: '# Quarterly report\n\nSales rose **12%** in Q3.\n\n| Region | Sales |\n| --- | ---: |\n| EMEA | 1200 |\n', from: 'markdown', to: 'pdf' },
@@ -103,6 +104,11 @@ const docConvert = pricedOperation({
   signedMember: null,
   verifyPath: '/v1/utils/verify',
   outputBeside: true,
+  // Decided by the input alone, before the quote: shapes the Markdown parser takes minutes over.
+  precheck(input) {
+    const problem = (input.from ?? 'markdown') === 'markdown' ? markdownShapeProblem(input.text) : undefined;
+    return problem ? { status: 422, error: 'markdown_too_complex', message: problem, outcome: 'INVALID-INPUT', issues: [{ path: 'text', message: problem }] } : undefined;
+  },
   command: convert,
 });
 

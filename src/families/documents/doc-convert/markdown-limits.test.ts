@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_EMPHASIS_MARKS, MAX_MARKDOWN_NESTING, markdownShapeProblem } from './markdown-limits.ts';
+
+describe('Markdown shapes refused before the quote', () => {
+  it('passes ordinary documents: nested lists and quotes a few levels deep, bold and italics, snake_case in code', () => {
+    const doc = ['# Title', '', '> quote', '> > nested', '', '- a', '  - b', '    1. c', '       - d', '', 'Some **bold**, _italic_ and `snake_case_name` text.', '', '```', 'a_b_c * d * e', '```'].join('\n');
+    expect(markdownShapeProblem(doc)).toBeUndefined();
+    expect(markdownShapeProblem('- '.repeat(MAX_MARKDOWN_NESTING) + 'x')).toBeUndefined();
+    expect(markdownShapeProblem('*a* '.repeat(MAX_EMPHASIS_MARKS / 2))).toBeUndefined();
+  });
+
+  it('refuses list items or block quotes nested deeper than the limit, on one line or by indentation, naming the line', () => {
+    expect(markdownShapeProblem('intro\n' + '- '.repeat(MAX_MARKDOWN_NESTING + 1) + 'x')).toMatch(/^line 2 opens 33 block quotes or list items/);
+    expect(markdownShapeProblem('>'.repeat(90_000) + ' x')).toMatch(/opens 90000 block quotes/);
+    expect(markdownShapeProblem('> 1. '.repeat(20) + 'x')).toMatch(/opens 40 /);
+    const indented = Array.from({ length: 40 }, (_, i) => ' '.repeat(2 * i) + '- x').join('\n');
+    expect(markdownShapeProblem(indented)).toMatch(/^line \d+ opens \d+ block quotes or list items/);
+  });
+
+  it('refuses more emphasis marks than the limit, and does not count those in code', () => {
+    expect(markdownShapeProblem('*a'.repeat(MAX_EMPHASIS_MARKS + 1))).toMatch(/4001 emphasis marks/);
+    expect(markdownShapeProblem('`' + '*a'.repeat(MAX_EMPHASIS_MARKS + 1) + '`')).toBeUndefined();
+    expect(markdownShapeProblem('```\n' + '*a'.repeat(MAX_EMPHASIS_MARKS + 1) + '\n```')).toBeUndefined();
+  });
+});
