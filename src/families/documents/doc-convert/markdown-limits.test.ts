@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_EMPHASIS_MARKS, MAX_MARKDOWN_NESTING, markdownShapeProblem } from './markdown-limits.ts';
+import { MAX_CONTAINER_LINES, MAX_COSTLY_CONSTRUCTS, MAX_EMPHASIS_MARKS, MAX_LINK_OPENINGS, MAX_MARKDOWN_NESTING, markdownShapeProblem } from './markdown-limits.ts';
 
 describe('Markdown shapes refused before the quote', () => {
   it('passes ordinary documents: nested lists and quotes a few levels deep, bold and italics, snake_case in code', () => {
@@ -21,5 +21,20 @@ describe('Markdown shapes refused before the quote', () => {
     expect(markdownShapeProblem('*a'.repeat(MAX_EMPHASIS_MARKS + 1))).toMatch(/4001 emphasis marks/);
     expect(markdownShapeProblem('`' + '*a'.repeat(MAX_EMPHASIS_MARKS + 1) + '`')).toBeUndefined();
     expect(markdownShapeProblem('```\n' + '*a'.repeat(MAX_EMPHASIS_MARKS + 1) + '\n```')).toBeUndefined();
+  });
+});
+
+describe('Markdown constructs micromark takes quadratic time over, counted', () => {
+  const over = (unit: string, limit: number) => unit.repeat(limit + 1);
+  it('refuses more block quotes, lazy quote lines, setext underlines, link destinations or container lines than the limits', () => {
+    expect(markdownShapeProblem(over('> a\n\n', MAX_COSTLY_CONSTRUCTS))).toMatch(/1001 block quotes/);
+    expect(markdownShapeProblem('> a\n' + 'b\n'.repeat(MAX_COSTLY_CONSTRUCTS + 1))).toMatch(/1001 lines continuing a block quote/);
+    expect(markdownShapeProblem(over('a\n=\n\n', MAX_COSTLY_CONSTRUCTS))).toMatch(/1001 setext heading underlines/);
+    expect(markdownShapeProblem(over('[a](', MAX_LINK_OPENINGS))).toMatch(/2001 link destinations/);
+    expect(markdownShapeProblem(over('- a\n', MAX_CONTAINER_LINES))).toMatch(/^2001 lines open list items or block quotes/);
+  });
+
+  it('passes each at its limit', () => {
+    for (const text of ['> a\n\n'.repeat(MAX_COSTLY_CONSTRUCTS), 'a\n=\n\n'.repeat(MAX_COSTLY_CONSTRUCTS), '[a]('.repeat(MAX_LINK_OPENINGS), '- a\n'.repeat(MAX_CONTAINER_LINES)]) expect(markdownShapeProblem(text)).toBeUndefined();
   });
 });

@@ -1,30 +1,62 @@
 /**
- * Shapes of Markdown that cost the parser (micromark, through mdast) time that grows with the
- * square of the text, found before the quote by one pass over it. Measured at 50,000
+ * Shapes of Markdown that cost the parser (micromark 4, through mdast) time that grows with the
+ * square of their count, found before the quote by one pass over the text. Measured at 50,000
  * characters: `- - - ...` (a list in a list, on one line) more than a minute, `*a*a*a...` nine
  * seconds, and 90,000 nested block quotes overflowed the stack after 55 seconds; all while the
- * event loop that answers every other call waited. Documents keep far below both limits.
+ * event loop that answers every other call waited. Documents keep far below these limits.
+ * Counting, not a time limit: the answer must be the same when a paid call is replayed.
  */
 export const MAX_MARKDOWN_NESTING = 32;
 export const MAX_EMPHASIS_MARKS = 4_000;
+/**
+ * Block quotes, lines a block quote continues lazily (without `>`), setext heading underlines
+ * (quadratic in micromark 4: 6,666 block quotes took 8.5 s, 8,000 setext headings 17 s) and
+ * link openings `](` (25,000 took 4 s): each at most this many.
+ */
+export const MAX_COSTLY_CONSTRUCTS = 1_000;
+export const MAX_LINK_OPENINGS = 2_000;
+/** Lines that open list items or block quotes: 14,285 list items each holding a quote took 64 s. */
+export const MAX_CONTAINER_LINES = 2_000;
+
+const AS_TEXT = 'send it with from "text" to keep it as plain paragraphs';
 
 /** What makes this Markdown too costly to parse, or undefined. */
 export function markdownShapeProblem(markdown: string): string | undefined {
-  const nesting = deepestContainerNesting(markdown);
-  if (nesting.depth > MAX_MARKDOWN_NESTING)
-    return `line ${nesting.line} opens ${nesting.depth} block quotes or list items inside each other; at most ${MAX_MARKDOWN_NESTING} are read (send it with from "text" to keep it as plain paragraphs)`;
+  const nesting = containerNesting(markdown);
+  if (nesting.lines > MAX_CONTAINER_LINES) return `${nesting.lines} lines open list items or block quotes; at most ${MAX_CONTAINER_LINES} are read (${AS_TEXT})`;
+  if (nesting.depth > MAX_MARKDOWN_NESTING) return `line ${nesting.line} opens ${nesting.depth} block quotes or list items inside each other; at most ${MAX_MARKDOWN_NESTING} are read (${AS_TEXT})`;
   const marks = emphasisMarks(markdown);
-  if (marks > MAX_EMPHASIS_MARKS)
-    return `the text has ${marks} emphasis marks (* and _ outside code); at most ${MAX_EMPHASIS_MARKS} are read (send it with from "text" to keep it as plain paragraphs)`;
+  if (marks > MAX_EMPHASIS_MARKS) return `the text has ${marks} emphasis marks (* and _ outside code); at most ${MAX_EMPHASIS_MARKS} are read (${AS_TEXT})`;
+  const lines = lineKinds(markdown);
+  for (const [count, what] of [[lines.quotes, 'block quotes'], [lines.lazy, 'lines continuing a block quote without >'], [lines.setext, 'setext heading underlines (= or - lines)']] as const)
+    if (count > MAX_COSTLY_CONSTRUCTS) return `the text has ${count} ${what}; at most ${MAX_COSTLY_CONSTRUCTS} are read (${AS_TEXT})`;
+  const links = markdown.split('](').length - 1;
+  if (links > MAX_LINK_OPENINGS) return `the text has ${links} link destinations ("](" ); at most ${MAX_LINK_OPENINGS} are read (${AS_TEXT})`;
   return undefined;
+}
+
+/** Block quotes begun, lines a quote's paragraph continues without `>`, and setext underlines. */
+function lineKinds(markdown: string): { quotes: number; lazy: number; setext: number } {
+  const counts = { quotes: 0, lazy: 0, setext: 0 };
+  let previous = 'blank' as 'blank' | 'quote' | 'lazy' | 'other';
+  for (const line of markdown.split('\n')) {
+    const kind: 'blank' | 'quote' | 'lazy' | 'other' = line.trim() === '' ? 'blank' : /^ {0,3}>/.test(line) ? 'quote' : previous === 'quote' || previous === 'lazy' ? 'lazy' : 'other';
+    if (kind === 'quote' && previous !== 'quote' && previous !== 'lazy') counts.quotes++;
+    if (kind === 'lazy') counts.lazy++;
+    if (previous !== 'blank' && /^ {0,3}(?:=+|-+)[ \t]*$/.test(line)) counts.setext++;
+    previous = kind;
+  }
+  return counts;
 }
 
 /**
  * The most block quote markers and list item markers a line opens, one inside the other, and
- * that line. Indentation counts too: a list item indented under another is one level deeper.
+ * that line (indentation counts too: a list item indented under another is one level deeper);
+ * and how many lines open any.
  */
-function deepestContainerNesting(markdown: string): { depth: number; line: number } {
+function containerNesting(markdown: string): { depth: number; line: number; lines: number } {
   let deepest = { depth: 0, line: 0 };
+  let opening = 0;
   const lines = markdown.split('\n');
   for (let n = 0; n < lines.length; n++) {
     const line = lines[n]!;
@@ -39,9 +71,10 @@ function deepestContainerNesting(markdown: string): { depth: number; line: numbe
       depth += 1 + Math.floor(indent / 2);
       at += marker;
     }
+    if (depth > 0) opening++;
     if (depth > deepest.depth) deepest = { depth, line: n + 1 };
   }
-  return deepest;
+  return { ...deepest, lines: opening };
 }
 
 /** The length of a block quote marker (`>`) or list item marker (`-`, `*`, `+`, `1.`, `1)`) and the space after it at `at`, or 0. */
