@@ -13,6 +13,8 @@ describe('SEC filing extraction over HTTP', () => {
     expect((await postJson(`${service.url}${PATH}`, input)).status).toBe(402);
     expect(await postJson(`${service.url}${PATH}`, { ...input, form_type: 'S-1' })).toMatchObject({ status: 422, body: { issues: [{ path: 'form_type' }] } });
     expect(await postJson(`${service.url}${PATH}`, { document: '' })).toMatchObject({ status: 422, body: { issues: [{ path: 'document' }] } });
+    // 200,000 nested elements held the event loop for 7 s after payment: refused before the quote, free.
+    expect(await postJson(`${service.url}${PATH}`, { document: '<div>'.repeat(200_000) })).toMatchObject({ status: 422, body: { error: 'too_deeply_nested', issues: [{ path: 'document', message: 'the document opens 200000 elements inside each other; at most 10000 are read' }] } });
   });
 
   it('signs the receipt; the verify route accepts it with its output; a changed output byte or member fails', async () => {
