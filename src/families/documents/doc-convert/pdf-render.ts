@@ -15,6 +15,24 @@ const CODE_SIZE = 9.5;
 
 type Doc = InstanceType<typeof PDFKitDocument>;
 
+/**
+ * PDFKit breaks a word longer than its line by measuring ever shorter slices of it and keeps the
+ * width of every slice: a 10,000-character word took 2 s and 128 MB, and one of 100,000 ran the
+ * process out of memory. A run of more than this many characters without white space is set in
+ * lines of this many code points instead, as PDFKit would break it, without the search.
+ */
+const LONGEST_UNBROKEN = 48;
+const LONG_RUN = new RegExp(`\\S{${LONGEST_UNBROKEN + 1},}`, 'gu');
+
+function withLongRunsBroken(text: string): string {
+  return text.replace(LONG_RUN, (run) => {
+    const points = Array.from(run);
+    const lines: string[] = [];
+    for (let at = 0; at < points.length; at += LONGEST_UNBROKEN) lines.push(points.slice(at, at + LONGEST_UNBROKEN).join(''));
+    return lines.join('\n');
+  });
+}
+
 function collect(doc: Doc): Promise<Buffer> {
   const chunks: Buffer[] = [];
   return new Promise((resolve, reject) => {
@@ -33,16 +51,16 @@ function drawBlock(doc: Doc, block: Block, indent: number): void {
   const width = doc.page.width - doc.page.margins.right - x;
   switch (block.type) {
     case 'heading':
-      doc.font('bold').fontSize(HEADING_SIZES[block.level] ?? BODY_SIZE).text(block.text, x, undefined, { width });
+      doc.font('bold').fontSize(HEADING_SIZES[block.level] ?? BODY_SIZE).text(withLongRunsBroken(block.text), x, undefined, { width });
       doc.moveDown(0.4);
       return;
     case 'paragraph':
     case 'html':
-      doc.font('body').fontSize(BODY_SIZE).text(block.text, x, undefined, { width });
+      doc.font('body').fontSize(BODY_SIZE).text(withLongRunsBroken(block.text), x, undefined, { width });
       doc.moveDown(0.6);
       return;
     case 'code':
-      doc.font('mono').fontSize(CODE_SIZE).text(block.text, x + 10, undefined, { width: width - 10 });
+      doc.font('mono').fontSize(CODE_SIZE).text(withLongRunsBroken(block.text), x + 10, undefined, { width: width - 10 });
       doc.moveDown(0.6);
       return;
     case 'list':
@@ -56,7 +74,7 @@ function drawBlock(doc: Doc, block: Block, indent: number): void {
     case 'table': {
       const rows = [block.header, ...block.rows];
       rows.forEach((row, i) => {
-        doc.font(i === 0 ? 'bold' : 'body').fontSize(BODY_SIZE - 1).text(row.join('  |  '), x, undefined, { width });
+        doc.font(i === 0 ? 'bold' : 'body').fontSize(BODY_SIZE - 1).text(withLongRunsBroken(row.join('  |  ')), x, undefined, { width });
       });
       doc.moveDown(0.6);
       return;
