@@ -47,3 +47,27 @@ describe('translation by memory and glossary only', () => {
     expect(a.result['not_performed']).toEqual([expect.objectContaining({ check: 'machine translation' })]);
   });
 });
+
+describe('segment offsets in code points', () => {
+  it('count a character outside the BMP once, in every segment after it', () => {
+    const text = 'Hi 😀.\nThank you 😀😀.\nBye.';
+    const segments = translate({ text, source_lang: 'en', target_lang: 'de' }).result.segments as Array<{ start: number; end: number }>;
+    const points = [...text];
+    expect(segments.map((s) => points.slice(s.start, s.end).join(''))).toEqual(['Hi 😀.', 'Thank you 😀😀.', 'Bye.']);
+  });
+
+  // Each segment's offsets were counted from the start of the text, and V8's sentence segmenter
+  // takes time in the square of the segments of one call: minutes of event loop for 200,000
+  // characters of short lines. Offsets are counted on from the last, and lines segmented apart.
+  it('are counted in one pass over 200,000 characters of short lines', () => {
+    const text = 'a\n=\n\n'.repeat(40_000);
+    const segments = translate({ text, source_lang: 'en', target_lang: 'de' }).result.segments as Array<{ start: number; end: number }>;
+    expect(segments).toHaveLength(80_000);
+    expect(segments.at(-1)).toMatchObject({ start: text.length - 3, end: text.length - 2 });
+    // One line of 28,000 sentences: segmented a window at a time, every sentence found as it is.
+    const line = 'Ab cd. '.repeat(28_000);
+    const sentences = translate({ text: line, source_lang: 'en', target_lang: 'de' }).result.segments as Array<{ start: number; end: number }>;
+    expect(sentences).toHaveLength(28_000);
+    expect(sentences.every((s, i) => s.start === 7 * i && s.end === 7 * i + 6)).toBe(true);
+  }, 20_000);
+});
