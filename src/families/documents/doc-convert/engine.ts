@@ -1,3 +1,4 @@
+import { codePointOffsets, uax29Segments } from '../../../kernel/uax29-segments.ts';
 import { canonicalText } from '../../../signing/rfc8785.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { blockCounts, blocksOf, documentTree, parseMarkdownTree, titleOf, withoutPositions, writeMarkdown, type Block, type SourceFormat } from './document-model.ts';
@@ -45,13 +46,10 @@ export function segmentWords(text: string): JsonObject {
   const segmenter = new Intl.Segmenter('und', { granularity: 'word' });
   const words: JsonObject[] = [];
   const counts = new Map<string, number>();
-  let codePoints = 0;
-  let lastIndex = 0;
-  for (const segment of segmenter.segment(text)) {
-    codePoints += countCodePoints(text.slice(lastIndex, segment.index));
-    lastIndex = segment.index;
+  const codePoints = codePointOffsets(text);
+  for (const segment of uax29Segments(segmenter, text)) {
     if (!segment.isWordLike) continue;
-    words.push({ word: segment.segment, offset: codePoints, length: countCodePoints(segment.segment) });
+    words.push({ word: segment.segment, offset: codePoints(segment.index), length: countCodePoints(segment.segment) });
     counts.set(segment.segment, (counts.get(segment.segment) ?? 0) + 1);
   }
   const frequencies = [...counts.entries()]

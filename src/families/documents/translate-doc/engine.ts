@@ -1,5 +1,6 @@
 import type { CommandResult } from '../../../kernel/operation.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { codePointOffsets, uax29Segments } from '../../../kernel/uax29-segments.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 
 export const TRANSLATE_DOC_RULESET = { id: 'translate-doc-tm-glossary', version: '1' } as const;
@@ -33,16 +34,15 @@ interface Piece {
  * Sentences by the Unicode rules (UAX #29 via Intl.Segmenter) for the source language, line by
  * line: a line break ends a segment too (a heading, a list item). Each line is segmented on its
  * own, which gives the same boundaries (UAX #29 breaks after every paragraph separator, and no
- * rule looks back across one), and a long line a window at a time (sentencesOf): segmenting the
- * whole text at once took time in the square of its segments in V8 (60,000 segments: 2.8 s;
- * 28,000 sentences on one line: 7.7 s).
+ * rule looks back across one), and a long line a window at a time (uax29Segments): segmenting
+ * the whole text at once took time in the square of its segments in V8 (60,000 segments: 2.8 s).
  */
 function segment(text: string, lang: string): Piece[] {
   const segmenter = new Intl.Segmenter(lang, { granularity: 'sentence' });
   const pieces: Piece[] = [];
   let lineStart = 0;
   for (const line of text.split(/(?<=\n)/)) {
-    for (const s of sentencesOf(segmenter, line)) {
+    for (const s of uax29Segments(segmenter, line)) {
       const part = s.segment;
       const core = part.trim();
       const lead = part.slice(0, part.length - part.trimStart().length);
@@ -54,25 +54,6 @@ function segment(text: string, lang: string): Piece[] {
   return pieces;
 }
 
-/** The widest stretch of a line segmented at once: V8's time grows with the square of the sentences in one call. */
-const SEGMENTER_WINDOW = 2_000;
-
-/**
- * The sentences of one line, segmented a window at a time: a window's last sentence may run on
- * past it, so it is segmented again at the start of the next window. A single sentence longer
- * than a window is cut at the window's end.
- */
-function* sentencesOf(segmenter: Intl.Segmenter, line: string): Generator<{ segment: string; index: number }> {
-  let from = 0;
-  while (from < line.length) {
-    const end = Math.min(line.length, from + SEGMENTER_WINDOW);
-    const found = [...segmenter.segment(line.slice(from, end))];
-    const kept = end === line.length || found.length === 1 ? found : found.slice(0, -1);
-    for (const s of kept) yield { segment: s.segment, index: from + s.index };
-    from += kept.reduce((length, s) => length + s.segment.length, 0);
-  }
-}
-
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Glossary terms as whole words, longest first, so "credit note" wins over "credit". */
@@ -81,26 +62,6 @@ function glossaryMatcher(glossary: TermPair[]): { pattern: RegExp; targets: Map<
   const targets = new Map(glossary.map((g, index) => [g.source.normalize('NFC'), { target: g.target, index }]));
   const sources = [...targets.keys()].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   return { pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${sources.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}])`, 'gu'), targets };
-}
-
-/**
- * Code-point offsets of UTF-16 offsets taken in increasing order, each counted from the last:
- * counting from the start for every segment was quadratic, and 200,000 characters of short lines
- * (40,000 segments) held the event loop for minutes.
- */
-function codePointCounter(text: string): (utf16: number) => number {
-  let at = 0;
-  let points = 0;
-  return (utf16) => {
-    if (utf16 < at) [at, points] = [0, 0];
-    for (; at < utf16; at++) {
-      const unit = text.charCodeAt(at);
-      // A high surrogate followed by a low one is one code point: count it at the low.
-      if (unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00) continue;
-      points++;
-    }
-    return points;
-  };
 }
 
 /** n / d as a decimal string with 4 places, rounded down: the share is never overstated. */
@@ -114,7 +75,7 @@ export function runTranslateDoc(input: TranslateDocInput, now: number): CommandR
   const memory = new Map((input.memory ?? []).map((m, index) => [m.source.normalize('NFC').trim(), { target: m.target, index }]));
   const glossary = glossaryMatcher(input.glossary ?? []);
   const pieces = segment(input.text, input.source_lang);
-  const codePoints = codePointCounter(input.text);
+  const codePoints = codePointOffsets(input.text);
 
   let output = '';
   const segments: JsonObject[] = [];

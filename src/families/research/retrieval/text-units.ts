@@ -1,3 +1,5 @@
+import { codePointOffsets, uax29Segments } from '../../../kernel/uax29-segments.ts';
+
 /** Sentences and words by the Unicode rules (UAX #29 through Intl.Segmenter), offsets in code points. */
 export interface Sentence {
   /** Verbatim, trimmed. */
@@ -18,16 +20,17 @@ const codePoints = (s: string) => Array.from(s).length;
 
 /** Content words: word-like segments, NFKC, lower case, stopwords and one-letter words dropped. */
 export function contentWords(text: string): string[] {
-  return [...wordSegmenter.segment(text.normalize('NFKC'))].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase()).filter((w) => w.length > 1 && !STOPWORDS.has(w));
+  return [...uax29Segments(wordSegmenter, text.normalize('NFKC'))].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase()).filter((w) => w.length > 1 && !STOPWORDS.has(w));
 }
 
 export function sentencesOf(text: string): Sentence[] {
   const out: Sentence[] = [];
-  for (const s of sentenceSegmenter.segment(text)) {
+  const offsetOf = codePointOffsets(text);
+  for (const s of uax29Segments(sentenceSegmenter, text)) {
     const trimmed = s.segment.trim();
     if (trimmed === '') continue;
     const lead = s.segment.indexOf(trimmed);
-    const start = codePoints(text.slice(0, s.index + lead));
+    const start = offsetOf(s.index + lead);
     out.push({ text: trimmed, start, end: start + codePoints(trimmed), words: contentWords(trimmed) });
   }
   return out;
