@@ -1,5 +1,5 @@
 import { pricedOperations } from '../src/catalog/index.ts';
-import type { PricedOperation } from '../src/kernel/operation.ts';
+import { refusalBeforeQuote, type PricedOperation } from '../src/kernel/operation.ts';
 import type { JsonValue } from '../src/signing/rfc8785.ts';
 import { testCallContext } from '../test/support/call-context.ts';
 
@@ -49,7 +49,7 @@ function longestAccepted(op: PricedOperation, example: JsonValue, path: Path, un
 async function commandMs(op: PricedOperation, raw: JsonValue): Promise<number | undefined> {
   const input = op.input.parse(raw);
   const ctx = testCallContext();
-  if (op.precheck?.(input, ctx.settings, ctx.now) ?? (await op.precheckState?.(input, ctx))) return undefined;
+  if (await refusalBeforeQuote(op, input, ctx, ctx.now)) return undefined;
   const started = performance.now();
   await op.command!.execute(input, ctx).catch(() => undefined);
   return performance.now() - started;

@@ -1,5 +1,5 @@
-import { statfsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { freeDiskBytes } from './free-disk-space.ts';
 import { ConfigError, loadSettings, type Settings } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startService } from './service.ts';
@@ -55,14 +55,8 @@ async function openAndStart(settings: Settings, log: ReturnType<typeof createLog
 const NEARLY_FULL_BYTES = 1024 * 1024;
 
 function explainedByDisk(err: unknown, dataDir: string): unknown {
-  let free: number;
-  try {
-    const disk = statfsSync(dataDir);
-    free = disk.bavail * disk.bsize;
-  } catch {
-    return err;
-  }
-  if (free >= NEARLY_FULL_BYTES) return err;
+  const free = freeDiskBytes(dataDir);
+  if (free === undefined || free >= NEARLY_FULL_BYTES) return err;
   const message = err instanceof Error ? err.message : String(err);
   return new Error(`${message} (the disk holding ${resolve(dataDir)} has ${free} bytes free: free some space and start again; nothing acknowledged is lost)`, { cause: err });
 }

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { FreeRoute, PricedOperation, Route, ServiceDeps } from '../kernel/operation.ts';
+import { refusalBeforeQuote, type FreeRoute, type PricedOperation, type Route, type ServiceDeps } from '../kernel/operation.ts';
 import { NotImplementedError } from '../kernel/run-operation.ts';
 import type { PaymentGateway, PaymentHeaderName } from '../payments/gateway.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
@@ -101,8 +101,7 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
     if (op.inputFrom === 'json' && !isPlainObject(raw)) throw validationProblem([{ path: '(body)', message: 'a JSON object body is required (Content-Type: application/json)' }]);
     const parsed = op.input.safeParse(raw);
     if (!parsed.success) throw validationProblem(issuesOf(parsed.error));
-    const refusal = op.precheck?.(parsed.data, deps.settings, Math.floor(Date.now() / 1000));
-    const stateRefusal = refusal ?? (await op.precheckState?.(parsed.data, deps));
+    const stateRefusal = await refusalBeforeQuote(op, parsed.data, deps, Math.floor(Date.now() / 1000));
     if (stateRefusal) {
       const retry = stateRefusal.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(stateRefusal.retryAfterSeconds) };
       throw new HttpProblem(stateRefusal.status, stateRefusal.error, stateRefusal.message, { outcome: stateRefusal.outcome, issues: stateRefusal.issues }, retry);

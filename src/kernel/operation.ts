@@ -209,6 +209,15 @@ export interface FreeRoute<I = unknown> extends RouteBase {
 export type Route = PricedOperation<unknown> | FreeRoute<unknown>;
 
 /** Helper that keeps the input type of an entry inferred from its schema. */
+/**
+ * What an operation answers before its quote for a validated input: its precheck's refusal
+ * (the input alone), else its state precheck's, else undefined to quote it. HTTP and MCP ask the
+ * same; nothing is charged for a refusal.
+ */
+export async function refusalBeforeQuote<I>(op: PricedOperation<I>, input: I, deps: ServiceDeps, now: number): Promise<Refusal | undefined> {
+  return op.precheck?.(input, deps.settings, now) ?? (await op.precheckState?.(input, deps));
+}
+
 export function pricedOperation<S extends z.ZodType>(entry: Omit<PricedOperation<z.infer<S>>, 'kind' | 'input'> & { input: S }): PricedOperation<z.infer<S>> {
   return { kind: 'priced', ...entry } as PricedOperation<z.infer<S>>;
 }

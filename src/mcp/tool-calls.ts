@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpDeps } from '../http/routes.ts';
-import type { FreeRoute, PricedOperation } from '../kernel/operation.ts';
+import { refusalBeforeQuote, type FreeRoute, type PricedOperation } from '../kernel/operation.ts';
 import { paymentRequired } from '../payments/x402/quote.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
@@ -24,7 +24,7 @@ export async function callPricedTool(op: PricedOperation, args: Record<string, u
     const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
     return toolError(`invalid input (nothing charged): ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { error: 'validation_error', outcome: 'INVALID-INPUT', issues });
   }
-  const refusal = op.precheck?.(parsed.data, deps.settings, Math.floor(Date.now() / 1000)) ?? (await op.precheckState?.(parsed.data, deps));
+  const refusal = await refusalBeforeQuote(op, parsed.data, deps, Math.floor(Date.now() / 1000));
   if (refusal) return toolError(`${refusal.message} (nothing charged)`, { error: refusal.error, ...(refusal.outcome ? { outcome: refusal.outcome } : {}), ...(refusal.issues ? { issues: refusal.issues } : {}) });
   const readiness = deps.store.readiness?.();
   if (readiness && !readiness.ready) return toolError(`${readiness.reason}; nothing was charged, retry later`, { error: 'event_store_unavailable' });

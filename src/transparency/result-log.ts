@@ -1,4 +1,5 @@
-import { rmSync, statfsSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { freeDiskBytes } from '../free-disk-space.ts';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../events/port.ts';
 import { PAYMENT_EVENT_TYPES, resultSignedSchema } from '../payments/saga/events.ts';
@@ -206,13 +207,7 @@ export async function startResultLog(
   }
 
   function diskHasRoom(): boolean {
-    if (!dir) return true;
-    try {
-      const disk = statfsSync(dir);
-      return disk.bavail * disk.bsize >= bound.resumeFreeBytes;
-    } catch {
-      return false;
-    }
+    return !dir || (freeDiskBytes(dir) ?? 0) >= bound.resumeFreeBytes;
   }
 
   function checkAgainstLatest(): void {

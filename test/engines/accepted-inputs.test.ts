@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pricedOperations } from '../../src/catalog/index.ts';
 import { DomainRefusal } from '../../src/kernel/decider.ts';
-import type { PricedOperation } from '../../src/kernel/operation.ts';
+import { refusalBeforeQuote, type PricedOperation } from '../../src/kernel/operation.ts';
 import { canonicalBytes, type JsonValue } from '../../src/signing/rfc8785.ts';
 import { testCallContext } from '../support/call-context.ts';
 
@@ -76,7 +76,7 @@ function mutated(example: JsonValue): fc.Arbitrary<JsonValue> {
 async function refusedBeforeQuote(op: PricedOperation, input: unknown, ctx: ReturnType<typeof testCallContext>): Promise<string | undefined> {
   const parsed = op.input.safeParse(input);
   if (!parsed.success) return 'schema';
-  const refusal = op.precheck?.(parsed.data, ctx.settings, ctx.now) ?? (await op.precheckState?.(parsed.data, ctx));
+  const refusal = await refusalBeforeQuote(op, parsed.data, ctx, ctx.now);
   if (refusal) return refusal.error;
   return (await op.command!.authorize?.(parsed.data, ctx))?.error;
 }

@@ -22,13 +22,14 @@ const AS_TEXT = 'send it with from "text" to keep it as plain paragraphs';
 
 /** What makes this Markdown too costly to parse, or undefined. */
 export function markdownShapeProblem(markdown: string): string | undefined {
-  const nesting = containerNesting(markdown);
+  const lines = markdown.split('\n');
+  const nesting = containerNesting(lines);
   if (nesting.lines > MAX_CONTAINER_LINES) return `${nesting.lines} lines open list items or block quotes; at most ${MAX_CONTAINER_LINES} are read (${AS_TEXT})`;
   if (nesting.depth > MAX_MARKDOWN_NESTING) return `line ${nesting.line} opens ${nesting.depth} block quotes or list items inside each other; at most ${MAX_MARKDOWN_NESTING} are read (${AS_TEXT})`;
-  const marks = emphasisMarks(markdown);
+  const marks = emphasisMarks(lines);
   if (marks > MAX_EMPHASIS_MARKS) return `the text has ${marks} emphasis marks (* and _ outside code); at most ${MAX_EMPHASIS_MARKS} are read (${AS_TEXT})`;
-  const lines = lineKinds(markdown);
-  for (const [count, what] of [[lines.quotes, 'block quotes'], [lines.lazy, 'lines continuing a block quote without >'], [lines.setext, 'setext heading underlines (= or - lines)']] as const)
+  const kinds = lineKinds(lines);
+  for (const [count, what] of [[kinds.quotes, 'block quotes'], [kinds.lazy, 'lines continuing a block quote without >'], [kinds.setext, 'setext heading underlines (= or - lines)']] as const)
     if (count > MAX_COSTLY_CONSTRUCTS) return `the text has ${count} ${what}; at most ${MAX_COSTLY_CONSTRUCTS} are read (${AS_TEXT})`;
   const links = markdown.split('](').length - 1;
   if (links > MAX_LINK_OPENINGS) return `the text has ${links} link destinations ("](" ); at most ${MAX_LINK_OPENINGS} are read (${AS_TEXT})`;
@@ -36,10 +37,10 @@ export function markdownShapeProblem(markdown: string): string | undefined {
 }
 
 /** Block quotes begun, lines a quote's paragraph continues without `>`, and setext underlines. */
-function lineKinds(markdown: string): { quotes: number; lazy: number; setext: number } {
+function lineKinds(lines: readonly string[]): { quotes: number; lazy: number; setext: number } {
   const counts = { quotes: 0, lazy: 0, setext: 0 };
   let previous = 'blank' as 'blank' | 'quote' | 'lazy' | 'other';
-  for (const line of markdown.split('\n')) {
+  for (const line of lines) {
     const kind: 'blank' | 'quote' | 'lazy' | 'other' = line.trim() === '' ? 'blank' : /^ {0,3}>/.test(line) ? 'quote' : previous === 'quote' || previous === 'lazy' ? 'lazy' : 'other';
     if (kind === 'quote' && previous !== 'quote' && previous !== 'lazy') counts.quotes++;
     if (kind === 'lazy') counts.lazy++;
@@ -54,10 +55,9 @@ function lineKinds(markdown: string): { quotes: number; lazy: number; setext: nu
  * that line (indentation counts too: a list item indented under another is one level deeper);
  * and how many lines open any.
  */
-function containerNesting(markdown: string): { depth: number; line: number; lines: number } {
+function containerNesting(lines: readonly string[]): { depth: number; line: number; lines: number } {
   let deepest = { depth: 0, line: 0 };
   let opening = 0;
-  const lines = markdown.split('\n');
   for (let n = 0; n < lines.length; n++) {
     const line = lines[n]!;
     let depth = 0;
@@ -90,10 +90,10 @@ function containerMarkerAt(line: string, at: number): number {
 }
 
 /** `*` and `_` characters outside code spans and fenced code: each may open or close emphasis. */
-function emphasisMarks(markdown: string): number {
+function emphasisMarks(lines: readonly string[]): number {
   let marks = 0;
   let fenced = false;
-  for (const line of markdown.split('\n')) {
+  for (const line of lines) {
     if (/^ {0,3}(?:```|~~~)/.test(line)) {
       fenced = !fenced;
       continue;
