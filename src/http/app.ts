@@ -3,12 +3,13 @@ import type { Logger } from 'pino';
 import { MAX_JSON_BODY_BYTES } from '../kernel/limits.ts';
 import type { Route } from '../kernel/operation.ts';
 import { accessLog } from './middleware/access-log.ts';
+import { identityBodiesOnly } from './middleware/content-coding.ts';
 import { cors } from './middleware/cors.ts';
 import { errors } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
 import { buildRouting, type HttpDeps } from './routes.ts';
-import { mcpEndpoint } from '../mcp/endpoint.ts';
+import { MCP_PATH, mcpEndpoint } from '../mcp/endpoint.ts';
 
 /** The Koa app: small middleware, each doing one thing, then the catalogue's router. */
 export function createApp(routes: readonly Route[], deps: HttpDeps, log: Logger): Koa {
@@ -18,7 +19,8 @@ export function createApp(routes: readonly Route[], deps: HttpDeps, log: Logger)
   app.use(requestId());
   app.use(accessLog(log));
   app.use(cors());
-  app.use(errors(log));
+  app.use(errors(log, MCP_PATH));
+  app.use(identityBodiesOnly());
   app.use(jsonBody(MAX_JSON_BODY_BYTES));
 
   app.use(mcpEndpoint(routes, deps));

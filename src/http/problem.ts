@@ -28,6 +28,22 @@ export class HttpProblem extends Error {
       requestId,
     };
   }
+
+  /** A body that is not JSON at all, or not UTF-8. */
+  get isUnparsableBody(): boolean {
+    return this.status === 422 && this.extra.issues?.[0]?.path === '(body)';
+  }
+
+  /**
+   * The same problem as a JSON-RPC 2.0 error (section 5.1), for the MCP endpoint, whose clients
+   * read JSON-RPC: a body that is not JSON (or not UTF-8) is a parse error, JSON a signature
+   * could not carry is invalid params, the service's own failure an internal error, and what it
+   * will not read (too large, compressed) an invalid request. The problem body rides in `data`.
+   */
+  jsonRpcError(requestId: string): JsonObject {
+    const code = this.isUnparsableBody ? -32700 : this.status === 422 ? -32602 : this.status >= 500 ? -32603 : -32600;
+    return { jsonrpc: '2.0', error: { code, message: this.message, data: this.body(requestId) }, id: null };
+  }
 }
 
 /** zod issues -> our issue list, with dotted paths a caller can read. */

@@ -3,12 +3,23 @@ import type { Context } from 'koa';
 import { HttpProblem } from './problem.ts';
 
 /**
- * Query parameters as single strings; a parameter given twice is ambiguous and refused. Parsed
- * with node:querystring rather than Koa's URLSearchParams-based getter: verify routes carry whole
- * records in the query string, and this is their hot path.
+ * Query parameters as single strings; a parameter given twice is ambiguous and refused, and so
+ * is one whose percent-encoded bytes are not UTF-8 (`topic=caf%E9`): the lenient decoders put
+ * U+FFFD in their place, and the service would sign or verify something the caller did not
+ * send. A '%' not followed by two hex digits stays a literal '%', as WHATWG URLs read it.
+ * Parsed with node:querystring rather than Koa's URLSearchParams-based getter: verify routes
+ * carry whole records in the query string, and this is their hot path.
  */
 export function singleValuedQuery(ctx: Context): Record<string, string> {
-  const parsed = parseQuery(querystringOf(ctx));
+  const query = querystringOf(ctx);
+  let illFormed = false;
+  const decode = (component: string): string => {
+    const decoded = decodePercentUtf8(component);
+    if (decoded === undefined) illFormed = true;
+    return decoded ?? component;
+  };
+  const parsed = parseQuery(query, '&', '=', { decodeURIComponent: decode });
+  if (illFormed) throw illFormedQueryProblem(query);
   for (const name in parsed)
     if (typeof parsed[name] !== 'string')
       throw new HttpProblem(422, 'validation_error', `query parameter ${name} must be given once`, {
@@ -16,6 +27,27 @@ export function singleValuedQuery(ctx: Context): Record<string, string> {
         issues: [{ path: name, message: 'must be given once' }],
       });
   return parsed as Record<string, string>;
+}
+
+/** The text a percent-encoded component stands for, or undefined when its bytes are not UTF-8. */
+function decodePercentUtf8(component: string): string | undefined {
+  try {
+    return decodeURIComponent(component);
+  } catch {
+    // Rare: a literal '%' (kept as one), or bytes that are not UTF-8 (refused).
+    try {
+      return decodeURIComponent(component.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function illFormedQueryProblem(query: string): HttpProblem {
+  const pair = query.split('&').find((part) => part.split('=').some((side) => decodePercentUtf8(side.replace(/\+/g, ' ')) === undefined)) ?? '';
+  const name = decodePercentUtf8(pair.split('=')[0]!.replace(/\+/g, ' ')) ?? '(query)';
+  const message = 'is not percent-encoded UTF-8 (RFC 3986 section 2.5): encode the text as UTF-8 before percent-encoding it';
+  return new HttpProblem(422, 'validation_error', `query parameter ${name} ${message}`, { outcome: 'INVALID-INPUT', issues: [{ path: name, message }] });
 }
 
 /**

@@ -8,8 +8,12 @@ import { EventStoreUnavailableError } from '../../events/port.ts';
 import { ChargedCallFailed } from '../payment-answer.ts';
 import { HttpProblem, issuesOf, validationProblem } from '../problem.ts';
 
-/** Maps anything thrown below to the one error body; no stack trace ever reaches a client. */
-export function errors(log: Logger): Middleware {
+/**
+ * Maps anything thrown below to the one error body; no stack trace ever reaches a client. On
+ * `jsonRpcPath` (the MCP endpoint) the body is the same problem as a JSON-RPC error, and a body
+ * that is not JSON is a 400, as the MCP SDK's own transport answers it.
+ */
+export function errors(log: Logger, jsonRpcPath?: string): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -21,9 +25,11 @@ export function errors(log: Logger): Middleware {
       if (problem.status >= 500 && problem.status !== 501 && problem.status !== 503)
         log.error({ err: err instanceof ChargedCallFailed ? err.cause : err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
       else if (problem.status === 503) log.warn({ requestId: ctx.state.requestId, reason: problem.message }, 'dependency unavailable');
-      ctx.status = problem.status;
+      const requestId = String(ctx.state.requestId);
+      const jsonRpc = ctx.path === jsonRpcPath;
+      ctx.status = jsonRpc && problem.isUnparsableBody ? 400 : problem.status;
       for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
-      ctx.body = problem.body(String(ctx.state.requestId));
+      ctx.body = jsonRpc ? problem.jsonRpcError(requestId) : problem.body(requestId);
     }
   };
 }
