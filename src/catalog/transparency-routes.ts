@@ -3,7 +3,12 @@ import { freeRoute, type FreeResponse, type FreeRoute, type ServiceDeps } from '
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
-const treeSize = z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer').transform(Number);
+const treeSize = z
+  .string()
+  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')
+  .transform(Number)
+  // Sixteen digits reach past 2^53, where Number would answer about a size nobody asked for.
+  .refine(Number.isSafeInteger, 'must be at most 2^53 - 1');
 
 const checkpointSchema = z.object({ origin: z.string(), tree_size: z.number().int(), root_hash: hex64, issued_at: z.number().int(), key_id: z.string(), note: z.string() });
 /** The verification bundle's format name: what the offline verifiers read. */

@@ -100,6 +100,10 @@ describe('the result log: every paid result is a leaf, proven against signed che
     expect((await getJson(`/v1/log/proof/inclusion?sha256=${'ab'.repeat(32)}`)).status).toBe(404);
     expect((await getJson('/v1/log/proof/inclusion?sha256=xyz')).status).toBe(422);
     expect((await getJson('/v1/log/proof/consistency?first=5&second=2')).status).toBe(422);
+    // Past 2^53 a size would be read as another number; it is refused, naming the parameter.
+    const beyond = await getJson<{ issues: Array<{ path: string }> }>('/v1/log/proof/consistency?first=1&second=9007199254740993');
+    expect(beyond.status).toBe(422);
+    expect(beyond.body.issues[0]!.path).toBe('second');
     expect((await getJson(`/v1/log/result/${'ab'.repeat(32)}`)).status).toBe(404);
   });
 
