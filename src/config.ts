@@ -9,43 +9,46 @@ const address = z
 const privateKey = z
   .string()
   .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key');
-const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+/**
+ * A whole number in decimal digits. `z.coerce.number()` read `PORT=` as 0 (a random port),
+ * `0x10` as 16 and `1e3` as 1000.
+ */
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,16}$/, 'must be a whole number in decimal digits')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
 
 const settingsSchema = z
   .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(4021),
+    PORT: wholeNumber(0, 65535).default(4021),
     HOST: z.string().min(1).default('0.0.0.0'),
-    PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    PUBLIC_BASE_URL: z.url().optional(),
     DATA_DIR: z.string().min(1).default('./data'),
-    EVENTSTORE_URL: z.preprocess(
-      emptyAsUndefined,
-      z
-        .string()
-        .regex(/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb|kdb\+discover):\/\//, 'must start with esdb:// or esdb+discover://')
-        .optional(),
-    ),
-    ATTESTATION_SECRET: z.preprocess(
-      emptyAsUndefined,
-      z.string().min(32, 'must be at least 32 characters of secret material').optional(),
-    ),
+    EVENTSTORE_URL: z
+      .string()
+      .regex(/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb|kdb\+discover):\/\//, 'must start with esdb:// or esdb+discover://')
+      .optional(),
+    ATTESTATION_SECRET: z.string().min(32, 'must be at least 32 characters of secret material').optional(),
     // A fixed, well-known default receiver keeps `npm start` working on a fresh machine; local
     // settlement moves no money, and production deployments set their own PAY_TO.
-    PAY_TO: z.preprocess(emptyAsUndefined, address.default('0x209693Bc6afc0C5328bA36FaF03C514EF312287C')),
+    PAY_TO: address.default('0x209693Bc6afc0C5328bA36FaF03C514EF312287C'),
     SETTLEMENT: z.enum(['local', 'facilitator', 'onchain']).default('local'),
-    FACILITATOR_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
-    RPC_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
-    RELAYER_PRIVATE_KEY: z.preprocess(emptyAsUndefined, privateKey.optional()),
+    FACILITATOR_URL: z.url().optional(),
+    RPC_URL: z.url().optional(),
+    RELAYER_PRIVATE_KEY: privateKey.optional(),
     NETWORK: z.literal('eip155:8453').default('eip155:8453'),
-    USDC_ADDRESS: z.preprocess(emptyAsUndefined, address.default(BASE_USDC)),
+    USDC_ADDRESS: address.default(BASE_USDC),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    MEMORY_VALUE_CAP_BYTES: z.coerce.number().int().min(1).max(1024 * 1024).default(64 * 1024),
-    STATS_CACHE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+    MEMORY_VALUE_CAP_BYTES: wholeNumber(1, 1024 * 1024).default(64 * 1024),
+    STATS_CACHE_SECONDS: wholeNumber(1, 3600).default(30),
     /** A client must send its request line and headers within this (slowloris). */
-    HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    HEADERS_TIMEOUT_MS: wholeNumber(100, 600_000).default(10_000),
     /** A client must send its whole request, body included, within this. */
-    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+    REQUEST_TIMEOUT_MS: wholeNumber(100, 3_600_000).default(30_000),
     /** An idle keep-alive connection is closed after this. */
-    KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    KEEP_ALIVE_TIMEOUT_MS: wholeNumber(100, 600_000).default(5_000),
     /**
      * What opening the embedded log checks: every frame's checksum ('all'), or only the events
      * after the index checkpoint ('checkpoint': a start independent of the log's length; see
@@ -55,17 +58,17 @@ const settingsSchema = z
     /** The transparency log of every signed result (docs/verifying.md); off only to measure its cost. */
     RESULT_LOG: z.enum(['on', 'off']).default('on'),
     /** While results arrive, a signed checkpoint is issued at least this often. */
-    LOG_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2_000),
+    LOG_CHECKPOINT_INTERVAL_MS: wholeNumber(100, 3_600_000).default(2_000),
     /** Invoice OCR: tesseract worker threads (CPU-heavy; one per spare core). */
-    OCR_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
+    OCR_WORKERS: wholeNumber(1, 16).default(1),
     /** Invoice OCR: calls that may wait for a worker; beyond, 503 with Retry-After before the quote. */
-    OCR_QUEUE: z.coerce.number().int().min(0).max(256).default(4),
+    OCR_QUEUE: wholeNumber(0, 256).default(4),
     /** The PDF the ebook routes sell; unset: the service's own handbook, generated into DATA_DIR. */
     EBOOK_PATH: z.string().min(1).optional(),
     /** Signed research: a directory of the operator's own .md and .txt documents, searched beside the shipped library. */
     RESEARCH_LIBRARY_DIR: z.string().min(1).optional(),
     /** How many first pages of the ebook make its free sample. */
-    EBOOK_SAMPLE_PAGES: z.coerce.number().int().min(1).max(100).default(10),
+    EBOOK_SAMPLE_PAGES: wholeNumber(1, 100).default(10),
   })
   .superRefine((s, ctx) => {
     if (s.SETTLEMENT === 'facilitator' && !s.FACILITATOR_URL)
@@ -86,9 +89,13 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment; every problem is reported on its own line, never one at a time. */
+/**
+ * Parses the environment; every problem is reported on its own line, never one at a time. A
+ * variable set to the empty string (`PORT=` in an env file) is unset: its default applies.
+ */
 export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
-  const parsed = settingsSchema.safeParse(env);
+  const set = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = settingsSchema.safeParse(set);
   if (parsed.success) return parsed.data;
   throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
 }
