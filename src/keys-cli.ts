@@ -14,7 +14,7 @@ function main(): number {
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
-  const dataDir = parsed.values['data-dir'] ?? process.env['DATA_DIR'] ?? './data';
+  const dataDir = parsed.values['data-dir'] ?? (process.env['DATA_DIR'] || './data');
   const [command] = parsed.positionals;
   const now = Math.floor(Date.now() / 1000);
   if (command === 'list') {

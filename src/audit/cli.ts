@@ -38,7 +38,7 @@ async function main(): Promise<number> {
       console.log(USAGE);
       return 0;
     }
-    dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? './data';
+    dataDir = values['data-dir'] ?? (process.env.DATA_DIR || './data');
     keysFile = values.keys;
     threads = values.threads === undefined ? availableParallelism() : Number(values.threads);
     if (!Number.isInteger(threads) || threads < 1 || threads > 256) throw new Error(`--threads takes a whole number from 1 to 256, not ${values.threads}`);
