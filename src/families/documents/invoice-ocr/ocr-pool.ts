@@ -42,20 +42,37 @@ export class UnreadableImageError extends Error {
 /** What leptonica answers, through tesseract.js, for an image it cannot decode. */
 const DECODE_FAILURE = /Error attempting to read image/;
 
+/** What the pool asks of a worker: one reading at a time, and an end. */
+export type OcrWorker = {
+  recognize(image: Buffer): Promise<{ data: { text: string; confidence: number } }>;
+  terminate(): Promise<unknown>;
+};
+
+/** A tesseract worker thread for English, LSTM only, its trained data read from its registry package. */
+async function startTesseractWorker(): Promise<OcrWorker> {
+  // tesseract.js loads with the first worker, not at every start of the service.
+  const { createWorker, OEM } = await import('tesseract.js');
+  // Without an errorHandler, tesseract.js throws a failed job's message from its message
+  // listener as well as rejecting the job: an uncaught exception that ended the process.
+  const worker: Worker = await createWorker('eng', OEM.LSTM_ONLY, { langPath: dirname(TRAINED_DATA), cacheMethod: 'none', gzip: true, errorHandler: () => {} });
+  return worker;
+}
+
 /**
  * A bounded pool of tesseract workers (each its own thread, off the event loop). The English
  * trained data is read from its registry package: no cache, no download, ever. A call waits for
  * a free worker; `saturated` tells the route to refuse before the quote rather than queue more.
  */
 export class OcrPool {
-  private readonly idle: Worker[] = [];
+  private readonly idle: OcrWorker[] = [];
   private busy = 0;
-  private readonly waiting: Array<{ resolve(worker: Worker): void; reject(err: unknown): void }> = [];
+  private readonly waiting: Array<{ resolve(worker: OcrWorker): void; reject(err: unknown): void }> = [];
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly size: number,
     private readonly queue: number,
+    private readonly startWorker: () => Promise<OcrWorker> = startTesseractWorker,
   ) {}
 
   saturated(): boolean {
@@ -65,7 +82,7 @@ export class OcrPool {
   /** The image's text; rejects with UnreadableImageError when the engine cannot decode it. */
   async recognize(image: Buffer): Promise<OcrText> {
     const worker = await this.acquire();
-    let data: Awaited<ReturnType<Worker['recognize']>>['data'];
+    let data: { text: string; confidence: number };
     try {
       ({ data } = await worker.recognize(image));
     } catch (err) {
@@ -88,40 +105,43 @@ export class OcrPool {
     await Promise.all(this.idle.splice(0).map((w) => w.terminate()));
   }
 
-  private async acquire(): Promise<Worker> {
+  private async acquire(): Promise<OcrWorker> {
     clearTimeout(this.idleTimer);
     const ready = this.idle.pop();
     if (ready) return this.take(ready);
     if (this.busy + this.idle.length < this.size) {
       this.busy++;
       try {
-        // tesseract.js loads with the first worker, not at every start of the service.
-        const { createWorker, OEM } = await import('tesseract.js');
-        // Without an errorHandler, tesseract.js throws a failed job's message from its message
-        // listener as well as rejecting the job: an uncaught exception that ended the process.
-        return await createWorker('eng', OEM.LSTM_ONLY, { langPath: dirname(TRAINED_DATA), cacheMethod: 'none', gzip: true, errorHandler: () => {} });
+        return await this.startWorker();
       } catch (err) {
         this.busy--;
+        // The slot is free again: a caller waiting for it tries to start its own worker, rather
+        // than wait for a release that no running worker will make.
+        this.handOverFreedSlot();
         throw err;
       }
     }
     return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
-  private take(worker: Worker): Worker {
+  private take(worker: OcrWorker): OcrWorker {
     this.busy++;
     return worker;
   }
 
   /** Terminates a worker that failed; a caller waiting for one gets a new worker. */
-  private discard(worker: Worker): void {
+  private discard(worker: OcrWorker): void {
     this.busy--;
     void worker.terminate().catch(() => undefined);
+    this.handOverFreedSlot();
+  }
+
+  private handOverFreedSlot(): void {
     const next = this.waiting.shift();
     if (next) this.acquire().then(next.resolve, next.reject);
   }
 
-  private release(worker: Worker): void {
+  private release(worker: OcrWorker): void {
     this.busy--;
     const next = this.waiting.shift();
     if (next) {
