@@ -4,6 +4,7 @@ import type { Context, Middleware } from 'koa';
 import { refusalBeforeQuote, type FreeRoute, type PricedOperation, type Route, type ServiceDeps } from '../kernel/operation.ts';
 import { NotImplementedError } from '../kernel/run-operation.ts';
 import type { PaymentGateway, PaymentHeaderName } from '../payments/gateway.ts';
+import { PAYMENT_REASONS } from '../payments/x402/reasons.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
 import { HttpProblem, issuesOf, validationProblem } from './problem.ts';
 import { answerPaidFile, answerPaymentOutcome, answerPaymentRequired } from './payment-answer.ts';
@@ -114,6 +115,12 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
     if (!payment) {
       deps.stats.recordChallenge();
       answerPaymentRequired(ctx, op, deps);
+      return;
+    }
+    // HEAD is safe (RFC 9110 section 9.3.2): it gets GET's quote, and a payment sent with it is
+    // not taken. Taking it would settle a call whose answer has no body.
+    if (ctx.method === 'HEAD') {
+      answerPaymentRequired(ctx, op, deps, PAYMENT_REASONS.headIsNotPaid, 'a payment sent with HEAD is not taken; send it with GET');
       return;
     }
     const outcome = await deps.payments.handle(

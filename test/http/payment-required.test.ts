@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { pricedOperations } from '../../src/catalog/index.ts';
 import type { PricedOperation } from '../../src/kernel/operation.ts';
 import { BASE_USDC } from '../../src/config.ts';
+import { PAYMENT_REASONS } from '../../src/payments/x402/reasons.ts';
 import { useTestService, type TestService } from '../support/service.ts';
+import { fetchQuote, signPayment } from '../support/x402-payments.ts';
 
 // An operation whose example names stored state (a lease to settle) is answered before the quote
 // while that state does not exist: it is quoted in its own family's tests, after creating it.
@@ -71,6 +73,24 @@ describe('402 quotes', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-headers')).toContain('PAYMENT-SIGNATURE');
     expect(res.headers.get('access-control-allow-headers')).toContain('X-PAYMENT');
+  });
+
+  it('HEAD on a priced GET route is quoted like GET, and a payment sent with it is not taken (HEAD is safe)', async () => {
+    const url = `${service.url}/v1/signed-research?topic=momentum`;
+    const unpaid = await fetch(url, { method: 'HEAD' });
+    expect(unpaid.status).toBe(402);
+    expect(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!).accepts[0]!.amount).toBe('500000');
+
+    const payment = await signPayment(await fetchQuote(url));
+    const head = await fetch(url, { method: 'HEAD', headers: { 'PAYMENT-SIGNATURE': payment.header } });
+    expect(head.status).toBe(402);
+    expect(head.headers.get('payment-response')).toBeNull();
+    expect(decodePaymentRequiredHeader(head.headers.get('payment-required')!).error).toBe(PAYMENT_REASONS.headIsNotPaid);
+
+    // The payment is still good for the GET it was signed for.
+    const get = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': payment.header } });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('payment-response')).not.toBeNull();
   });
 
   it('counts correct 402 challenges in the public stats, and no per-requester data', async () => {

@@ -23,6 +23,8 @@ export const PAYMENT_REASONS = {
   validAfter: 'invalid_exact_evm_payload_authorization_valid_after',
   nonceUsed: 'invalid_exact_evm_nonce_already_used',
   settle: 'unexpected_settle_error',
+  /** A payment sent with HEAD, a safe method: quoted like GET, never taken. */
+  headIsNotPaid: 'invalid_method_head_is_never_paid',
 } as const;
 
 export type PaymentReason = (typeof PAYMENT_REASONS)[keyof typeof PAYMENT_REASONS];
