@@ -36,6 +36,17 @@ describe('STRIDE threat model of a manifest', () => {
     expect(record.threats.map((t) => t.rule)).toContain('TM-10');
   });
 
+  it('a tool name repeated is a cell per tool with that tool\'s own threats: the export grows with the manifest, not with its square', () => {
+    const tool = { name: 'run_sql', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } };
+    const record = run({ manifest: { tools: Array.from({ length: 300 }, () => tool) } });
+    const dragon = record['threat_dragon'] as JsonObject & { detail: { threatTop: number; diagrams: Array<{ cells: Array<{ data: { threats: unknown[] } }> }> } };
+    const cells = dragon.detail.diagrams[0]!.cells;
+    expect(cells).toHaveLength(300);
+    for (const cell of cells) expect(cell.data.threats).toHaveLength(5);
+    expect(dragon.detail.threatTop).toBe(record.threats.length);
+    expect(record.threats).toHaveLength(1_500);
+  });
+
   it('the same manifest gives the same attestation_id at any time; a Threat Dragon v2 export is inside', () => {
     expect(run(example, 1)['attestation_id']).toBe(run(example, 2)['attestation_id']);
     const dragon = run(example)['threat_dragon'] as JsonObject & { detail: { diagrams: Array<{ cells: Array<{ data: { threats: unknown[] } }> }> } };

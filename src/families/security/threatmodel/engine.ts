@@ -104,8 +104,14 @@ function threatsOf(e: Element): JsonObject[] {
   return threats;
 }
 
-/** OWASP Threat Dragon v2: one diagram, a process per element, its threats on the cell. */
-function threatDragon(elements: Element[], threats: JsonObject[], title: string): JsonObject {
+/**
+ * OWASP Threat Dragon v2: one diagram, a process per element, its threats on the cell. Each
+ * element's own threats, not those of every element of its name: a manifest that repeats one
+ * tool name thousands of times made that a product of the two counts and ran the process out
+ * of memory.
+ */
+function threatDragon(elements: Element[], threatsByElement: JsonObject[][], title: string): JsonObject {
+  const threatCount = threatsByElement.reduce((sum, own) => sum + own.length, 0);
   const cells = elements.map((e, i) => ({
     id: `cell-${i}`,
     shape: 'process',
@@ -116,11 +122,11 @@ function threatDragon(elements: Element[], threats: JsonObject[], title: string)
       name: e.name,
       description: e.description.slice(0, 500),
       outOfScope: false,
-      hasOpenThreats: threats.some((t) => t['element'] === e.id),
-      threats: threats.filter((t) => t['element'] === e.id).map((t, k) => ({ id: `${i}-${k}`, title: t['title'], status: 'Open', severity: Number(t['risk']) >= 6 ? 'High' : Number(t['risk']) >= 3 ? 'Medium' : 'Low', type: t['stride'], description: `${t['evidence']} (${(t['cwe'] as string[]).join(', ')})`, mitigation: (t['mitigations'] as string[]).join('; '), modelType: 'STRIDE', number: k + 1, score: String(t['risk']) })),
+      hasOpenThreats: threatsByElement[i]!.length > 0,
+      threats: threatsByElement[i]!.map((t, k) => ({ id: `${i}-${k}`, title: t['title'], status: 'Open', severity: Number(t['risk']) >= 6 ? 'High' : Number(t['risk']) >= 3 ? 'Medium' : 'Low', type: t['stride'], description: `${t['evidence']} (${(t['cwe'] as string[]).join(', ')})`, mitigation: (t['mitigations'] as string[]).join('; '), modelType: 'STRIDE', number: k + 1, score: String(t['risk']) })),
     },
   }));
-  return { version: '2.2.0', summary: { title, owner: '', description: 'Generated from a tool manifest by a deterministic rule table', id: 0 }, detail: { contributors: [], diagrams: [{ id: 0, title: 'Manifest', diagramType: 'STRIDE', placeholder: '', thumbnail: './public/content/images/thumbnail.stride.jpg', version: '2.2.0', cells: cells as unknown as JsonValue }], diagramTop: 1, reviewer: '', threatTop: threats.length } };
+  return { version: '2.2.0', summary: { title, owner: '', description: 'Generated from a tool manifest by a deterministic rule table', id: 0 }, detail: { contributors: [], diagrams: [{ id: 0, title: 'Manifest', diagramType: 'STRIDE', placeholder: '', thumbnail: './public/content/images/thumbnail.stride.jpg', version: '2.2.0', cells: cells as unknown as JsonValue }], diagramTop: 1, reviewer: '', threatTop: threatCount } };
 }
 
 export interface ThreatModelInput {
@@ -132,7 +138,8 @@ export interface ThreatModelInput {
 export function threatModelContent(input: ThreatModelInput): JsonObject {
   const format = input.format ?? (typeof input.manifest['openapi'] === 'string' ? 'openapi' : 'mcp');
   const elements = format === 'openapi' ? elementsOfOpenApi(input.manifest) : elementsOfMcp(input.manifest);
-  const threats = elements.flatMap(threatsOf);
+  const threatsByElement = elements.map(threatsOf);
+  const threats = threatsByElement.flat();
   const title = format === 'openapi' && isObject(input.manifest['info']) ? String(input.manifest['info']['title'] ?? 'API') : 'MCP server';
   const byStride: Record<string, number> = {};
   for (const t of threats) byStride[String(t['stride'])] = (byStride[String(t['stride'])] ?? 0) + 1;
@@ -146,7 +153,7 @@ export function threatModelContent(input: ThreatModelInput): JsonObject {
     trust_boundaries: elements.filter((e) => e.openWorld.value).map((e) => ({ element: e.id, crosses: 'to the open world (external systems, untrusted content)' })),
     threats,
     by_stride: byStride,
-    threat_dragon: threatDragon(elements, threats, title),
+    threat_dragon: threatDragon(elements, threatsByElement, title),
     evidence_source: 'caller-supplied',
     limitations: ['from the manifest alone: names, schemas, annotations and descriptions; the server\'s code and behaviour are not examined', 'annotations are hints the server declares about itself, not guarantees'],
   };
