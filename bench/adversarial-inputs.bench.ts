@@ -1,4 +1,5 @@
 import { pricedOperations } from '../src/catalog/index.ts';
+import { MAX_JSON_BODY_BYTES } from '../src/kernel/limits.ts';
 import { refusalBeforeQuote, type PricedOperation } from '../src/kernel/operation.ts';
 import type { JsonValue } from '../src/signing/rfc8785.ts';
 import { testCallContext } from '../test/support/call-context.ts';
@@ -11,12 +12,17 @@ import { testCallContext } from '../test/support/call-context.ts';
  * htmlparser2 on nested elements, an e-mail pattern on a run of address characters (all now
  * refused before the quote or made linear). Prints the slowest runs and their ratio to the
  * example's own time. The commands run in this process, not over HTTP: the cost is the engine's.
- * ADVERSARIAL_TRACE=1 names each input on stderr before it runs, with the heap: a run that ends
- * the process (out of memory, as a 100,000-character word in a PDF once did) says which it was.
+ * Then every array of the example grown to the most items its schema and the 1 MiB body limit
+ * accept, its items repeated: a manifest repeating one tool name 4,323 times once ran the threat
+ * model out of memory. ADVERSARIAL_TRACE=1 names each input on stderr before it runs, with the
+ * heap: a run that ends the process (out of memory, as a 100,000-character word in a PDF once
+ * did) says which it was.
  */
 const RUNS = ['a', '1', ' ', 'a ', '1 ', 'a.', '1-', '<div>', '((', '[', '{"a":', '> ', '- ', '*a', 'a\n=\n\n', '@', '\n'];
 const SHOWN = 12;
 const SHORTEST_RUN = 10_000;
+/** Arrays the schema caps below this are left out: they cannot make a call costly. */
+const SHORTEST_ARRAY = 100;
 
 type Path = Array<string | number>;
 
@@ -33,10 +39,24 @@ function withStringAt(example: JsonValue, path: Path, text: string): JsonValue {
   return copy;
 }
 
-/** The longest run of `unit` the schema accepts at `path` (0 when even a short one is refused). */
-function longestAccepted(op: PricedOperation, example: JsonValue, path: Path, unit: string): number {
-  const accepts = (length: number) => op.input.safeParse(withStringAt(example, path, unit.repeat(Math.ceil(length / unit.length)).slice(0, length))).success;
-  let [low, high] = [0, 2_000_000];
+function arrayPaths(value: JsonValue, path: Path = []): Path[] {
+  const here = Array.isArray(value) && value.length > 0 ? [path] : [];
+  const children: Array<[string | number, JsonValue]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : value !== null && typeof value === 'object' ? Object.entries(value) : [];
+  return [...here, ...children.flatMap(([key, child]) => arrayPaths(child, [...path, key]))];
+}
+
+/** The example with the array at `path` holding `count` items, its own items repeated in turn. */
+function withArrayAt(example: JsonValue, path: Path, count: number): JsonValue {
+  const copy = structuredClone(example);
+  const array = path.reduce<JsonValue>((at, key) => (at as Record<string, JsonValue>)[key]!, copy) as JsonValue[];
+  const items = array.splice(0);
+  for (let i = 0; i < count; i++) array.push(structuredClone(items[i % items.length]!));
+  return copy;
+}
+
+/** The largest size in [0, max] that `accepts` takes (0 when even a small one is refused). */
+function largestAccepted(accepts: (size: number) => boolean, max: number): number {
+  let [low, high] = [0, max];
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
     if (accepts(mid)) low = mid;
@@ -44,6 +64,19 @@ function longestAccepted(op: PricedOperation, example: JsonValue, path: Path, un
   }
   return low;
 }
+
+const runOf = (unit: string, length: number) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+
+/** The longest run of `unit` the schema accepts at `path`. */
+const longestAccepted = (op: PricedOperation, example: JsonValue, path: Path, unit: string) =>
+  largestAccepted((length) => op.input.safeParse(withStringAt(example, path, runOf(unit, length))).success, 2_000_000);
+
+/** The most items the schema and the body limit accept in the array at `path`. */
+const mostItemsAccepted = (op: PricedOperation, example: JsonValue, path: Path) =>
+  largestAccepted((count) => {
+    const raw = withArrayAt(example, path, count);
+    return JSON.stringify(raw).length <= MAX_JSON_BODY_BYTES && op.input.safeParse(raw).success;
+  }, 200_000);
 
 /** Milliseconds the command takes on this input, or undefined when it is refused before the quote. */
 async function commandMs(op: PricedOperation, raw: JsonValue): Promise<number | undefined> {
@@ -55,25 +88,37 @@ async function commandMs(op: PricedOperation, raw: JsonValue): Promise<number | 
   return performance.now() - started;
 }
 
+type Row = { op: string; input: string; ms: number; exampleMs: number };
+
+/** Every long input of one operation that is accepted before the quote, with its time. */
+function* longInputs(op: PricedOperation, example: JsonValue): Generator<{ input: string; raw: JsonValue }> {
+  for (const path of stringPaths(example)) {
+    for (const unit of RUNS) {
+      const length = longestAccepted(op, example, path, unit);
+      if (length >= SHORTEST_RUN) yield { input: `${path.join('.')} = ${JSON.stringify(unit)} x ${length.toLocaleString('en')} characters`, raw: withStringAt(example, path, runOf(unit, length)) };
+    }
+  }
+  for (const path of arrayPaths(example)) {
+    const count = mostItemsAccepted(op, example, path);
+    if (count >= SHORTEST_ARRAY) yield { input: `${path.join('.')} = ${count.toLocaleString('en')} items`, raw: withArrayAt(example, path, count) };
+  }
+}
+
 export default async function run(): Promise<void> {
-  const rows: Array<{ op: string; path: string; unit: string; length: number; ms: number; exampleMs: number }> = [];
+  const rows: Row[] = [];
   const started = performance.now();
   for (const op of pricedOperations().filter((o) => o.command && o.inputFrom === 'json')) {
     const example = JSON.parse(JSON.stringify(op.example)) as JsonValue;
     await commandMs(op, example); // loads the engine
     const exampleMs = (await commandMs(op, example)) ?? 0;
-    for (const path of stringPaths(example)) {
-      for (const unit of RUNS) {
-        const length = longestAccepted(op, example, path, unit);
-        if (length < SHORTEST_RUN) continue;
-        if (process.env['ADVERSARIAL_TRACE']) process.stderr.write(`${op.id} ${path.join('.')} ${JSON.stringify(unit)} ${length} heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB\n`);
-        const ms = await commandMs(op, withStringAt(example, path, unit.repeat(Math.ceil(length / unit.length)).slice(0, length)));
-        if (ms !== undefined) rows.push({ op: op.id, path: path.join('.'), unit, length, ms, exampleMs });
-      }
+    for (const { input, raw } of longInputs(op, example)) {
+      if (process.env['ADVERSARIAL_TRACE']) process.stderr.write(`${op.id} ${input} heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB\n`);
+      const ms = await commandMs(op, raw);
+      if (ms !== undefined) rows.push({ op: op.id, input, ms, exampleMs });
     }
   }
   rows.sort((a, b) => b.ms - a.ms);
   console.log(`${rows.length} long inputs accepted before the quote, run in ${((performance.now() - started) / 1000).toFixed(0)} s; the slowest:`);
   for (const r of rows.slice(0, SHOWN))
-    console.log(`  ${r.ms.toFixed(0).padStart(6)} ms  ${(r.ms / Math.max(r.exampleMs, 0.01)).toFixed(0).padStart(7)}x the example  ${r.op} ${r.path} = ${JSON.stringify(r.unit)} x ${r.length.toLocaleString('en')} characters`);
+    console.log(`  ${r.ms.toFixed(0).padStart(6)} ms  ${(r.ms / Math.max(r.exampleMs, 0.01)).toFixed(0).padStart(7)}x the example  ${r.op} ${r.input}`);
 }
