@@ -28,14 +28,20 @@ function poolOfOne(start: () => Promise<OcrWorker>) {
   return new OcrPool(1, 4, start);
 }
 
+/** A pool of one worker and the stand-ins it has started, in order. */
+function poolOfFakes(): { pool: OcrPool; workers: FakeWorker[] } {
+  const workers: FakeWorker[] = [];
+  const pool = poolOfOne(async () => {
+    const worker = new FakeWorker();
+    workers.push(worker);
+    return worker;
+  });
+  return { pool, workers };
+}
+
 describe('the OCR worker pool', () => {
   it('a worker whose reading failed for another reason than decoding is terminated, and the caller waiting gets a new one', async () => {
-    const workers: FakeWorker[] = [];
-    const pool = poolOfOne(async () => {
-      const worker = new FakeWorker();
-      workers.push(worker);
-      return worker;
-    });
+    const { pool, workers } = poolOfFakes();
     const first = pool.recognize(Buffer.from('a'));
     const second = pool.recognize(Buffer.from('b'));
     await settle();
@@ -52,12 +58,7 @@ describe('the OCR worker pool', () => {
   });
 
   it('a worker that could not decode an image is kept: the image was at fault, not the worker', async () => {
-    const workers: FakeWorker[] = [];
-    const pool = poolOfOne(async () => {
-      const worker = new FakeWorker();
-      workers.push(worker);
-      return worker;
-    });
+    const { pool, workers } = poolOfFakes();
     const damaged = pool.recognize(Buffer.from('a'));
     const next = pool.recognize(Buffer.from('b'));
     await settle();
