@@ -30,6 +30,11 @@ const settingsSchema = z
       .string()
       .regex(/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb|kdb\+discover):\/\//, 'must start with esdb:// or esdb+discover://')
       .optional(),
+    /**
+     * EventStoreDB's MaxAppendSize, as the server is configured (its default: 1 MiB). A paid
+     * call whose result would not fit in one append is refused before the payment is taken.
+     */
+    EVENTSTORE_MAX_APPEND_BYTES: wholeNumber(65_536, 1_073_741_824).default(1_048_576),
     ATTESTATION_SECRET: z.string().min(32, 'must be at least 32 characters of secret material').optional(),
     // A fixed, well-known default receiver keeps `npm start` working on a fresh machine; local
     // settlement moves no money, and production deployments set their own PAY_TO.

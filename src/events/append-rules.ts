@@ -1,4 +1,4 @@
-import { WrongExpectedRevisionError, type AppendResult, type EventData, type ExpectedRevision } from './port.ts';
+import { AppendTooLargeError, WrongExpectedRevisionError, type AppendResult, type EventData, type ExpectedRevision } from './port.ts';
 
 interface StoredRef {
   id: string;
@@ -70,4 +70,18 @@ export function checkExpectedRevision(stream: string, length: number, expected: 
     (expected === 'exists' && length > 0) ||
     (typeof expected === 'bigint' && length > 0 && Number(expected) === length - 1);
   if (!ok) throw new WrongExpectedRevisionError(stream, expected, length === 0 ? 'no_stream' : BigInt(length - 1));
+}
+
+/** What an append weighs against a store's appendLimitBytes: its events' data and metadata as UTF-8 JSON. */
+export function appendBytes(events: readonly EventData[]): number {
+  let bytes = 0;
+  for (const event of events) bytes += Buffer.byteLength(JSON.stringify(event.data), 'utf8') + (event.metadata ? Buffer.byteLength(JSON.stringify(event.metadata), 'utf8') : 0);
+  return bytes;
+}
+
+/** Throws AppendTooLargeError when the append is over the limit (none: no limit). */
+export function checkAppendSize(stream: string, events: readonly EventData[], limit: number | undefined): void {
+  if (limit === undefined) return;
+  const bytes = appendBytes(events);
+  if (bytes > limit) throw new AppendTooLargeError(stream, bytes, limit);
 }

@@ -10,17 +10,21 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './port.ts';
-import { matchIdempotentAppend, checkExpectedRevision } from './append-rules.ts';
+import { checkAppendSize, matchIdempotentAppend, checkExpectedRevision } from './append-rules.ts';
 import { createSubscriptionHub, published } from './subscription-hub.ts';
 
-/** In-memory adapter with the same semantics as the durable ones: for unit tests. */
-export function createMemoryEventStore(): EventStore {
+/**
+ * In-memory adapter with the same semantics as the durable ones: for unit tests.
+ * `appendLimitBytes` stands in for EventStoreDB's limit on one append.
+ */
+export function createMemoryEventStore(options: { appendLimitBytes?: number } = {}): EventStore {
   const log: RecordedEvent[] = [];
   const streams = new Map<string, RecordedEvent[]>();
   const hub = createSubscriptionHub((from) => log.filter((e) => from === undefined || e.position > from));
 
-  async function appendToStream(stream: string, events: EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
-    const expected = options.expectedRevision ?? 'any';
+  async function appendToStream(stream: string, events: EventData[], appendOptions: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    checkAppendSize(stream, events, options.appendLimitBytes);
+    const expected = appendOptions.expectedRevision ?? 'any';
     const existing = streams.get(stream) ?? [];
     const replay = matchIdempotentAppend(stream, existing, events, expected);
     if (replay) return replay;
@@ -72,6 +76,7 @@ export function createMemoryEventStore(): EventStore {
     readAll,
     subscribeToAll: (options: SubscribeOptions): Subscription => hub.subscribe(options),
     close: async () => hub.closeAll(),
+    ...(options.appendLimitBytes === undefined ? {} : { appendLimitBytes: options.appendLimitBytes }),
   };
 }
 

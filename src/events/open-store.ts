@@ -11,6 +11,8 @@ export type { HeadAwareEventStore } from './file-log/store.ts';
 export interface EventStoreSettings {
   /** esdb://... or esdb+discover://...: EventStoreDB. Unset: the embedded file log in DATA_DIR. */
   EVENTSTORE_URL?: string;
+  /** EventStoreDB's MaxAppendSize; default the server's own, 1 MiB. */
+  EVENTSTORE_MAX_APPEND_BYTES?: number;
   DATA_DIR: string;
   /** What opening the file log checks (recovery.ts); default every frame. */
   EVENT_LOG_VERIFY?: 'all' | 'checkpoint';
@@ -33,7 +35,7 @@ export function projectionCheckpointDirectory(dataDir: string): string {
  */
 export async function openEventStore(settings: EventStoreSettings, log: EventLogger = stderrLogger): Promise<EventStore> {
   if (settings.EVENTSTORE_URL) {
-    const store = await openEsdb(settings.EVENTSTORE_URL, log);
+    const store = await openEsdb(settings, settings.EVENTSTORE_URL, log);
     log.info({ eventStore: 'eventstoredb' }, 'event store: EventStoreDB');
     return store;
   }
@@ -46,12 +48,13 @@ export async function openEventStore(settings: EventStoreSettings, log: EventLog
  * no repair), so it can run beside a live service; it also reports where the log ends.
  */
 export async function openEventStoreForReading(settings: EventStoreSettings, log: EventLogger = stderrLogger): Promise<HeadAwareEventStore> {
-  if (settings.EVENTSTORE_URL) return openEsdb(settings.EVENTSTORE_URL, log);
+  if (settings.EVENTSTORE_URL) return openEsdb(settings, settings.EVENTSTORE_URL, log);
   return openFileEventStore({ dir: eventLogDirectory(settings.DATA_DIR), log, readOnly: true });
 }
 
 /** Loaded only when used: the gRPC client costs a noticeable part of a file-log start. */
-async function openEsdb(connectionString: string, log: EventLogger): Promise<HeadAwareEventStore> {
+async function openEsdb(settings: EventStoreSettings, connectionString: string, log: EventLogger): Promise<HeadAwareEventStore> {
   const { createEsdbEventStore } = await import('./esdb/store.ts');
-  return createEsdbEventStore({ connectionString, log });
+  const maxAppendBytes = settings.EVENTSTORE_MAX_APPEND_BYTES;
+  return createEsdbEventStore({ connectionString, log, ...(maxAppendBytes === undefined ? {} : { maxAppendBytes }) });
 }

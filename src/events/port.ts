@@ -77,6 +77,14 @@ export interface EventStore {
   close(): Promise<void>;
   /** Whether the store takes appends now, and why not; absent: always ready as far as it knows. */
   readiness?(): StoreReadiness;
+  /**
+   * The most bytes one append may carry (`appendBytes`: its events' data and metadata as JSON
+   * text), when the store has such a limit: EventStoreDB refuses a larger write whole (its
+   * MaxAppendSize, 1 MiB by default). A larger append is refused with AppendTooLargeError before
+   * anything is written; the paid-call saga asks first, so that a result the store cannot hold
+   * is refused before the payment is taken.
+   */
+  readonly appendLimitBytes?: number;
 }
 
 export type StoreReadiness = { ready: true } | { ready: false; reason: string };
@@ -98,5 +106,17 @@ export class EventStoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'EventStoreUnavailableError';
+  }
+}
+
+/** An append larger than the store's appendLimitBytes: refused whole, nothing written. */
+export class AppendTooLargeError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`an append of ${bytes} bytes to ${stream} exceeds the event store's limit of ${limit} bytes per append`);
+    this.name = 'AppendTooLargeError';
   }
 }

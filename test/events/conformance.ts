@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WrongExpectedRevisionError, type EventData, type EventStore, type RecordedEvent } from '../../src/events/port.ts';
+import { AppendTooLargeError, WrongExpectedRevisionError, type EventData, type EventStore, type RecordedEvent } from '../../src/events/port.ts';
 
 export interface AdapterUnderTest {
   open(): Promise<EventStore>;
@@ -48,6 +48,23 @@ export function eventStoreConformance(adapter: AdapterUnderTest): void {
   });
   afterEach(async () => {
     await adapter.dispose(store);
+  });
+
+  describe('the limit on one append, where the store has one (EventStoreDB: MaxAppendSize)', () => {
+    it('an append over appendLimitBytes is refused whole before anything is written; one within it is taken', async ({ skip }) => {
+      const limit = store.appendLimitBytes;
+      if (limit === undefined) return skip('this store declares no limit on one append');
+      const stream = streamName('append-limit');
+      const half = (n: number): EventData => ({ id: randomUUID(), type: 'Half', data: { n, text: 'x'.repeat(Math.floor(limit / 2)) } });
+      const refused = await rejection(store.appendToStream(stream, [half(1), half(2)], { expectedRevision: 'no_stream' }));
+      expect(refused).toBeInstanceOf(AppendTooLargeError);
+      expect(refused).toMatchObject({ stream, limit });
+      expect((refused as AppendTooLargeError).bytes).toBeGreaterThan(limit);
+      expect(await store.readStream(stream)).toEqual([]);
+      const taken = half(3);
+      await store.appendToStream(stream, [taken], { expectedRevision: 'no_stream' });
+      expect((await store.readStream(stream)).map((e) => e.id)).toEqual([taken.id]);
+    });
   });
 
   describe('append and read', () => {

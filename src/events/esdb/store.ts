@@ -1,8 +1,10 @@
-import { BACKWARDS, EventStoreDBClient, StreamNotFoundError, excludeSystemEvents, START } from '@eventstore/db-client';
+import { BACKWARDS, EventStoreDBClient, MaxAppendSizeExceededError, StreamNotFoundError, excludeSystemEvents, START } from '@eventstore/db-client';
 import type { HeadAwareEventStore } from '../file-log/store.ts';
 import type { EventLogger } from '../file-log/logger.ts';
 import { stderrLogger } from '../file-log/logger.ts';
+import { appendBytes, checkAppendSize } from '../append-rules.ts';
 import {
+  AppendTooLargeError,
   EventStoreUnavailableError,
   type AppendResult,
   type EventData,
@@ -32,7 +34,20 @@ export interface EsdbEventStoreOptions {
   log?: EventLogger;
   /** Delay before a dropped subscription resubscribes. Default 1,000 ms. */
   resubscribeDelayMs?: number;
+  /**
+   * The server's MaxAppendSize: the most bytes one append may carry. Default 1,048,576, the
+   * server's own default; set both together.
+   */
+  maxAppendBytes?: number;
 }
+
+/** EventStoreDB's own default MaxAppendSize. */
+export const ESDB_DEFAULT_MAX_APPEND_BYTES = 1_048_576;
+/**
+ * Kept free of the server's limit: the server counts each event's type, content type and id as
+ * well as its data and metadata (appendBytes counts the last two).
+ */
+const APPEND_HEADROOM_BYTES = 16 * 1024;
 
 /**
  * The EventStoreDB (KurrentDB) adapter. Expected revisions and event ids go to the server as they
@@ -46,13 +61,18 @@ export function createEsdbEventStore(options: EsdbEventStoreOptions): HeadAwareE
   const client = EventStoreDBClient.connectionString(normaliseConnectionString(options.connectionString));
   const resubscribeDelayMs = options.resubscribeDelayMs ?? 1000;
   const open = new Set<{ close(): Promise<void> }>();
+  const appendLimitBytes = (options.maxAppendBytes ?? ESDB_DEFAULT_MAX_APPEND_BYTES) - APPEND_HEADROOM_BYTES;
 
   async function appendToStream(stream: string, events: EventData[], appendOptions: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     const expected = appendOptions.expectedRevision ?? 'any';
+    // Refused here rather than by the server: the same error, without a doomed round trip.
+    checkAppendSize(stream, events, appendLimitBytes);
     try {
       const result = await client.appendToStream(stream, events.map(toClientEvent), { expectedRevision: toClientExpectedRevision(expected) });
       return { nextExpectedRevision: result.nextExpectedRevision, position: positionOf(result.position) };
     } catch (err) {
+      // A server configured below maxAppendBytes: the same refusal as the check above.
+      if (err instanceof MaxAppendSizeExceededError) throw new AppendTooLargeError(stream, appendBytes(events), err.maxAppendSize);
       throw mapClientError(err, stream, expected);
     }
   }
@@ -155,6 +175,7 @@ export function createEsdbEventStore(options: EsdbEventStoreOptions): HeadAwareE
     readStream,
     readAll,
     subscribeToAll,
+    appendLimitBytes,
     async close() {
       await Promise.all([...open].map((s) => s.close()));
       await client.dispose();

@@ -1,3 +1,4 @@
+import { checkAppendSize } from '../../events/append-rules.ts';
 import { eventId } from '../../events/event-ids.ts';
 import { WrongExpectedRevisionError, type AppendResult, type EventData, type EventStore } from '../../events/port.ts';
 import type { SagaStep } from './context.ts';
@@ -66,6 +67,8 @@ export function claimBeforeFirstAppend(store: EventStore, claim: () => Promise<v
       return true;
     },
     async appendToStream(stream, events, options) {
+      // An append the store could never hold is refused before the claim: nothing is charged.
+      checkAppendSize(stream, events, store.appendLimitBytes);
       claiming ??= claim();
       await claiming;
       return store.appendToStream(stream, events, options);
@@ -75,6 +78,7 @@ export function claimBeforeFirstAppend(store: EventStore, claim: () => Promise<v
     subscribeToAll: (options) => store.subscribeToAll(options),
     // The command borrows the service's store; closing it is not the command's business.
     close: async () => {},
+    ...(store.appendLimitBytes === undefined ? {} : { appendLimitBytes: store.appendLimitBytes }),
   };
 }
 

@@ -6,7 +6,7 @@ import { checkTimeWindow } from '../x402/verify-payment.ts';
 import { authorizedOf, claimPayment } from './claim.ts';
 import type { PaidCall, PaidCallOutcome, SagaStep } from './context.ts';
 import { paymentStreamName } from './events.ts';
-import { claimSettleAndSign, executeAndSign } from './execute-and-sign.ts';
+import { claimSettleAndSign, executeAndSign, runBeforeSettling } from './execute-and-sign.ts';
 import { BoundedRecentSet, KeyedQueue } from './keyed-queue.ts';
 import { bindPaymentIdentifier, checkPaymentIdentifier, type PaymentIdentifierClaim } from './payment-identifier.ts';
 import { readPaymentStream, waitWhileInFlight, type PaymentProgress } from './payment-stream.ts';
@@ -118,8 +118,11 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
 async function resume(step: SagaStep, progress: PaymentProgress): Promise<PaidCallOutcome> {
   if (progress.authorized!.data.requestHash !== step.call.requestHash)
     return { kind: 'rejected', reason: PAYMENT_REASONS.nonceUsed, message: 'payment already used for another request' };
+  // On a store that limits appends, a result it cannot hold is refused before the money moves.
+  const early = progress.settled ? undefined : await runBeforeSettling(step, progress);
+  if (early && 'refused' in early) return early.refused;
   const settled = await settlePayment(step, progress);
   if (settled.kind === 'stopped') return settled.outcome;
   if (settled.progress.signed) return replayResult(step, settled.progress);
-  return executeAndSign(step, settled.progress);
+  return executeAndSign(step, settled.progress, early?.ran);
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { testCallContext } from '../../../test/support/call-context.ts';
 import { signPayment } from '../../../test/support/x402-payments.ts';
@@ -221,5 +222,65 @@ describe('outputs answered beside the record', () => {
     expect(first).toMatchObject({ kind: 'paid', body: { output: Buffer.from('a large output').toString('base64') } });
     expect(JSON.stringify(again)).toBe(JSON.stringify(first));
     expect(runs).toBe(2);
+  });
+});
+
+describe('a result the event store cannot hold in one append (EventStoreDB: MaxAppendSize)', () => {
+  const LIMIT = 3 * 1024;
+  const bigInput = { kind: 'model-eval', claim: { notes: 'x'.repeat(3_500) } };
+  const limitedDeps = (): ServiceDeps => ({ ...freshDeps(), store: createMemoryEventStore({ appendLimitBytes: LIMIT }) });
+  const asCall = (call: PaidCall, raw: object): PaidCall => ({ ...call, input: op.input.parse(raw), requestHash: canonicalSha256({ method: op.method, path: op.path, input: raw as never }) });
+
+  it('is refused 413 before the funds move, and again on a retry with the same payment', async () => {
+    const deps = limitedDeps();
+    const settler = countingSettler();
+    const saga = createPaidCallSaga(settler);
+    const call = asCall(await paidCall(deps), bigInput);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const outcome = await saga.run(call, deps);
+      expect(outcome).toMatchObject({ kind: 'refused', refusal: { status: 413, error: 'result_too_large', message: expect.stringContaining(`at most ${LIMIT}`) } });
+    }
+    expect(settler.transfers).toBe(0);
+    const stream = stepOf(deps, call, settler).stream;
+    expect((await deps.store.readStream(stream)).map((e) => e.type)).toEqual([PAYMENT_EVENT_TYPES.authorized]);
+  });
+
+  it('a result that fits runs its command once, before settling, and is signed after', async () => {
+    const deps = limitedDeps();
+    const settler = countingSettler();
+    let runs = 0;
+    const counted = { ...op, command: { async execute(raw: unknown, ctx: { now: number }) { runs++; return op.command!.execute(raw, ctx as never); } } };
+    const outcome = await createPaidCallSaga(settler).run({ ...(await paidCall(deps)), op: counted }, deps);
+    expect(outcome.kind).toBe('signed');
+    expect(runs).toBe(1);
+    expect(settler.transfers).toBe(1);
+  });
+
+  it('a command that keeps state is refused before settling when its own append could not be held', async () => {
+    const deps = limitedDeps();
+    const settler = countingSettler();
+    const keepsState = {
+      ...op,
+      command: {
+        async execute(_raw: unknown, ctx: { store: EventStore; paymentId: string; now: number }) {
+          await ctx.store.appendToStream(`state-${ctx.paymentId}`, [{ id: randomUUID(), type: 'Kept', data: { text: 'x'.repeat(LIMIT) } }]);
+          return { record: { kind: 'kept', at: ctx.now } };
+        },
+      },
+    };
+    const outcome = await createPaidCallSaga(settler).run({ ...(await paidCall(deps)), op: keepsState }, deps);
+    expect(outcome).toMatchObject({ kind: 'refused', refusal: { status: 413, error: 'result_too_large' } });
+    expect(settler.transfers).toBe(0);
+  });
+
+  it('with local settlement nothing is written, so the same payment can still pay for a smaller request', async () => {
+    const deps = limitedDeps();
+    const gateway = createGateway(createLocalSettler());
+    const payment = await signPayment(paymentRequired(op, deps.settings, deps.baseUrl));
+    const request = (raw: object) => ({ op, input: op.input.parse(raw), requestHash: canonicalSha256({ method: op.method, path: op.path, input: raw as never }), payment: { header: 'PAYMENT-SIGNATURE' as const, value: payment.header } });
+    expect(await gateway.handle(request(bigInput), deps)).toMatchObject({ kind: 'refused', refusal: { status: 413 } });
+    const payer = payment.authorization.from.toLowerCase();
+    expect(await deps.store.readStream(paymentStreamName(payer, payment.authorization.nonce))).toEqual([]);
+    expect((await gateway.handle(request(input), deps)).kind).toBe('paid');
   });
 });
