@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { HttpProblem } from '../http/problem.ts';
 import type { HttpDeps } from '../http/routes.ts';
 import { once } from '../kernel/once.ts';
 import type { Route } from '../kernel/operation.ts';
@@ -13,6 +14,11 @@ export function mcpEndpoint(routes: readonly Route[], deps: HttpDeps): Middlewar
   const server = once(() => import('./server.ts').then((m) => m.mcpServerMiddleware(routes, deps)));
   return async (ctx, next) => {
     if (ctx.path !== MCP_PATH) return next();
+    // Stateless: there is no session to stream to or to end. The SDK's transport would open an
+    // SSE stream for a GET and keep it, with a server instance, for as long as the client
+    // liked: free, and without end. The MCP transport spec allows 405 instead.
+    if (ctx.method !== 'POST')
+      throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not served on ${MCP_PATH}: the endpoint is stateless (no SSE stream, no session to end); send JSON-RPC requests with POST`, {}, { Allow: 'POST, OPTIONS' });
     return (await server())(ctx, next);
   };
 }

@@ -65,7 +65,7 @@ describe('a compressed body is refused with 415, not misread', () => {
   });
 });
 
-describe('on the MCP endpoint a body the service cannot read is a JSON-RPC error', () => {
+describe('on the MCP endpoint what the service will not read is a JSON-RPC error', () => {
   const mcp = (body: string | Uint8Array) => post('/mcp', body, { accept: 'application/json, text/event-stream' });
   type RpcError = { jsonrpc: string; id: null; error: { code: number; message: string; data: Problem } };
 
@@ -75,6 +75,15 @@ describe('on the MCP endpoint a body the service cannot read is a JSON-RPC error
       expect(res.status).toBe(400);
       const answer = (await res.json()) as RpcError;
       expect(answer).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, data: { error: 'validation_error' } } });
+    }
+  });
+
+  it('GET, DELETE and HEAD are 405 with Allow: the stateless endpoint opens no SSE stream that a client could hold open for free', async () => {
+    for (const method of ['GET', 'DELETE', 'HEAD']) {
+      const res = await fetch(`${service.url}/mcp`, { method, headers: { accept: 'text/event-stream' }, signal: AbortSignal.timeout(5_000) });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+      if (method !== 'HEAD') expect(((await res.json()) as RpcError).error.code).toBe(-32600);
     }
   });
 
