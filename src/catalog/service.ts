@@ -1,10 +1,28 @@
 import { z } from 'zod';
-import { usdToAtomic, freeRoute, type FreeResponse, type FreeRoute, type PricedOperation, type Route } from '../kernel/operation.ts';
+import { usdToAtomic, freeRoute, type FreeResponse, type FreeRoute, type PricedOperation, type Route, type ServiceDeps } from '../kernel/operation.ts';
+import type { JsonValue } from '../signing/rfc8785.ts';
 import { agentCard, llmsTxt, mcpManifest, x402Manifest } from './discovery/manifests.ts';
 import { openApiDocument } from './discovery/openapi.ts';
 import { MAX_JSON_BODY_BYTES, MAX_MULTIPART_BYTES } from '../kernel/limits.ts';
 
 const anyDocument = z.looseObject({});
+
+/**
+ * A discovery document depends on the catalogue, the settings and the base URL only, all fixed
+ * for the life of the service: it is made on the first request and its text kept. Made afresh,
+ * the OpenAPI document (every schema converted to JSON Schema) held the event loop about 40 ms a
+ * request, on a free route.
+ */
+function madeOnce(make: (deps: ServiceDeps) => JsonValue | string, contentType = 'application/json; charset=utf-8') {
+  let made: { settings: ServiceDeps['settings']; baseUrl: string; text: string } | undefined;
+  return async (_input: unknown, deps: ServiceDeps): Promise<FreeResponse> => {
+    if (made?.settings !== deps.settings || made.baseUrl !== deps.baseUrl) {
+      const document = make(deps);
+      made = { settings: deps.settings, baseUrl: deps.baseUrl, text: typeof document === 'string' ? document : JSON.stringify(document) };
+    }
+    return { text: made.text, contentType, headers: { 'Cache-Control': 'public, max-age=300' } };
+  };
+}
 
 /**
  * The service's own routes. The discovery documents describe the whole catalogue, these routes
@@ -128,7 +146,7 @@ export function createServiceRoutes(wholeCatalog: () => readonly Route[]): FreeR
     summary: 'Machine-readable contract (OpenAPI 3.1).',
     description: 'Generated from the operation catalogue.',
     output: anyDocument,
-    handle: async (_input, deps) => ({ body: openApiDocument(catalog(), deps.settings, deps.baseUrl) }),
+    handle: madeOnce((deps) => openApiDocument(catalog(), deps.settings, deps.baseUrl)),
   }),
   freeRoute({
     id: 'mcp-manifest',
@@ -138,7 +156,7 @@ export function createServiceRoutes(wholeCatalog: () => readonly Route[]): FreeR
     summary: 'Model Context Protocol manifest: tools, their type and the payment rail.',
     description: 'Every priced operation as an MCP tool.',
     output: anyDocument,
-    handle: async (_input, deps) => ({ body: mcpManifest(pricedOperations(), deps.settings, deps.baseUrl) }),
+    handle: madeOnce((deps) => mcpManifest(pricedOperations(), deps.settings, deps.baseUrl)),
   }),
   freeRoute({
     id: 'x402-manifest',
@@ -148,7 +166,7 @@ export function createServiceRoutes(wholeCatalog: () => readonly Route[]): FreeR
     summary: 'The v2 manifest of every pay-per-call endpoint with its price and settlement terms.',
     description: 'Payable endpoints as items in the x402 bazaar discovery shape.',
     output: anyDocument,
-    handle: async (_input, deps) => ({ body: x402Manifest(pricedOperations(), deps.settings, deps.baseUrl) }),
+    handle: madeOnce((deps) => x402Manifest(pricedOperations(), deps.settings, deps.baseUrl)),
   }),
   freeRoute({
     id: 'agent-card',
@@ -158,7 +176,7 @@ export function createServiceRoutes(wholeCatalog: () => readonly Route[]): FreeR
     summary: 'Agent capability card.',
     description: 'A2A-style card: skills, transports, payment rail.',
     output: anyDocument,
-    handle: async (_input, deps) => ({ body: agentCard(pricedOperations(), deps.settings, deps.baseUrl) }),
+    handle: madeOnce((deps) => agentCard(pricedOperations(), deps.settings, deps.baseUrl)),
   }),
   freeRoute({
     id: 'llms-txt',
@@ -169,7 +187,7 @@ export function createServiceRoutes(wholeCatalog: () => readonly Route[]): FreeR
     description: 'Markdown in the llms.txt convention.',
     output: z.string(),
     produces: 'text/markdown',
-    handle: async (_input, deps) => ({ text: llmsTxt(pricedOperations(), deps.settings, deps.baseUrl), contentType: 'text/markdown; charset=utf-8' }),
+    handle: madeOnce((deps) => llmsTxt(pricedOperations(), deps.settings, deps.baseUrl), 'text/markdown; charset=utf-8'),
   }),
   ];
 }
