@@ -1,6 +1,8 @@
 import { checkAppendSize } from '../../events/append-rules.ts';
 import { eventId } from '../../events/event-ids.ts';
 import { WrongExpectedRevisionError, type AppendResult, type EventData, type EventStore } from '../../events/port.ts';
+import type { PricedOperation } from '../../kernel/operation.ts';
+import type { SignedResult } from '../../kernel/run-operation.ts';
 import type { SagaStep } from './context.ts';
 import { PAYMENT_EVENT_TYPES, type PaymentAuthorized, type PaymentSettled, type ResultSigned } from './events.ts';
 import { readPaymentStream, type PaymentProgress } from './payment-stream.ts';
@@ -133,3 +135,16 @@ export async function claimPayment(step: SagaStep, authorized: PaymentAuthorized
 export const authorizedEvent = (stream: string, data: PaymentAuthorized): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.authorized), type: PAYMENT_EVENT_TYPES.authorized, data });
 export const settledEvent = (stream: string, data: PaymentSettled): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.settled), type: PAYMENT_EVENT_TYPES.settled, data });
 export const signedEvent = (stream: string, data: ResultSigned): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.signed), type: PAYMENT_EVENT_TYPES.signed, data });
+
+/** The ResultSigned event's data for a sealed result. */
+export function signedOf(op: PricedOperation, result: SignedResult, signedAt: number): ResultSigned {
+  return {
+    operation: op.id,
+    keyFamily: op.keyFamily!,
+    record: result.record,
+    sha256: result.seal.sha256,
+    ed25519Sig: result.seal.ed25519Sig,
+    keyId: result.seal.keyId,
+    signedAt,
+  };
+}

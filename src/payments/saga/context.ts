@@ -1,7 +1,7 @@
-import type { PricedOperation, Refusal, ServiceDeps } from '../../kernel/operation.ts';
+import type { CallContext, PricedOperation, Refusal, ServiceDeps } from '../../kernel/operation.ts';
 import type { JsonObject } from '../../signing/rfc8785.ts';
 import type { Settler, VerifiedPayment } from '../settlers/settler.ts';
-import type { PaymentSettled } from './events.ts';
+import type { PaymentAuthorized, PaymentSettled } from './events.ts';
 
 /** One verified paid request, as the gateway hands it to the saga. */
 export interface PaidCall {
@@ -45,4 +45,9 @@ export interface SagaStep {
   payer: string;
   /** Whether this saga is the only writer of the store's payment streams (events/sole-writer.ts). */
   writesAlone(): boolean;
+}
+
+/** What the command of a paid call sees: the service, the clock of the first attempt, the payer and the payment's stream. */
+export function callContext(step: SagaStep, authorized: PaymentAuthorized): CallContext {
+  return { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream };
 }

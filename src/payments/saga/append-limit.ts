@@ -1,0 +1,68 @@
+// The event store's limit on one append (EventStoreDB's MaxAppendSize, docs/event-store.md),
+// met before the money moves: a signed result the store could not hold is refused, 413, with
+// nothing charged, instead of failing after settlement on every retry.
+import { appendBytes, checkAppendSize } from '../../events/append-rules.ts';
+import { AppendTooLargeError, type EventData, type EventStore } from '../../events/port.ts';
+import type { CallContext } from '../../kernel/operation.ts';
+import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
+import { signedEvent, signedOf } from './claim.ts';
+import { callContext, type PaidCallOutcome, type SagaStep } from './context.ts';
+import type { PaymentProgress } from './payment-stream.ts';
+
+/** Stops a command at its first append: it keeps state, so it runs only once the payment is settled. */
+class AppendsState extends Error {}
+
+/**
+ * Before settling, on a store that limits appends (EventStoreDB): runs the command to learn
+ * whether its result fits in one append, so that a result the store cannot hold is refused
+ * before the money moves. A command that appends domain events stops at its first append
+ * (refused there if that append alone is too large) and runs again after settlement; any other
+ * command's result is kept and signed after settlement, so it runs once, as before.
+ */
+export async function runBeforeSettling(step: SagaStep, progress: PaymentProgress): Promise<{ refused: PaidCallOutcome } | { ran: SignedResult } | undefined> {
+  const limit = step.deps.store.appendLimitBytes;
+  if (limit === undefined) return undefined;
+  const ctx: CallContext = { ...callContext(step, progress.authorized!.data), store: appendsStopped(step.deps.store) };
+  let result: SignedResult;
+  try {
+    result = await runOperation(step.call.op, step.call.input, ctx);
+  } catch (err) {
+    if (err instanceof AppendTooLargeError) return { refused: resultTooLarge(err.bytes, err.limit) };
+    // State to keep, or a failure the settled call meets again and answers as it always has.
+    return undefined;
+  }
+  const bytes = appendBytes([signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))]);
+  return bytes > limit ? { refused: resultTooLarge(bytes, limit) } : { ran: result };
+}
+
+function appendsStopped(store: EventStore): EventStore {
+  return {
+    async appendToStream(stream, events) {
+      checkAppendSize(stream, events, store.appendLimitBytes);
+      throw new AppendsState();
+    },
+    readStream: (stream, options) => store.readStream(stream, options),
+    readAll: (options) => store.readAll(options),
+    subscribeToAll: (options) => store.subscribeToAll(options),
+    close: async () => {},
+  };
+}
+
+/** 413, before anything is charged: the signed result would not fit in one append of the store. */
+export function resultTooLarge(bytes: number, limit: number): PaidCallOutcome {
+  return {
+    kind: 'refused',
+    refusal: {
+      status: 413,
+      error: 'result_too_large',
+      message: `the signed result of this call would take ${bytes} bytes, and the event store takes at most ${limit} in one append; send a smaller input`,
+    },
+  };
+}
+
+/** The local path's last append, or the refusal when it would not fit (before the claim only: nothing written yet). */
+export function tooLargeToAppend(store: EventStore, events: readonly EventData[]): PaidCallOutcome | undefined {
+  if (store.appendLimitBytes === undefined) return undefined;
+  const bytes = appendBytes(events);
+  return bytes > store.appendLimitBytes ? resultTooLarge(bytes, store.appendLimitBytes) : undefined;
+}
