@@ -3,6 +3,7 @@ import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { AUDIT_CHECKS, CONFORMANCE_RULESET, CONFORMANCE_STANDARD_VERSION } from '../conformance-standard/standard.ts';
 import { checkSignedRecord, signedRecordOf } from '../../../kernel/signed-record.ts';
 import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from '../conformance-standard/verdicts.ts';
+import { decodeUtf8 } from '../../../kernel/rfc3629.ts';
 
 export interface HttpCapture {
   status: number;
@@ -50,12 +51,9 @@ function decodeBase64Json(text: string): Decoded {
   const defects: string[] = [];
   if (!STANDARD_BASE64.test(trimmed)) defects.push(/[-_]/.test(trimmed) ? 'uses the base64url alphabet' : 'is not padded standard base64');
   const bytes = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  let text8: string;
-  try {
-    text8 = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return { defect: 'does not decode to UTF-8' };
-  }
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) return { defect: 'does not decode to UTF-8' };
+  const text8 = decoded.text;
   try {
     const value = JSON.parse(text8) as JsonValue;
     if (!isObject(value)) return { value, defect: 'does not decode to a JSON object' };
