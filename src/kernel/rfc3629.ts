@@ -20,10 +20,10 @@ export function decodeUtf8(bytes: Uint8Array): Utf8Decoded {
   }
 }
 
-/** A problem's wording: the byte, its offset and what the service reads instead. */
+/** A problem's wording: the byte and its offset. */
 export function describeIllFormed(failure: { offset: number; byte: number }): string {
   const hex = failure.byte.toString(16).toUpperCase().padStart(2, '0');
-  return `not UTF-8: the byte 0x${hex} at offset ${failure.offset} starts no well-formed sequence (RFC 3629); send UTF-8, whatever the charset parameter says`;
+  return `the byte 0x${hex} at offset ${failure.offset} starts no well-formed UTF-8 sequence (RFC 3629)`;
 }
 
 /**

@@ -42,5 +42,7 @@ describe('decoding the payment header', () => {
   it('base64 of something that is not JSON, or not an object, has its own reason', () => {
     expect(reasonOf(Buffer.from('{"x402Version": 2,').toString('base64'))).toBe(PAYMENT_REASONS.payloadJson);
     expect(reasonOf(Buffer.from('[1]').toString('base64'))).toBe(PAYMENT_REASONS.payload);
+    // Not UTF-8 (Latin-1 in a string): refused, not read with U+FFFD in its place.
+    expect(reasonOf(Buffer.from('{"x402Version":2,"memo":"caf\xe9"}', 'latin1').toString('base64'))).toBe(PAYMENT_REASONS.payloadJson);
   });
 });

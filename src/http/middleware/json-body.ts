@@ -25,7 +25,7 @@ export function jsonBody(limitBytes: number): Middleware {
       throw new HttpProblem(400, 'bad_request', 'the request body could not be read');
     }
     const decoded = decodeUtf8(bytes);
-    if (!decoded.ok) throw validationProblem([{ path: '(body)', message: describeIllFormed(decoded) }]);
+    if (!decoded.ok) throw validationProblem([{ path: '(body)', message: `not UTF-8: ${describeIllFormed(decoded)}; send UTF-8, whatever the charset parameter says` }]);
     const text = decoded.text;
     if (text.trim() === '') return next();
     const parsed = parseIJson(text);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PAYMENT_REASONS, PaymentRejected } from './reasons.ts';
+import { decodeUtf8, describeIllFormed } from '../../kernel/rfc3629.ts';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const UINT = /^\d{1,78}$/;
@@ -73,9 +74,11 @@ export function decodePaymentHeader(header: 'PAYMENT-SIGNATURE' | 'X-PAYMENT', v
   // two native passes, cheaper than a pattern over the ~1.3 KB header.
   const bytes = Buffer.from(text, 'base64');
   if (text.length === 0 || bytes.toString('base64') !== text) throw new PaymentRejected(PAYMENT_REASONS.payloadEncoding, `${header} is not standard base64`);
+  const text8 = decodeUtf8(bytes);
+  if (!text8.ok) throw new PaymentRejected(PAYMENT_REASONS.payloadJson, `${header} does not decode to UTF-8 JSON (${describeIllFormed(text8)})`);
   let decoded: unknown;
   try {
-    decoded = JSON.parse(bytes.toString('utf8'));
+    decoded = JSON.parse(text8.text);
   } catch {
     throw new PaymentRejected(PAYMENT_REASONS.payloadJson, `${header} does not decode to JSON`);
   }

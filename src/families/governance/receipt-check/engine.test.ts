@@ -3,6 +3,7 @@ import { createOfferEIP712, createReceiptEIP712, createReceiptJWS } from '@x402/
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { checkOfferOrReceipt, type ReceiptCheckInput } from './engine.ts';
+import { parseCompactJws } from './offer-receipt-signatures.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 
 const account = privateKeyToAccount(generatePrivateKey());
@@ -58,5 +59,15 @@ describe('bureau receipt check', () => {
     expect(failed(check({ artefact: 'offer', signed: { ...signed, payload: withoutPayTo } }))).toEqual(['ORC-REQ-001']);
     expect(failed(check({ artefact: 'offer', signed, requirements: { ...requirements, amount: '1' } }))).toEqual(['ORC-CON-001']);
     expect(check({ artefact: 'offer', signed: { format: 'jws', signature: 'not-a-jws' } }).outcome).toBe('NON-CONFORMANT');
+  });
+});
+
+describe('compact JWS parts', () => {
+  it('a header or payload that is not UTF-8 JSON makes no JWS (RFC 7515), rather than JSON with U+FFFD in it', () => {
+    const part = (bytes: Buffer) => bytes.toString('base64url');
+    const header = part(Buffer.from('{"alg":"EdDSA"}'));
+    const signature = part(Buffer.alloc(64));
+    expect(parseCompactJws(`${header}.${part(Buffer.from('{"a":"b"}'))}.${signature}`)).toMatchObject({ payload: { a: 'b' } });
+    expect(parseCompactJws(`${header}.${part(Buffer.from('{"a":"caf\xe9"}', 'latin1'))}.${signature}`)).toBeUndefined();
   });
 });

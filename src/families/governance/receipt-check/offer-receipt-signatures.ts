@@ -2,6 +2,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createHash } from 'node:crypto';
 import { ed25519Verifies } from '../../../kernel/signed-record.ts';
+import { decodeUtf8, describeIllFormed } from '../../../kernel/rfc3629.ts';
 
 /**
  * Signature checks of the x402 offer-and-receipt extension (v1.0): EIP-712 typed data over
@@ -68,12 +69,19 @@ export interface JwsParts {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+function strictUtf8(bytes: Uint8Array): string {
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) throw new Error(describeIllFormed(decoded));
+  return decoded.text;
+}
+
 export function parseCompactJws(jws: string): JwsParts | undefined {
   const parts = jws.split('.');
   if (parts.length !== 3 || !parts.every((p) => /^[A-Za-z0-9_-]*$/.test(p))) return undefined;
   try {
-    const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as unknown;
-    const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
+    // RFC 7515: the header and payload here are UTF-8 JSON; other bytes make no JWS of this kind.
+    const header = JSON.parse(strictUtf8(Buffer.from(parts[0]!, 'base64url'))) as unknown;
+    const payload = JSON.parse(strictUtf8(Buffer.from(parts[1]!, 'base64url'))) as unknown;
     if (!isObject(header) || !isObject(payload)) return undefined;
     return { header, payload, signingInput: utf8(`${parts[0]}.${parts[1]}`), signature: Buffer.from(parts[2]!, 'base64url') };
   } catch {

@@ -89,6 +89,8 @@ describe('STOP: a check failed', () => {
   it('a header that is not base64 of a JSON quote', () => {
     expect(run(input({ quote: 'not base64 !!' }))).toMatchObject({ outcome: 'STOP', entries: [], reasons: [expect.stringContaining('QUOTE-UNDECODABLE')] });
     expect(run(input({ quote: Buffer.from('{"accepts": []}').toString('base64') })).reasons[0]).toContain('no accepts entry');
+    const latin1 = Buffer.from('{"x402Version":2,"error":"d\xe9j\xe0","accepts":[]}', 'latin1').toString('base64');
+    expect(run(input({ quote: latin1 })).reasons[0]).toContain('not of UTF-8 text (the byte 0xE9 at offset 27');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { decodeUtf8, describeIllFormed } from '../../../kernel/rfc3629.ts';
 
 /**
  * The x402 quote as an agent receives it: the PAYMENT-REQUIRED header (base64 of JSON) or the
@@ -31,8 +32,10 @@ function decodeHeader(text: string): { value: JsonValue } | { problem: string } 
   const trimmed = text.trim();
   const normalised = trimmed.replace(/-/g, '+').replace(/_/g, '/');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(normalised)) return { problem: 'the header value is not base64' };
+  const decoded = decodeUtf8(Buffer.from(normalised, 'base64'));
+  if (!decoded.ok) return { problem: `the header value is base64, but not of UTF-8 text (${describeIllFormed(decoded)})` };
   try {
-    return { value: JSON.parse(Buffer.from(normalised, 'base64').toString('utf8')) as JsonValue };
+    return { value: JSON.parse(decoded.text) as JsonValue };
   } catch {
     return { problem: 'the header value is base64 but not of JSON' };
   }
