@@ -119,11 +119,21 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
 async function resume(step: SagaStep, progress: PaymentProgress): Promise<PaidCallOutcome> {
   if (progress.authorized!.data.requestHash !== step.call.requestHash)
     return { kind: 'rejected', reason: PAYMENT_REASONS.nonceUsed, message: 'payment already used for another request' };
-  // On a store that limits appends, a result it cannot hold is refused before the money moves.
+  // On a store that limits appends, a result it cannot hold is refused before the money moves,
+  // unless an earlier attempt moved it already (a crash between the transfer and its record).
   const early = progress.settled ? undefined : await runBeforeSettling(step, progress);
-  if (early && 'refused' in early) return early.refused;
+  if (early && 'refused' in early && (await nothingMovedYet(step))) return early.refused;
   const settled = await settlePayment(step, progress);
   if (settled.kind === 'stopped') return settled.outcome;
   if (settled.progress.signed) return replayResult(step, settled.progress);
-  return executeAndSign(step, settled.progress, early?.ran);
+  return executeAndSign(step, settled.progress, early && 'ran' in early ? early.ran : undefined);
+}
+
+/** Whether the settler knows of no transfer for this payment; false when it cannot tell. */
+async function nothingMovedYet(step: SagaStep): Promise<boolean> {
+  try {
+    return (await step.settler.findSettled(step.call.payment)) === undefined;
+  } catch {
+    return false;
+  }
 }

@@ -245,6 +245,15 @@ describe('a result the event store cannot hold in one append (EventStoreDB: MaxA
     expect((await deps.store.readStream(stream)).map((e) => e.type)).toEqual([PAYMENT_EVENT_TYPES.authorized]);
   });
 
+  it('is not answered "nothing was charged" when an earlier attempt already moved the funds', async () => {
+    const deps = limitedDeps();
+    const call = asCall(await paidCall(deps), bigInput);
+    const settler = countingSettler({ ...localSettlement(call.payment), mode: 'onchain', demo: false });
+    const outcome = await createPaidCallSaga(settler).run(call, deps);
+    expect(outcome).toMatchObject({ kind: 'failed-after-charge' });
+    expect(settler.transfers).toBe(0);
+  });
+
   it('a result that fits runs its command once, before settling, and is signed after', async () => {
     const deps = limitedDeps();
     const settler = countingSettler();
