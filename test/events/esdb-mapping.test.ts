@@ -19,7 +19,7 @@ import {
 } from '../../src/events/esdb/mapping.ts';
 import { createEsdbEventStore, normaliseConnectionString } from '../../src/events/esdb/store.ts';
 import { openEventStore } from '../../src/events/open-store.ts';
-import { EventStoreUnavailableError, WrongExpectedRevisionError } from '../../src/events/port.ts';
+import { AppendTooLargeError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../../src/events/port.ts';
 import { silentLogger } from './helpers.ts';
 
 describe('EventStoreDB adapter: mapping to and from the client', () => {
@@ -111,6 +111,22 @@ describe('EventStoreDB adapter against an unreachable server', () => {
       await expect(readAll()).rejects.toBeInstanceOf(EventStoreUnavailableError);
     } finally {
       await store.close();
+    }
+  });
+
+  it('refuses an append over the server\'s MaxAppendSize (less headroom) before sending it, with the setting or the server\'s default', async () => {
+    const unreachable = 'esdb://127.0.0.1:1?tls=false';
+    const byDefault = await openEventStore({ EVENTSTORE_URL: unreachable, DATA_DIR: '/nonexistent' }, silentLogger);
+    const raised = await openEventStore({ EVENTSTORE_URL: unreachable, EVENTSTORE_MAX_APPEND_BYTES: 4 * 1024 * 1024, DATA_DIR: '/nonexistent' }, silentLogger);
+    try {
+      expect(byDefault.appendLimitBytes).toBe(1_048_576 - 16 * 1024);
+      expect(raised.appendLimitBytes).toBe(4 * 1024 * 1024 - 16 * 1024);
+      const large = [{ id: randomUUID(), type: 'T', data: { text: 'x'.repeat(2 * 1024 * 1024) } }];
+      // Refused at once, not after a connection attempt (which would be EventStoreUnavailableError).
+      await expect(byDefault.appendToStream('s', large)).rejects.toBeInstanceOf(AppendTooLargeError);
+      await expect(raised.appendToStream('s', large)).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    } finally {
+      await Promise.all([byDefault.close(), raised.close()]);
     }
   });
 
