@@ -42,7 +42,7 @@ export interface EsdbEventStoreOptions {
 }
 
 /** EventStoreDB's own default MaxAppendSize. */
-export const ESDB_DEFAULT_MAX_APPEND_BYTES = 1_048_576;
+const ESDB_DEFAULT_MAX_APPEND_BYTES = 1_048_576;
 /**
  * Kept free of the server's limit: the server counts each event's type, content type and id as
  * well as its data and metadata (appendBytes counts the last two).
