@@ -77,6 +77,17 @@ export function mcpServerMiddleware(routes: readonly Route[], deps: HttpDeps): M
       void server.close();
     });
     await server.connect(transport);
+    acceptJsonAnswers(ctx.req.headers);
     await transport.handleRequest(ctx.req, ctx.res, (ctx.state as { body?: unknown }).body);
   };
+}
+
+/**
+ * This server answers every request with one JSON body, never a stream (enableJsonResponse), so
+ * a client that accepts JSON is served: the SDK's transport answers 406 unless the client also
+ * lists text/event-stream, which plain JSON-RPC clients (curl, HTTP libraries) do not send.
+ */
+function acceptJsonAnswers(headers: { accept?: string | undefined }): void {
+  const accept = headers.accept ?? '*/*';
+  if (/(?:^|,)\s*(?:application\/json|application\/\*|\*\/\*)\s*(?:;|,|$)/i.test(accept)) headers.accept = 'application/json, text/event-stream';
 }

@@ -78,6 +78,20 @@ describe('on the MCP endpoint what the service will not read is a JSON-RPC error
     }
   });
 
+  it('a plain JSON-RPC client that accepts only JSON (or anything) is answered, since every answer here is one JSON body', async () => {
+    for (const accept of ['application/json', '*/*', undefined]) {
+      const res = await fetch(`${service.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}) },
+        body: '{"jsonrpc":"2.0","id":7,"method":"tools/list"}',
+      });
+      expect(res.status, String(accept)).toBe(200);
+      expect(((await res.json()) as { id: number; result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(40);
+    }
+    const refused = await post('/mcp', '{"jsonrpc":"2.0","id":7,"method":"tools/list"}', { accept: 'text/html' });
+    expect(refused.status).toBe(406);
+  });
+
   it('GET, DELETE and HEAD are 405 with Allow: the stateless endpoint opens no SSE stream that a client could hold open for free', async () => {
     for (const method of ['GET', 'DELETE', 'HEAD']) {
       const res = await fetch(`${service.url}/mcp`, { method, headers: { accept: 'text/event-stream' }, signal: AbortSignal.timeout(5_000) });
