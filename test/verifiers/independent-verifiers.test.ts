@@ -68,6 +68,17 @@ describe.skipIf(!python)('the Python verifier (standard library + cryptography)'
     expect(code).toBe(0);
   });
 
+  it('names the member a malformed bundle lacks, as the command-line verifier does', async () => {
+    const { result: _result, ...withoutResult } = genuine;
+    const withoutSignature = { ...genuine, result: { ...(genuine['result'] as object), ed25519Sig: undefined } };
+    expect(await verifyWithPython(withoutResult)).toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL format: the bundle has no `result` object') });
+    expect(await verifyWithPython(withoutSignature)).toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL format: the bundle has no `result.ed25519Sig` text') });
+    const file = join(workDir, 'without-result.json');
+    writeFileSync(file, JSON.stringify(withoutResult));
+    const cli = await run(process.execPath, ['verifiers/cli/verify.mjs', file]).catch((err: { code: number; stdout: string }) => err);
+    expect(cli).toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL format: the bundle has no `result` object') });
+  });
+
   it('rejects a tampered record and a key that did not sign it', async () => {
     expect(await verifyWithPython(tampered)).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL digest/) });
     expect(await verifyWithPython(genuine, ['--signing-key', 'ab'.repeat(32)])).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL key id/) });

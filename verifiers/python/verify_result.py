@@ -181,6 +181,19 @@ def open_checkpoint(note, public_key):
 
 # --- the bundle --------------------------------------------------------------------------
 
+def _missing_member(bundle):
+    """The first member a bundle must have and does not, or None."""
+    result = bundle.get("result")
+    if not isinstance(result, dict):
+        return "`result` object"
+    if not isinstance(result.get("record"), dict):
+        return "`result.record` object"
+    for name in ("sha256", "ed25519Sig", "key_id", "key_family"):
+        if not isinstance(result.get(name), str):
+            return "`result.%s` text" % name
+    return None
+
+
 def verify_bundle(bundle, signing_key_hex=None, log_key_hex=None):
     steps = []
 
@@ -191,6 +204,10 @@ def verify_bundle(bundle, signing_key_hex=None, log_key_hex=None):
     try:
         if bundle.get("format") != BUNDLE_FORMAT:
             step("format", False, "not an %s document" % BUNDLE_FORMAT)
+            return steps
+        missing = _missing_member(bundle)
+        if missing:
+            step("format", False, "the bundle has no %s" % missing)
             return steps
         result = bundle["result"]
         data = canonical_bytes(result["record"])

@@ -115,6 +115,15 @@ export async function openCheckpoint(note, publicKey) {
   return { origin, treeSize: Number(sizeText), rootHash: toHex(root), issuedAt };
 }
 
+/** The first member a bundle must have and does not, as `result.sha256` (text, a JSON object for `record`), or undefined. */
+function missingMember(bundle) {
+  const result = bundle.result;
+  if (result === null || typeof result !== 'object') return '`result` object';
+  if (result.record === null || typeof result.record !== 'object' || Array.isArray(result.record)) return '`result.record` object';
+  for (const name of ['sha256', 'ed25519Sig', 'key_id', 'key_family']) if (typeof result[name] !== 'string') return `\`result.${name}\` text`;
+  return undefined;
+}
+
 /**
  * Every check of a bundle, in order, each with what it compared. `trusted` pins the keys
  * ({signingKey, logKey}: hex): without it, the keys inside the bundle are used and the report
@@ -129,6 +138,8 @@ export async function verifyBundle(bundle, trusted = {}) {
   const done = () => ({ valid: steps.every((s) => s.ok), steps });
   try {
     if (bundle?.format !== 'attestation-result-bundle/v1') return step('format', false, 'not an attestation-result-bundle/v1 document'), done();
+    const missing = missingMember(bundle);
+    if (missing) return step('format', false, `the bundle has no ${missing}`), done();
     const { result } = bundle;
     const bytes = encoder.encode(canonicalize(result.record));
     const digest = toHex(await sha256(bytes));
