@@ -4,6 +4,7 @@
  * result, saga and hash chain, prints a summary, and exits 1 on any failure (2 when the audit
  * cannot run at all). With --keys it needs no secret: the public keys of a saved key history.
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
@@ -56,7 +57,11 @@ async function main(): Promise<number> {
       return 2;
     }
   } else {
-    // An audit reads; it never writes a new secret into the directory it audits.
+    // An audit reads; it never writes a new secret into the directory it audits, nor makes one.
+    if (!process.env.ATTESTATION_SECRET && !existsSync(dataDir)) {
+      console.error(`audit: there is no data directory at ${dataDir} (set DATA_DIR or --data-dir to the service's), and no --keys or ATTESTATION_SECRET to audit with instead`);
+      return 2;
+    }
     let secret;
     try {
       secret = resolveAttestationSecret(process.env.ATTESTATION_SECRET, dataDir, { mayGenerate: false });

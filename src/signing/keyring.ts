@@ -187,12 +187,13 @@ export interface SecretSource {
  */
 export function resolveAttestationSecret(envSecret: string | undefined, dataDir: string, options: { mayGenerate?: boolean } = {}): SecretSource {
   if (envSecret) return { secret: envSecret, origin: 'environment' };
-  mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, SECRET_FILE_NAME);
   const existing = readSecretFile(path);
   if (existing !== undefined) return { secret: existing, origin: 'data-dir', path };
   if (options.mayGenerate === false)
     throw new MissingSecretError(`${path} is missing, but ${dataDir} holds results signed with keys derived from it: restore the file from a backup (or set ATTESTATION_SECRET to it); a new secret would make every old signature fail`);
+  // Only a caller that may write the secret creates the directory (an audit never does).
+  mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(32).toString('hex');
   if (!createFileAtomically(path, `${secret}\n`, 0o600)) return resolveAttestationSecret(undefined, dataDir, options);
   return { secret, origin: 'generated', path };

@@ -70,6 +70,14 @@ describe('npm run audit', () => {
     expect(existsSync(join(dataDir, 'attestation-secret'))).toBe(false);
   });
 
+  it('says there is no data directory when there is none, and does not make one', async () => {
+    const absent = join(dataDir, 'no-such-directory');
+    const { status, stderr } = runAudit(null, ['--data-dir', absent]);
+    expect(status).toBe(2);
+    expect(stderr).toContain(`there is no data directory at ${absent}`);
+    expect(existsSync(absent)).toBe(false);
+  });
+
   it('audits with public keys only: a saved key history, no secret, signatures verified on worker threads', async () => {
     const history = { keys: keyring.history().map((k) => ({ family: k.family, generation: k.generation, algorithm: 'Ed25519', public_key: k.publicKeyHex, key_id: k.keyId, valid_from: k.validFrom, valid_until: k.validUntil })), rotations: [] };
     const keysFile = join(dataDir, '..', `${dataDir.split('/').pop()}-keys.json`);
