@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readKeyGenerations, rotateKeys } from './key-generations.ts';
 
@@ -16,6 +17,10 @@ function main(): number {
   }
   const dataDir = parsed.values['data-dir'] ?? (process.env['DATA_DIR'] || './data');
   const [command] = parsed.positionals;
+  if ((command === 'list' || command === 'rotate') && !existsSync(dataDir)) {
+    console.error(`keys: there is no data directory at ${dataDir} (set DATA_DIR or --data-dir to the service's)`);
+    return 2;
+  }
   const now = Math.floor(Date.now() / 1000);
   if (command === 'list') {
     const { generations } = readKeyGenerations(dataDir);
