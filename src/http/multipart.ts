@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import type { EventEmitter } from 'node:events';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type formidable from 'formidable';
@@ -65,10 +66,17 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
     maxFieldsSize: MAX_FIELD_BYTES,
     allowEmptyFiles: false,
   });
+  // formidable ignores a file's write error once the whole body has been read (its _error returns
+  // when `ended`), and resolves with the file cut short: on a full temp disk, under load, the
+  // caller was told its file was damaged. The error is taken here, and the sizes checked below.
+  let writeError: unknown;
+  // The file is formidable's PersistentFile, an EventEmitter its types do not declare.
+  form.on('fileBegin', (_name, file) => (file as unknown as EventEmitter).on('error', (err: unknown) => (writeError ??= err)));
   let fields: formidable.Fields;
   let files: formidable.Files;
   try {
     [fields, files] = await form.parse(ctx.req);
+    await checkStoredWhole(Object.values(files).flatMap((uploaded) => uploaded ?? []), () => writeError);
   } catch (err) {
     // After an abort the parser settles late, possibly after 'close': sweep again once it has.
     removeDir();
@@ -90,6 +98,15 @@ export async function readMultipart(ctx: Context, maxBytes = MAX_MULTIPART_BYTES
     hashable[name] = content;
   }
   return { input, hashable };
+}
+
+/** Every file is on disk whole, or the disk's error (or a short count) is thrown. */
+async function checkStoredWhole(files: readonly formidable.File[], writeError: () => unknown): Promise<void> {
+  for (const file of files) {
+    const stored = await stat(file.filepath).then((s) => s.size, () => -1);
+    if (writeError() !== undefined) throw writeError();
+    if (stored !== file.size) throw Object.assign(new Error(`${stored < 0 ? 0 : stored} of ${file.size} bytes of the upload were stored`), { code: 'EIO' });
+  }
 }
 
 /** Errors of the disk the uploads go to (full, failing, out of handles, or a temp directory missing or closed to the service): its trouble, not the caller's body. */

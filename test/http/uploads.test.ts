@@ -154,7 +154,7 @@ describe.skipIf(!smallTmp.mounted)('an upload the temp disk cannot hold', () => 
     process.env['TMPDIR'] = smallTmp.path;
     try {
       const answer = await upload(`${service.url}/v1/invoice-ocr`, Buffer.alloc(1024 * 1024, 7));
-      expect(answer.status).toBe(503);
+      expect(answer.status, await answer.clone().text()).toBe(503);
       expect(answer.headers.get('retry-after')).toBe('5');
       expect(answer.headers.get('payment-required')).toBeNull();
       expect(await answer.json()).toMatchObject({ error: 'upload_storage_unavailable', message: expect.stringMatching(/ENOSPC.*nothing was charged/) });
@@ -162,6 +162,34 @@ describe.skipIf(!smallTmp.mounted)('an upload the temp disk cannot hold', () => 
       expect(readdirSync(smallTmp.path)).toEqual([]);
     } finally {
       process.env['TMPDIR'] = uploadsDir;
+    }
+  });
+});
+
+/** A second small tmpfs, filled before the upload comes: the body is read whole before any write fails. */
+const fullTmp = mountSmallDisk('full-before-upload', '256k', dirname(uploadsDir));
+afterAll(() => fullTmp.remove());
+
+describe.skipIf(!fullTmp.mounted)('an upload to a temp disk that is already full', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(() => service.stop());
+
+  it('is 503 too, not a damaged file: the parser had read the whole body when the write failed, and kept the file cut short', async () => {
+    const filler = fullTmp.fill();
+    process.env['TMPDIR'] = fullTmp.path;
+    try {
+      // A valid PNG signature, so that a file cut short would be judged "truncated PNG" (422).
+      const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(32 * 1024, 9)]);
+      const answer = await upload(`${service.url}/v1/invoice-ocr`, png);
+      const body = await answer.text();
+      expect(answer.status, body).toBe(503);
+      expect(JSON.parse(body)).toMatchObject({ error: 'upload_storage_unavailable', message: expect.stringMatching(/nothing was charged/) });
+    } finally {
+      process.env['TMPDIR'] = uploadsDir;
+      rmSync(filler, { force: true });
     }
   });
 });
