@@ -6,6 +6,7 @@ import { NotImplementedError } from '../kernel/run-operation.ts';
 import type { PaymentGateway, PaymentHeaderName } from '../payments/gateway.ts';
 import { PAYMENT_REASONS } from '../payments/x402/reasons.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
+import type { JsonValue } from '../signing/rfc8785.ts';
 import { HttpProblem, issuesOf, validationProblem } from './problem.ts';
 import { answerPaidFile, answerPaymentOutcome, answerPaymentRequired } from './payment-answer.ts';
 import { readMultipart } from './multipart.ts';
@@ -88,9 +89,14 @@ function freeHandler(route: FreeRoute, deps: ServiceDeps) {
       ctx.type = answer.contentType;
       ctx.body = createReadStream(answer.file);
     } else {
-      ctx.body = answer.body;
+      ctx.body = isRefusal(answer.status, answer.body) ? { ...answer.body, requestId: String(ctx.state.requestId) } : answer.body;
     }
   };
+}
+
+/** A free route's own refusal ({error, message} with a 4xx or 5xx): it gets the requestId every error body carries. */
+function isRefusal(status: number | undefined, body: unknown): body is Record<string, JsonValue> {
+  return status !== undefined && status >= 400 && isPlainObject(body) && typeof body['error'] === 'string' && typeof body['message'] === 'string';
 }
 
 function pricedHandler(op: PricedOperation, deps: HttpDeps) {

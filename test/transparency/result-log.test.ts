@@ -105,6 +105,9 @@ describe('the result log: every paid result is a leaf, proven against signed che
     expect(beyond.status).toBe(422);
     expect(beyond.body.issues[0]!.path).toBe('second');
     expect((await getJson(`/v1/log/result/${'ab'.repeat(32)}`)).status).toBe(404);
+    // The one error body: with the request id, as every refusal of the service.
+    const unknown = await fetch(`${service.url}/v1/log/result/${'cd'.repeat(32)}`);
+    expect(await unknown.json()).toEqual({ error: 'not_logged', message: expect.any(String), requestId: unknown.headers.get('x-request-id') });
   });
 
   it('the command-line verifier checks a bundle step by step with the published keys, and fails a tampered one', async () => {
