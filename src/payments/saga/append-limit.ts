@@ -2,6 +2,7 @@
 // met before the money moves: a signed result the store could not hold is refused, 413, with
 // nothing charged, instead of failing after settlement on every retry.
 import { appendBytes, checkAppendSize } from '../../events/append-rules.ts';
+import { withOwnAppend } from '../../events/borrowed-store.ts';
 import { AppendTooLargeError, type EventData, type EventStore } from '../../events/port.ts';
 import type { CallContext } from '../../kernel/operation.ts';
 import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
@@ -36,16 +37,10 @@ export async function runBeforeSettling(step: SagaStep, progress: PaymentProgres
 }
 
 function appendsStopped(store: EventStore): EventStore {
-  return {
-    async appendToStream(stream, events) {
-      checkAppendSize(stream, events, store.appendLimitBytes);
-      throw new AppendsState();
-    },
-    readStream: (stream, options) => store.readStream(stream, options),
-    readAll: (options) => store.readAll(options),
-    subscribeToAll: (options) => store.subscribeToAll(options),
-    close: async () => {},
-  };
+  return withOwnAppend(store, async (stream, events) => {
+    checkAppendSize(stream, events, store.appendLimitBytes);
+    throw new AppendsState();
+  });
 }
 
 /** 413, before anything is charged: the signed result would not fit in one append of the store. */

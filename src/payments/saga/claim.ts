@@ -1,4 +1,5 @@
 import { checkAppendSize } from '../../events/append-rules.ts';
+import { withOwnAppend } from '../../events/borrowed-store.ts';
 import { eventId } from '../../events/event-ids.ts';
 import { WrongExpectedRevisionError, type AppendResult, type EventData, type EventStore } from '../../events/port.ts';
 import type { PricedOperation } from '../../kernel/operation.ts';
@@ -61,26 +62,21 @@ export async function appendClaim(store: EventStore, stream: string, authorized:
  */
 export function claimBeforeFirstAppend(store: EventStore, claim: () => Promise<void>): EventStore & { claimedYet(): Promise<boolean> } {
   let claiming: Promise<void> | undefined;
+  const borrowed = withOwnAppend(store, async (stream, events, options) => {
+    // An append the store could never hold is refused before the claim: nothing is charged.
+    checkAppendSize(stream, events, store.appendLimitBytes);
+    claiming ??= claim();
+    await claiming;
+    return store.appendToStream(stream, events, options);
+  });
   return {
+    ...borrowed,
     /** Whether the command made the claim (waiting for it, should an append still be in flight). */
     async claimedYet() {
       if (!claiming) return false;
       await claiming;
       return true;
     },
-    async appendToStream(stream, events, options) {
-      // An append the store could never hold is refused before the claim: nothing is charged.
-      checkAppendSize(stream, events, store.appendLimitBytes);
-      claiming ??= claim();
-      await claiming;
-      return store.appendToStream(stream, events, options);
-    },
-    readStream: (stream, options) => store.readStream(stream, options),
-    readAll: (options) => store.readAll(options),
-    subscribeToAll: (options) => store.subscribeToAll(options),
-    // The command borrows the service's store; closing it is not the command's business.
-    close: async () => {},
-    ...(store.appendLimitBytes === undefined ? {} : { appendLimitBytes: store.appendLimitBytes }),
   };
 }
 
