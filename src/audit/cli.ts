@@ -19,6 +19,7 @@ import { formatReport } from './report.ts';
 import { auditKeysFromHistoryFile } from './key-history-file.ts';
 import type { AuditKeys } from './result-check.ts';
 import { startSignaturePool } from './signature-pool.ts';
+import { ed25519VerifyBackend } from '../signing/rfc8032-verify.ts';
 import { checkIndexOnThread } from './index-check-thread.ts';
 import { LeafStore } from '../transparency/leaf-store.ts';
 import { auditRules } from '../catalog/index.ts';
@@ -28,6 +29,11 @@ const USAGE = `usage: npm run audit -- [--data-dir DIR] [--keys HISTORY.json] [-
              without it, the keys are derived from ATTESTATION_SECRET or the directory's secret
   --threads  worker threads verifying signatures (default: one per core)
 DATA_DIR, EVENTSTORE_URL and ATTESTATION_SECRET are read from the environment.`;
+
+const ED25519_LIBRARY = {
+  libsodium: "libsodium, each refusal asked of node:crypto again (node:crypto's verdicts)",
+  'node:crypto': 'node:crypto (libsodium did not load here)',
+} as const;
 
 async function main(): Promise<number> {
   let dataDir: string;
@@ -102,7 +108,7 @@ async function main(): Promise<number> {
     bar?.stop();
     const index = await indexCheck;
     if (index) withIndexFindings(report, index);
-    console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000, threads, keys: keysFile === undefined ? 'derived from the secret' : `public keys of ${keysFile}` }));
+    console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000, threads, ed25519: ED25519_LIBRARY[ed25519VerifyBackend], keys: keysFile === undefined ? 'derived from the secret' : `public keys of ${keysFile}` }));
     return report.ok ? 0 : 1;
   } finally {
     await verifier.close();

@@ -1,7 +1,7 @@
 import type { AuditReport } from './audit.ts';
 
 /** The audit summary as an auditor reads it: counts, failures by kind, then the first failures. */
-export function formatReport(report: AuditReport, context: { source: string; seconds: number; threads?: number; keys?: string; detailLimit?: number }): string {
+export function formatReport(report: AuditReport, context: { source: string; seconds: number; threads?: number; keys?: string; ed25519?: string; detailLimit?: number }): string {
   const limit = context.detailLimit ?? 20;
   const lines = [
     `audit of ${context.source}`,
@@ -16,6 +16,7 @@ export function formatReport(report: AuditReport, context: { source: string; sec
   if (report.resultStoreChecked !== undefined) lines.push(`  result log store:    ${report.resultStoreChecked} leaves and their nodes checked against the results`);
   if (context.keys) lines.push(`  keys:                ${context.keys}`);
   if (context.threads) lines.push(`  verifying threads:   ${context.threads}`);
+  if (context.ed25519) lines.push(`  Ed25519 verified by: ${context.ed25519}`);
   if (report.ok) {
     lines.push('result: PASS, no failures');
     return lines.join('\n');

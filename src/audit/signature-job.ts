@@ -1,6 +1,5 @@
-import { verify as edVerify, type KeyObject } from 'node:crypto';
 import { sha256Hex } from '../signing/hash.ts';
-import { publicKeyFromHex } from '../signing/keyring.ts';
+import { verifyEd25519 } from '../signing/rfc8032-verify.ts';
 import { canonicalBytes, type JsonValue } from '../signing/rfc8785.ts';
 
 /** One signed result to re-check with public keys only: what a worker thread receives. */
@@ -19,20 +18,10 @@ export interface SignatureVerdict {
   reason?: string;
 }
 
-const keyObjects = new Map<string, KeyObject>();
-const keyObjectOf = (hex: string): KeyObject => {
-  let key = keyObjects.get(hex);
-  if (!key) {
-    key = publicKeyFromHex(hex);
-    keyObjects.set(hex, key);
-  }
-  return key;
-};
-
 /**
  * Re-checks a result as an outside auditor can, holding no secret: the record re-canonicalised
  * (RFC 8785) and hashed, and the Ed25519 signature verified over those bytes, never over the
- * supplied digest.
+ * supplied digest. The verdict is node:crypto's; libsodium gives most of it faster (rfc8032-verify.ts).
  */
 export function verifySignatureJob(job: SignatureJob): SignatureVerdict {
   let bytes: Buffer;
@@ -44,6 +33,6 @@ export function verifySignatureJob(job: SignatureJob): SignatureVerdict {
   const signature = /^[0-9a-f]{128}$/.test(job.signature) ? Buffer.from(job.signature, 'hex') : undefined;
   return {
     sha256: sha256Hex(bytes) === job.sha256,
-    signature: signature !== undefined && job.publicKeys.some((hex) => edVerify(null, bytes, keyObjectOf(hex), signature)),
+    signature: signature !== undefined && job.publicKeys.some((hex) => verifyEd25519(bytes, signature, hex)),
   };
 }

@@ -87,6 +87,7 @@ describe('npm run audit', () => {
       const sound = runAudit(null, ['--keys', keysFile, '--threads', '2']);
       expect(sound.stdout).toContain(`keys:                public keys of ${keysFile}`);
       expect(sound.stdout).toContain('verifying threads:   2');
+      expect(sound.stdout).toContain("Ed25519 verified by: libsodium, each refusal asked of node:crypto again (node:crypto's verdicts)");
       expect(sound.stdout).toContain('result: PASS');
       expect(existsSync(join(dataDir, 'attestation-secret'))).toBe(false);
 
