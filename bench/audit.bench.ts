@@ -8,7 +8,7 @@ import { paymentStreamName } from '../src/payments/saga/events.ts';
 import { createKeyring, publicKeyFromHex } from '../src/signing/keyring.ts';
 import { canonicalBytes } from '../src/signing/rfc8785.ts';
 import { seal } from '../src/signing/seal.ts';
-import { ed25519VerifyBackend, verifyEd25519 as verifyWithLibsodium } from '../src/signing/rfc8032-verify.ts';
+import { ed25519Backend, verifyEd25519 as verifyWithLibsodium } from '../src/signing/rfc8032.ts';
 import { compiledAudit } from './support/compiled.ts';
 import { rate } from './support/load.ts';
 
@@ -17,7 +17,7 @@ import { rate } from './support/load.ts';
  * only (no secret, so every signature is a full Ed25519 verification), verification on worker
  * threads, the log streamed. Compared with the bare rate of node:crypto Ed25519 verification of
  * the same records on one thread, times the cores (target: >= 0.8 of it), and with the bare rate
- * of the verification the audit uses (libsodium first, src/signing/rfc8032-verify.ts), which
+ * of the verification the audit uses (libsodium first, src/signing/rfc8032.ts), which
  * says what the audit costs beyond its signatures.
  */
 const RESULTS = Number(process.env['AUDIT_BENCH_RESULTS'] ?? 40_000);
@@ -57,7 +57,7 @@ export default async function run(): Promise<void> {
     }, 2);
     const cores = availableParallelism();
     console.log(`bare node:crypto Ed25519 verify, one thread: ${bare.toFixed(0)}/s; x ${cores} cores = ${(bare * cores).toFixed(0)}/s`);
-    console.log(`bare libsodium Ed25519 verify (the audit's, ${ed25519VerifyBackend}), one thread: ${bareLibsodium.toFixed(0)}/s = ${(bareLibsodium / bare).toFixed(2)} x node:crypto; x ${cores} cores = ${(bareLibsodium * cores).toFixed(0)}/s`);
+    console.log(`bare libsodium Ed25519 verify (the audit's, ${ed25519Backend}), one thread: ${bareLibsodium.toFixed(0)}/s = ${(bareLibsodium / bare).toFixed(2)} x node:crypto; x ${cores} cores = ${(bareLibsodium * cores).toFixed(0)}/s`);
 
     const { auditEventLog, startSignaturePool, openEventStoreForReading } = await compiledAudit();
     for (const threads of [1, cores]) {

@@ -19,7 +19,7 @@ import { formatReport } from './report.ts';
 import { auditKeysFromHistoryFile } from './key-history-file.ts';
 import type { AuditKeys } from './result-check.ts';
 import { startSignaturePool } from './signature-pool.ts';
-import { ed25519VerifyBackend } from '../signing/rfc8032-verify.ts';
+import { ed25519Backend } from '../signing/rfc8032.ts';
 import { checkIndexOnThread } from './index-check-thread.ts';
 import { LeafStore } from '../transparency/leaf-store.ts';
 import { auditRules } from '../catalog/index.ts';
@@ -108,7 +108,7 @@ async function main(): Promise<number> {
     bar?.stop();
     const index = await indexCheck;
     if (index) withIndexFindings(report, index);
-    console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000, threads, ed25519: ED25519_LIBRARY[ed25519VerifyBackend], keys: keysFile === undefined ? 'derived from the secret' : `public keys of ${keysFile}` }));
+    console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000, threads, ed25519: ED25519_LIBRARY[ed25519Backend], keys: keysFile === undefined ? 'derived from the secret' : `public keys of ${keysFile}` }));
     return report.ok ? 0 : 1;
   } finally {
     await verifier.close();

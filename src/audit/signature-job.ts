@@ -1,5 +1,5 @@
 import { sha256Hex } from '../signing/hash.ts';
-import { verifyEd25519 } from '../signing/rfc8032-verify.ts';
+import { verifyEd25519 } from '../signing/rfc8032.ts';
 import { canonicalBytes, type JsonValue } from '../signing/rfc8785.ts';
 
 /** One signed result to re-check with public keys only: what a worker thread receives. */
@@ -21,7 +21,7 @@ export interface SignatureVerdict {
 /**
  * Re-checks a result as an outside auditor can, holding no secret: the record re-canonicalised
  * (RFC 8785) and hashed, and the Ed25519 signature verified over those bytes, never over the
- * supplied digest. The verdict is node:crypto's; libsodium gives most of it faster (rfc8032-verify.ts).
+ * supplied digest. The verdict is node:crypto's; libsodium gives most of it faster (rfc8032.ts).
  */
 export function verifySignatureJob(job: SignatureJob): SignatureVerdict {
   let bytes: Buffer;

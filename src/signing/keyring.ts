@@ -3,9 +3,7 @@ import {
   createPublicKey,
   hkdfSync,
   randomBytes,
-  sign as edSign,
   timingSafeEqual,
-  verify as edVerify,
   type KeyObject,
 } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -13,6 +11,7 @@ import { join } from 'node:path';
 import { createFileAtomically } from '../atomic-file.ts';
 import { sha256Hex } from './hash.ts';
 import { KEY_FAMILY_NAMES, type KeyFamily } from './key-families.ts';
+import { ed25519Signer, libsodium, verifyEd25519, type Ed25519Sign } from './rfc8032.ts';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -57,7 +56,8 @@ export interface Keyring {
 }
 
 interface LoadedKey extends HistoricKey {
-  privateKey: KeyObject;
+  /** Signs with this key: libsodium where it loads, node:crypto otherwise, the same bytes either way (rfc8032.ts). */
+  sign: Ed25519Sign;
   publicKey: KeyObject;
 }
 
@@ -79,7 +79,7 @@ export function publicKeyFromHex(hex: string): KeyObject {
  * in constant time and never leaves this function.
  */
 function isOwnSignature(key: LoadedKey, message: Uint8Array, signature: Buffer): boolean {
-  return timingSafeEqual(edSign(null, message, key.privateKey), signature);
+  return signature.length === 64 && timingSafeEqual(key.sign(message), signature);
 }
 
 /** A family's 32-byte Ed25519 seed: HKDF-SHA256 of the secret, info = family name. */
@@ -101,7 +101,7 @@ function loadKey(secret: string | Uint8Array, family: KeyFamily, window: Pick<Hi
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const publicKey = createPublicKey(privateKey);
   const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
-  return { family, privateKey, publicKey, publicKeyHex: raw.toString('hex'), keyId: keyIdOf(raw), ...window };
+  return { family, sign: ed25519Signer(seed, privateKey, libsodium), publicKey, publicKeyHex: raw.toString('hex'), keyId: keyIdOf(raw), ...window };
 }
 
 /** Derives every family's Ed25519 key from one secret (familySeed): one generation, valid always. */
@@ -139,10 +139,10 @@ export function createRotatingKeyring(generations: readonly KeyGenerationSecret[
   };
   const current = (family: KeyFamily) => keyAt(family, clock());
   const describe = (key: LoadedKey): HistoricKey => ({ family: key.family, publicKeyHex: key.publicKeyHex, keyId: key.keyId, generation: key.generation, validFrom: key.validFrom, validUntil: key.validUntil });
-  const verifyWith = (key: LoadedKey, message: Uint8Array, signature: Buffer) => isOwnSignature(key, message, signature) || edVerify(null, message, key.publicKey, signature);
+  const verifyWith = (key: LoadedKey, message: Uint8Array, signature: Buffer) => isOwnSignature(key, message, signature) || verifyEd25519(message, signature, key.publicKeyHex);
 
   return {
-    sign: (family, message) => edSign(null, message, current(family).privateKey).toString('hex'),
+    sign: (family, message) => current(family).sign(message).toString('hex'),
     verify: (family, message, signatureHex, at) => {
       if (!/^[0-9a-f]{128}$/.test(signatureHex)) return false;
       const signature = Buffer.from(signatureHex, 'hex');

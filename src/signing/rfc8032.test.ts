@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, sign } from 'no
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ed25519Verifier, ed25519VerifyBackend, verifyEd25519, verifyWithNodeCrypto } from './rfc8032-verify.ts';
+import { ed25519Backend, ed25519Signer, ed25519Verifier, verifyEd25519, verifyWithNodeCrypto } from './rfc8032.ts';
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const rawPublicKey = (key: ReturnType<typeof createPublicKey>) => key.export({ format: 'der', type: 'spki' }).subarray(12).toString('hex');
@@ -27,7 +27,7 @@ const RFC8032_VECTORS = [
 
 describe('Ed25519 verification (RFC 8032), libsodium first with node:crypto verdicts', () => {
   it('uses libsodium where its binary loads (it ships inside the package for this platform)', () => {
-    expect(ed25519VerifyBackend).toBe('libsodium');
+    expect(ed25519Backend).toBe('libsodium');
     expect(verifyEd25519).not.toBe(verifyWithNodeCrypto);
   });
 
@@ -91,5 +91,26 @@ describe('Ed25519 verification (RFC 8032), libsodium first with node:crypto verd
 
   it('is node:crypto alone where libsodium cannot load', () => {
     expect(ed25519Verifier(undefined)).toBe(verifyWithNodeCrypto);
+  });
+});
+
+describe('Ed25519 signing (RFC 8032), libsodium where it loads', () => {
+  const keyOf = (seed: Uint8Array) => createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+
+  it('gives the RFC 8032 test vectors, with libsodium and with node:crypto', () => {
+    for (const v of RFC8032_VECTORS) {
+      const seed = Buffer.from(v.seed, 'hex');
+      for (const library of [libsodium, undefined]) expect(ed25519Signer(seed, keyOf(seed), library)(Buffer.from(v.message, 'hex')).toString('hex')).toBe(v.signature);
+    }
+  });
+
+  it('gives the same bytes as node:crypto for any seed and message (signatures are deterministic)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 500 }), (seed, message) => {
+        const key = keyOf(seed);
+        expect(ed25519Signer(seed, key, libsodium)(message).equals(sign(null, message, key))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

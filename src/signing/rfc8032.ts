@@ -1,0 +1,94 @@
+import { createRequire } from 'node:module';
+import { createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
+
+/**
+ * Ed25519 (RFC 8032) where a paid call and an audit spend their time: libsodium (the
+ * `sodium-native` package, its prebuilt binary inside the package) signs and verifies in about
+ * half the time of node:crypto's OpenSSL on the machines measured (docs/benchmarks.md), and
+ * node:crypto does it all where libsodium cannot load.
+ *
+ * Signing gives the same bytes whichever library signs: an Ed25519 signature is a function of the
+ * key and the message alone (RFC 8032, 5.1.6).
+ *
+ * The verdict of a verification is node:crypto's for every input, whichever library answers.
+ * libsodium accepts a subset of what OpenSSL accepts: both check S < L and compare the encoding
+ * of [S]B - [k]A with R, and libsodium also refuses small-order or non-canonical keys and
+ * small-order R. So its acceptance is final, and its refusal is asked of node:crypto again: only
+ * an invalid signature (rare in a real log) pays for two verifications, and an audit's answer
+ * never depends on which library loaded on the auditor's machine.
+ */
+export interface Libsodium {
+  crypto_sign_verify_detached(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
+  crypto_sign_detached(signature: Uint8Array, message: Uint8Array, secretKey: Uint8Array): void;
+  crypto_sign_seed_keypair(publicKey: Uint8Array, secretKey: Uint8Array, seed: Uint8Array): void;
+}
+
+export type Ed25519Verify = (message: Uint8Array, signature: Uint8Array, publicKeyHex: string) => boolean;
+export type Ed25519Sign = (message: Uint8Array) => Buffer;
+
+const SIGNATURE_BYTES = 64;
+const PUBLIC_KEY_HEX = /^[0-9a-fA-F]{64}$/;
+const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+function loadLibsodium(): Libsodium | undefined {
+  try {
+    return createRequire(import.meta.url)('sodium-native') as Libsodium;
+  } catch {
+    return undefined;
+  }
+}
+
+const keyObjects = new Map<string, KeyObject>();
+const rawKeys = new Map<string, Buffer>();
+
+function keyObjectOf(hex: string): KeyObject {
+  let key = keyObjects.get(hex);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+    keyObjects.set(hex, key);
+  }
+  return key;
+}
+
+function rawKeyOf(hex: string): Buffer {
+  let key = rawKeys.get(hex);
+  if (!key) {
+    key = Buffer.from(hex, 'hex');
+    rawKeys.set(hex, key);
+  }
+  return key;
+}
+
+/** node:crypto (OpenSSL) alone: the reference verdict. */
+export const verifyWithNodeCrypto: Ed25519Verify = (message, signature, publicKeyHex) =>
+  signature.length === SIGNATURE_BYTES && PUBLIC_KEY_HEX.test(publicKeyHex) && nodeVerify(null, message, keyObjectOf(publicKeyHex), signature);
+
+/** libsodium first, node:crypto for what it refuses; node:crypto alone without libsodium. */
+export function ed25519Verifier(library: Libsodium | undefined): Ed25519Verify {
+  if (!library) return verifyWithNodeCrypto;
+  return (message, signature, publicKeyHex) => {
+    if (signature.length !== SIGNATURE_BYTES || !PUBLIC_KEY_HEX.test(publicKeyHex)) return false;
+    return library.crypto_sign_verify_detached(signature, message, rawKeyOf(publicKeyHex)) || nodeVerify(null, message, keyObjectOf(publicKeyHex), signature);
+  };
+}
+
+/**
+ * Signs with one key, given as its 32-byte seed and as node:crypto's key object of the same seed.
+ * libsodium's secret key (the seed and the public key) is an ordinary buffer of this process, as
+ * the configured secret that every seed derives from already is; libsodium's locked memory would
+ * cost pages of address space and locked memory for each of the many keyrings a test run makes.
+ */
+export function ed25519Signer(seed: Uint8Array, privateKey: KeyObject, library: Libsodium | undefined): Ed25519Sign {
+  if (!library) return (message) => nodeSign(null, message, privateKey);
+  const secretKey = Buffer.alloc(64);
+  library.crypto_sign_seed_keypair(Buffer.alloc(32), secretKey, seed);
+  return (message) => {
+    const signature = Buffer.allocUnsafe(SIGNATURE_BYTES);
+    library.crypto_sign_detached(signature, message, secretKey);
+    return signature;
+  };
+}
+
+export const libsodium = loadLibsodium();
+export const ed25519Backend: 'libsodium' | 'node:crypto' = libsodium ? 'libsodium' : 'node:crypto';
+export const verifyEd25519: Ed25519Verify = ed25519Verifier(libsodium);
