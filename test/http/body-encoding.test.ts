@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { MCP_MAX_BATCH } from '../../src/mcp/endpoint.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { useTestService } from '../support/service.ts';
 
@@ -99,6 +100,20 @@ describe('on the MCP endpoint what the service will not read is a JSON-RPC error
       expect(res.headers.get('allow')).toBe('POST, OPTIONS');
       if (method !== 'HEAD') expect(((await res.json()) as RpcError).error.code).toBe(-32600);
     }
+  });
+
+  it(`a batch of more than ${MCP_MAX_BATCH} messages is an invalid request (-32600, HTTP 400), before any is answered; ${MCP_MAX_BATCH} are answered`, async () => {
+    const batch = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' })));
+    const refused = await mcp(batch(100));
+    expect(refused.status).toBe(400);
+    const answer = (await refused.json()) as RpcError;
+    expect(answer).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { error: 'batch_too_large' } } });
+    expect(answer.error.message).toContain(`a batch of 100 JSON-RPC messages: at most ${MCP_MAX_BATCH}`);
+
+    const served = await mcp(batch(MCP_MAX_BATCH));
+    expect(served.status).toBe(200);
+    const answers = (await served.json()) as Array<{ id: number; result: { tools: unknown[] } }>;
+    expect(answers.map((a) => a.id).sort((a, b) => a - b)).toEqual(Array.from({ length: MCP_MAX_BATCH }, (_, i) => i));
   });
 
   it('an argument a signature could not carry is invalid params (-32602), naming it', async () => {
