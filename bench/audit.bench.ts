@@ -57,7 +57,7 @@ export default async function run(): Promise<void> {
     }, 2);
     const cores = availableParallelism();
     console.log(`bare node:crypto Ed25519 verify, one thread: ${bare.toFixed(0)}/s; x ${cores} cores = ${(bare * cores).toFixed(0)}/s`);
-    console.log(`bare libsodium Ed25519 verify (the audit's, ${ed25519Backend}), one thread: ${bareLibsodium.toFixed(0)}/s = ${(bareLibsodium / bare).toFixed(2)} x node:crypto; x ${cores} cores = ${(bareLibsodium * cores).toFixed(0)}/s`);
+    console.log(`bare libsodium Ed25519 verify (the audit's, ${ed25519Backend()}), one thread: ${bareLibsodium.toFixed(0)}/s = ${(bareLibsodium / bare).toFixed(2)} x node:crypto; x ${cores} cores = ${(bareLibsodium * cores).toFixed(0)}/s`);
 
     const { auditEventLog, startSignaturePool, openEventStoreForReading } = await compiledAudit();
     for (const threads of [1, cores]) {

@@ -108,7 +108,7 @@ async function main(): Promise<number> {
     bar?.stop();
     const index = await indexCheck;
     if (index) withIndexFindings(report, index);
-    console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000, threads, ed25519: ED25519_LIBRARY[ed25519Backend], keys: keysFile === undefined ? 'derived from the secret' : `public keys of ${keysFile}` }));
+    console.log(formatReport(report, { source: eventStoreUrl ? 'EventStoreDB' : dataDir, seconds: (Date.now() - started) / 1000, threads, ed25519: ED25519_LIBRARY[ed25519Backend()], keys: keysFile === undefined ? 'derived from the secret' : `public keys of ${keysFile}` }));
     return report.ok ? 0 : 1;
   } finally {
     await verifier.close();

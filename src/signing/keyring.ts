@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createFileAtomically } from '../atomic-file.ts';
 import { sha256Hex } from './hash.ts';
 import { KEY_FAMILY_NAMES, type KeyFamily } from './key-families.ts';
-import { ed25519Signer, libsodium, verifyEd25519, type Ed25519Sign } from './rfc8032.ts';
+import { ed25519Signer, verifyEd25519, type Ed25519Sign } from './rfc8032.ts';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -101,7 +101,7 @@ function loadKey(secret: string | Uint8Array, family: KeyFamily, window: Pick<Hi
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const publicKey = createPublicKey(privateKey);
   const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
-  return { family, sign: ed25519Signer(seed, privateKey, libsodium), publicKey, publicKeyHex: raw.toString('hex'), keyId: keyIdOf(raw), ...window };
+  return { family, sign: ed25519Signer(seed, privateKey), publicKey, publicKeyHex: raw.toString('hex'), keyId: keyIdOf(raw), ...window };
 }
 
 /** Derives every family's Ed25519 key from one secret (familySeed): one generation, valid always. */

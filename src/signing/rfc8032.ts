@@ -78,7 +78,7 @@ export function ed25519Verifier(library: Libsodium | undefined): Ed25519Verify {
  * the configured secret that every seed derives from already is; libsodium's locked memory would
  * cost pages of address space and locked memory for each of the many keyrings a test run makes.
  */
-export function ed25519Signer(seed: Uint8Array, privateKey: KeyObject, library: Libsodium | undefined): Ed25519Sign {
+export function signerWith(seed: Uint8Array, privateKey: KeyObject, library: Libsodium | undefined): Ed25519Sign {
   if (!library) return (message) => nodeSign(null, message, privateKey);
   const secretKey = Buffer.alloc(64);
   library.crypto_sign_seed_keypair(Buffer.alloc(32), secretKey, seed);
@@ -89,6 +89,19 @@ export function ed25519Signer(seed: Uint8Array, privateKey: KeyObject, library: 
   };
 }
 
-export const libsodium = loadLibsodium();
-export const ed25519Backend: 'libsodium' | 'node:crypto' = libsodium ? 'libsodium' : 'node:crypto';
-export const verifyEd25519: Ed25519Verify = ed25519Verifier(libsodium);
+let loaded: { library: Libsodium | undefined } | undefined;
+/** libsodium, loaded at its first use (about 20 ms here): a start that signs nothing does not wait for it. */
+export function libsodium(): Libsodium | undefined {
+  return (loaded ??= { library: loadLibsodium() }).library;
+}
+
+export const ed25519Backend = (): 'libsodium' | 'node:crypto' => (libsodium() ? 'libsodium' : 'node:crypto');
+
+let verifier: Ed25519Verify | undefined;
+export const verifyEd25519: Ed25519Verify = (message, signature, publicKeyHex) => (verifier ??= ed25519Verifier(libsodium()))(message, signature, publicKeyHex);
+
+/** signerWith() the library that loads here, chosen at the first signature. */
+export function ed25519Signer(seed: Uint8Array, privateKey: KeyObject): Ed25519Sign {
+  let sign: Ed25519Sign | undefined;
+  return (message) => (sign ??= signerWith(seed, privateKey, libsodium()))(message);
+}
