@@ -1,4 +1,4 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak256.ts';
 import type { TransferAuthorization } from '../settlers/settler.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { TransferAuthorization } from '../settlers/settler.ts';
  * token, so it is computed once per (name, version, chainId, token).
  */
 const encoder = new TextEncoder();
-const keccakText = (text: string): Uint8Array => keccak_256(encoder.encode(text));
+const keccakText = (text: string): Uint8Array => keccak256(encoder.encode(text));
 
 const DOMAIN_TYPEHASH = keccakText('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)');
 /** The EIP-712 type the payer signs, in the shape wallets and viem take; the typehash derives from it. */
@@ -63,7 +63,7 @@ export function domainSeparator(domain: TokenDomain): Uint8Array {
     words.set(keccakText(domain.version), 64);
     writeUint(words, 96, domain.chainId);
     writeHex(words, 128, domain.verifyingContract, 20);
-    separator = keccak_256(words);
+    separator = keccak256(words);
     domainSeparators.set(key, separator);
   }
   return separator;
@@ -82,8 +82,8 @@ export function transferAuthorizationDigest(domain: TokenDomain, authorization: 
   message[0] = 0x19;
   message[1] = 0x01;
   message.set(domainSeparator(domain), 2);
-  message.set(keccak_256(struct), 34);
-  return keccak_256(message);
+  message.set(keccak256(struct), 34);
+  return keccak256(message);
 }
 
 /** CAIP-2 "eip155:<id>" -> chain id. */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { secp256k1 as nobleSecp256k1 } from '@noble/curves/secp256k1.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak256.ts';
 
 /**
  * Recovers the Ethereum address that produced a 65-byte (r, s, v) signature over a digest.
@@ -54,7 +54,7 @@ export function recoverSigner(digest: Uint8Array, signatureHex: string, backend:
   } catch {
     return undefined;
   }
-  return `0x${Buffer.from(keccak_256(publicKey.subarray(1))).toString('hex', 12)}`;
+  return `0x${Buffer.from(keccak256(publicKey.subarray(1))).toString('hex', 12)}`;
 }
 
 /** For the cross-check tests: the pure-JS path, whichever backend is in use. */
