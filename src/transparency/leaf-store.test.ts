@@ -67,6 +67,27 @@ describe('the result log store on disk', () => {
     await reopened.close();
   });
 
+  it('a result signed again finds its first leaf, and after a reset the leaves read back are the new ones, not those read before', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    const tree = treeOver(store);
+    appendTo(store, tree, 0, 40);
+    await store.flush();
+    // The same result again, twice, after its first leaf was committed: each finds leaf 7.
+    for (const at of [40, 41]) {
+      expect(store.append({ ...leafNumber(7), position: 1_000 + at })).toBe(at);
+      expect(store.find(digest(7))).toBe(7);
+    }
+    expect(store.leafAt(7).position).toBe(leafNumber(7).position);
+
+    await store.reset();
+    const other = (i: number): StoredLeaf => ({ position: 10 * i, sha256: digest(500 + i), key: 'attest k3' });
+    for (let i = 0; i < 10; i++) store.append(other(i));
+    await store.flush();
+    expect(store.leafAt(7)).toEqual({ ...other(7), sha256: expect.toSatisfy((d: Uint8Array) => Buffer.from(d).equals(digest(507))) });
+    expect(store.find(digest(7))).toBeUndefined();
+    await store.close();
+  });
+
   it('keeps the leaves appended while a commit runs, and commits them next', async () => {
     const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
     const tree = treeOver(store);

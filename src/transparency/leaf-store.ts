@@ -43,6 +43,12 @@ const FLUSH_MS = 100;
 const FLUSH_LEAVES = 16_384;
 /** After a failed commit (a full disk), the next waits this long; the tail stays in memory meanwhile. */
 const RETRY_MS = 5_000;
+/**
+ * Committed leaves kept after they were read back from the file. The same result signed again
+ * within its second (the same claim attested by many callers at once) looks its first leaf up at
+ * every append and answer: without these, a file read each time.
+ */
+const RECENTLY_READ_LEAVES = 256;
 
 interface StoreState {
   format: number;
@@ -87,6 +93,8 @@ export class LeafStore implements NodeLevels {
   private readonly keys: string[] = [];
   private readonly keyNumbers = new Map<string, number>();
   private committedKeys: number;
+  /** Committed leaves read back lately (they never change once committed); emptied when full and at reset. */
+  private readonly recentlyRead = new Map<number, StoredLeaf>();
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private timerIsSoon = false;
@@ -207,7 +215,14 @@ export class LeafStore implements NodeLevels {
   leafAt(index: number): StoredLeaf {
     if (!Number.isInteger(index) || index < 0 || index >= this.size) throw new RangeError(`leaf ${index} is outside a log of ${this.size}`);
     if (index >= this.committed) return this.tail.leaves[index - this.committed]!;
-    return this.leafFrom(this.dbs!.records.read(index));
+    let leaf = this.recentlyRead.get(index);
+    if (!leaf) {
+      const read = this.leafFrom(this.dbs!.records.read(index));
+      leaf = { ...read, sha256: Buffer.from(read.sha256) };
+      if (this.recentlyRead.size >= RECENTLY_READ_LEAVES) this.recentlyRead.clear();
+      this.recentlyRead.set(index, leaf);
+    }
+    return leaf;
   }
 
   /** Committed leaves `from` .. from+count-1, read together (an audit reads them all in order); undefined for a damaged one. */
@@ -276,6 +291,7 @@ export class LeafStore implements NodeLevels {
     await this.flush();
     this.tail = new Tail();
     this.committed = 0;
+    this.recentlyRead.clear();
     this.lastPosition = undefined;
     if (this.dbs) clearTables(this.dbs);
     this.keys.length = 0;
