@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { catalog } from './catalog/index.ts';
 import { MAX_HEADER_BYTES } from './kernel/limits.ts';
+import { answerClientError } from './http/client-error.ts';
 import type { HttpDeps } from './http/routes.ts';
 import { publicBaseUrl, type Settings } from './config.ts';
 import type { EventStore } from './events/port.ts';
@@ -76,6 +77,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
     },
     app.callback(),
   );
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(settings.PORT, settings.HOST, () => resolve());

@@ -27,6 +27,7 @@ describe('server timeouts (settings)', () => {
   it('answers 408 to a body that never finishes, after REQUEST_TIMEOUT_MS', async () => {
     const { answer, openMs } = await slowClient('POST /v1/veritrack/attest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"kind":');
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(answer).toContain('"error":"request_timeout"');
     expect(openMs).toBeLessThan(4_000);
   });
 
