@@ -1,9 +1,9 @@
 import type { EventStore } from './port.ts';
 
 /**
- * `store` lent to a command with an append of the lender's own (one that claims a payment first,
- * or one that stops the command): reads pass through, the append limit is the store's, and
- * closing it is not the borrower's business.
+ * `store` lent to a command with an append of the lender's own (one that claims a payment
+ * first): reads pass through, the append limit is the store's, and closing it is not the
+ * borrower's business.
  */
 export function withOwnAppend(store: EventStore, appendToStream: EventStore['appendToStream']): EventStore {
   return {

@@ -1,8 +1,8 @@
 // The event store's limit on one append (EventStoreDB's MaxAppendSize, docs/event-store.md),
 // met before the money moves: a signed result the store could not hold is refused, 413, with
 // nothing charged, instead of failing after settlement on every retry.
-import { appendBytes, checkAppendSize } from '../../events/append-rules.ts';
-import { withOwnAppend } from '../../events/borrowed-store.ts';
+import { appendBytes } from '../../events/append-rules.ts';
+import { withStagedAppends } from '../../events/staged-store.ts';
 import { AppendTooLargeError, type EventData, type EventStore } from '../../events/port.ts';
 import type { CallContext } from '../../kernel/operation.ts';
 import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
@@ -10,37 +10,30 @@ import { signedEvent, signedOf } from './claim.ts';
 import { callContext, type PaidCallOutcome, type SagaStep } from './context.ts';
 import type { PaymentProgress } from './payment-stream.ts';
 
-/** Stops a command at its first append: it keeps state, so it runs only once the payment is settled. */
-class AppendsState extends Error {}
-
 /**
  * Before settling, on a store that limits appends (EventStoreDB): runs the command to learn
  * whether its result fits in one append, so that a result the store cannot hold is refused
- * before the money moves. A command that appends domain events stops at its first append
- * (refused there if that append alone is too large) and runs again after settlement; any other
- * command's result is kept and signed after settlement, so it runs once, as before.
+ * before the money moves. A command that appends domain events runs on a store that holds them
+ * back (events/staged-store.ts): refused if one of its appends or its signed result would not
+ * fit, and otherwise run again after settlement, for real. Any other command's result is kept
+ * and signed after settlement, so it runs once, as before.
  */
 export async function runBeforeSettling(step: SagaStep, progress: PaymentProgress): Promise<{ refused: PaidCallOutcome } | { ran: SignedResult } | undefined> {
   const limit = step.deps.store.appendLimitBytes;
   if (limit === undefined) return undefined;
-  const ctx: CallContext = { ...callContext(step, progress.authorized!.data), store: appendsStopped(step.deps.store) };
+  const staged = withStagedAppends(step.deps.store);
+  const ctx: CallContext = { ...callContext(step, progress.authorized!.data), store: staged };
   let result: SignedResult;
   try {
     result = await runOperation(step.call.op, step.call.input, ctx);
   } catch (err) {
     if (err instanceof AppendTooLargeError) return { refused: resultTooLarge(err.bytes, err.limit) };
-    // State to keep, or a failure the settled call meets again and answers as it always has.
+    // A failure the settled call meets again and answers as it always has.
     return undefined;
   }
   const bytes = appendBytes([signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))]);
-  return bytes > limit ? { refused: resultTooLarge(bytes, limit) } : { ran: result };
-}
-
-function appendsStopped(store: EventStore): EventStore {
-  return withOwnAppend(store, async (stream, events) => {
-    checkAppendSize(stream, events, store.appendLimitBytes);
-    throw new AppendsState();
-  });
+  if (bytes > limit) return { refused: resultTooLarge(bytes, limit) };
+  return staged.stagedEvents > 0 ? undefined : { ran: result };
 }
 
 /** 413, before anything is charged: the signed result would not fit in one append of the store. */

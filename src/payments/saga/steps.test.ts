@@ -282,6 +282,44 @@ describe('a result the event store cannot hold in one append (EventStoreDB: MaxA
     expect(settler.transfers).toBe(0);
   });
 
+  const keepingState = (record: (ctx: { now: number }) => Record<string, unknown>, runs = { count: 0 }) => ({
+    ...op,
+    command: {
+      async execute(_raw: unknown, ctx: { store: EventStore; paymentId: string; now: number }) {
+        runs.count++;
+        const stream = `state-${ctx.paymentId}`;
+        // Reads back what it appended, as a decider does: a staged append must be seen.
+        await ctx.store.appendToStream(stream, [{ id: randomUUID(), type: 'Kept', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+        const kept = await ctx.store.readStream(stream);
+        if (kept.length !== 1) throw new Error(`read back ${kept.length} events`);
+        return { record: { kind: 'kept', at: ctx.now, ...record(ctx) } };
+      },
+    },
+  });
+
+  it('a command that keeps state is refused before settling when its signed result could not be held, though its own append could', async () => {
+    const deps = limitedDeps();
+    const settler = countingSettler();
+    const call = await paidCall(deps);
+    const outcome = await createPaidCallSaga(settler).run({ ...call, op: keepingState(() => ({ notes: 'x'.repeat(LIMIT) })) }, deps);
+    expect(outcome).toMatchObject({ kind: 'refused', refusal: { status: 413, error: 'result_too_large' } });
+    expect(settler.transfers).toBe(0);
+    // Nothing the measuring run appended reached the store.
+    expect(await deps.store.readStream(`state-${stepOf(deps, call, settler).stream}`)).toEqual([]);
+  });
+
+  it('a command that keeps state and fits is measured, settled, then run for real: its state appended once', async () => {
+    const deps = limitedDeps();
+    const settler = countingSettler();
+    const call = await paidCall(deps);
+    const runs = { count: 0 };
+    const outcome = await createPaidCallSaga(settler).run({ ...call, op: keepingState(() => ({ notes: 'small' }), runs) }, deps);
+    expect(outcome.kind).toBe('signed');
+    expect(runs.count).toBe(2);
+    expect(settler.transfers).toBe(1);
+    expect((await deps.store.readStream(`state-${stepOf(deps, call, settler).stream}`)).map((e) => e.type)).toEqual(['Kept']);
+  });
+
   it('with local settlement nothing is written, so the same payment can still pay for a smaller request', async () => {
     const deps = limitedDeps();
     const gateway = createGateway(createLocalSettler());

@@ -1,0 +1,72 @@
+import { checkAppendSize, checkExpectedRevision } from './append-rules.ts';
+import type { AppendResult, EventStore, ReadStreamOptions, RecordedEvent } from './port.ts';
+
+/** `store` with its appends held back: what a command staged, and how many events. */
+export interface StagedStore extends EventStore {
+  readonly stagedEvents: number;
+}
+
+/**
+ * Positions of staged events: past any real one, so that nothing staged is mistaken for an event
+ * of the log. A record that names one is never signed (see withStagedAppends).
+ */
+const STAGED_POSITION_BASE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * `store` lent to a command that is run only to learn what it would sign: its appends are held
+ * in memory (each checked against the store's append limit, and its expected revision against
+ * the store's stream and what was staged on it), its reads of a stream it appended to see them
+ * after the store's events, and the store is left as it was. Reads of the whole log and
+ * subscriptions see the store alone. A command that staged anything keeps state: its result is
+ * for measuring only, and it runs again, for real, to be signed.
+ */
+export function withStagedAppends(store: EventStore): StagedStore {
+  const staged = new Map<string, RecordedEvent[]>();
+  let count = 0;
+
+  async function lengthOf(stream: string): Promise<number> {
+    const mine = staged.get(stream);
+    if (mine) return Number(mine.at(-1)!.revision) + 1;
+    const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    return last ? Number(last.revision) + 1 : 0;
+  }
+
+  return {
+    get stagedEvents() {
+      return count;
+    },
+    async appendToStream(stream, events, options = {}): Promise<AppendResult> {
+      checkAppendSize(stream, events, store.appendLimitBytes);
+      const length = await lengthOf(stream);
+      checkExpectedRevision(stream, length, options.expectedRevision ?? 'any');
+      const mine = staged.get(stream) ?? [];
+      const recordedAt = Date.now();
+      for (const [i, event] of events.entries()) {
+        mine.push({ id: event.id, type: event.type, data: event.data, metadata: event.metadata ?? {}, stream, revision: BigInt(length + i), position: STAGED_POSITION_BASE + BigInt(count + i), recordedAt });
+      }
+      staged.set(stream, mine);
+      count += events.length;
+      return { nextExpectedRevision: BigInt(length + events.length - 1), position: STAGED_POSITION_BASE + BigInt(count - 1) };
+    },
+    async readStream(stream, options = {}) {
+      const mine = staged.get(stream);
+      if (!mine) return store.readStream(stream, options);
+      return windowOf([...(await store.readStream(stream)), ...mine], options);
+    },
+    readAll: (options) => store.readAll(options),
+    subscribeToAll: (options) => store.subscribeToAll(options),
+    close: async () => {},
+    ...(store.appendLimitBytes === undefined ? {} : { appendLimitBytes: store.appendLimitBytes }),
+  };
+}
+
+/** The events of a whole stream that a read with `options` answers, as EventStore.readStream does. */
+function windowOf(events: RecordedEvent[], options: ReadStreamOptions): RecordedEvent[] {
+  const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+  if (options.direction === 'backwards') {
+    const from = options.fromRevision ?? BigInt(events.length - 1);
+    return events.filter((e) => e.revision <= from).reverse().slice(0, max);
+  }
+  const from = options.fromRevision ?? 0n;
+  return events.filter((e) => e.revision >= from).slice(0, max);
+}
