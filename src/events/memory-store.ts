@@ -12,6 +12,7 @@ import {
 } from './port.ts';
 import { checkAppendSize, matchIdempotentAppend, checkExpectedRevision } from './append-rules.ts';
 import { createSubscriptionHub, published } from './subscription-hub.ts';
+import { streamWindow } from './stream-window.ts';
 
 /**
  * In-memory adapter with the same semantics as the durable ones: for unit tests.
@@ -50,14 +51,7 @@ export function createMemoryEventStore(options: { appendLimitBytes?: number } = 
   }
 
   async function readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    const events = streams.get(stream) ?? [];
-    const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    if (options.direction === 'backwards') {
-      const from = options.fromRevision ?? BigInt(events.length - 1);
-      return events.filter((e) => e.revision <= from).reverse().slice(0, max);
-    }
-    const from = options.fromRevision ?? 0n;
-    return events.filter((e) => e.revision >= from).slice(0, max);
+    return streamWindow(streams.get(stream) ?? [], options);
   }
 
   async function* readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {

@@ -1,5 +1,6 @@
 import { checkAppendSize, checkExpectedRevision } from './append-rules.ts';
-import type { AppendResult, EventStore, ReadStreamOptions, RecordedEvent } from './port.ts';
+import type { AppendResult, EventStore, RecordedEvent } from './port.ts';
+import { streamWindow } from './stream-window.ts';
 
 /** `store` with its appends held back: what a command staged, and how many events. */
 export interface StagedStore extends EventStore {
@@ -51,22 +52,11 @@ export function withStagedAppends(store: EventStore): StagedStore {
     async readStream(stream, options = {}) {
       const mine = staged.get(stream);
       if (!mine) return store.readStream(stream, options);
-      return windowOf([...(await store.readStream(stream)), ...mine], options);
+      return streamWindow([...(await store.readStream(stream)), ...mine], options);
     },
     readAll: (options) => store.readAll(options),
     subscribeToAll: (options) => store.subscribeToAll(options),
     close: async () => {},
     ...(store.appendLimitBytes === undefined ? {} : { appendLimitBytes: store.appendLimitBytes }),
   };
-}
-
-/** The events of a whole stream that a read with `options` answers, as EventStore.readStream does. */
-function windowOf(events: RecordedEvent[], options: ReadStreamOptions): RecordedEvent[] {
-  const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-  if (options.direction === 'backwards') {
-    const from = options.fromRevision ?? BigInt(events.length - 1);
-    return events.filter((e) => e.revision <= from).reverse().slice(0, max);
-  }
-  const from = options.fromRevision ?? 0n;
-  return events.filter((e) => e.revision >= from).slice(0, max);
 }
