@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,30 +25,39 @@ function newestInput() {
   return newest;
 }
 
-const force = process.argv.includes('--force');
-if (!force && existsSync(stamp) && statSync(stamp).mtimeMs >= newestInput()) process.exit(0);
+/**
+ * Builds dist/ when an input is newer than the last build (or always, with `force`); answers the
+ * exit status: 0 when dist/ is ready to run.
+ */
+export function build({ force = false } = {}) {
+  if (!force && existsSync(stamp) && statSync(stamp).mtimeMs >= newestInput()) return 0;
 
-let tsc;
-try {
-  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-} catch {
-  if (existsSync(join(dist, 'main.js'))) {
-    process.stderr.write('build: typescript is not installed (production install?); running the existing dist/\n');
-    process.exit(0);
+  let tsc;
+  try {
+    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    if (existsSync(join(dist, 'main.js'))) {
+      process.stderr.write('build: typescript is not installed (production install?); running the existing dist/\n');
+      return 0;
+    }
+    process.stderr.write('build: typescript is not installed and dist/ is missing: run `npm install` (with dev dependencies) first\n');
+    return 1;
   }
-  process.stderr.write('build: typescript is not installed and dist/ is missing: run `npm install` (with dev dependencies) first\n');
-  process.exit(1);
+
+  process.stderr.write('build: compiling src/ into dist/ ...\n');
+  rmSync(dist, { recursive: true, force: true });
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (result.status !== 0) return result.status ?? 1;
+  // Data files shipped beside the code (curated data sets, static pages) go along unchanged.
+  for (const { path } of files(src)) {
+    if (path.endsWith('.ts')) continue;
+    const target = join(dist, relative(src, path));
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(path, target);
+  }
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  return 0;
 }
 
-process.stderr.write('build: compiling src/ into dist/ ...\n');
-rmSync(dist, { recursive: true, force: true });
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-if (result.status !== 0) process.exit(result.status ?? 1);
-// Data files shipped beside the code (curated data sets, static pages) go along unchanged.
-for (const { path } of files(src)) {
-  if (path.endsWith('.ts')) continue;
-  const target = join(dist, relative(src, path));
-  mkdirSync(dirname(target), { recursive: true });
-  copyFileSync(path, target);
-}
-writeFileSync(stamp, `${new Date().toISOString()}\n`);
+// Run as a command (`npm run build`, `npm run audit`'s pre-step), not when start.mjs imports it.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = build({ force: process.argv.includes('--force') });
