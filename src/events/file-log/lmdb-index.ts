@@ -74,11 +74,13 @@ export class PersistedIndex {
    */
   private limit = 0;
   /**
-   * The last stream whose name was hashed, and its digest: a stream is usually asked about
-   * several times in a row (each revision of a long stream read back, the three lookups the index
-   * check makes of an event), and a hash costs about as much as the LMDB get it leads to.
+   * The streams whose names were hashed lately, and their digests: a stream is asked about
+   * several times (a paid call's stream when its saga reads it, when it is appended to and at the
+   * next checkpoint, with other calls' lookups in between; each revision of a long stream read
+   * back), and a hash costs about as much as the LMDB get it leads to. At most DIGESTS_KEPT;
+   * a digest is only ever read (copied into keys), so one buffer serves every lookup.
    */
-  private lastDigested: { stream: string | undefined; digest: Buffer } = { stream: undefined, digest: Buffer.alloc(0) };
+  private readonly recentDigests = new Map<string, Buffer>();
   /**
    * The first SCANNED_REVISIONS ids of the long streams asked about last, by name: they never
    * change, and reading them from `locations` (and hashing the name to find them) at every append
@@ -220,8 +222,13 @@ export class PersistedIndex {
   }
 
   private digestOf(stream: string): Buffer {
-    if (stream !== this.lastDigested.stream) this.lastDigested = { stream, digest: streamDigest(stream) };
-    return this.lastDigested.digest;
+    let digest = this.recentDigests.get(stream);
+    if (!digest) {
+      if (this.recentDigests.size >= DIGESTS_KEPT) this.recentDigests.clear();
+      digest = streamDigest(stream);
+      this.recentDigests.set(stream, digest);
+    }
+    return digest;
   }
 
   /** How many events of the stream with this digest are indexed here. */
@@ -263,7 +270,7 @@ export class PersistedIndex {
       if (idIndexed[i]) turn.add(this.ids.put(id, position));
     }
     for (const { stream, firstRevision, positions } of entries.streams) {
-      const digest = streamDigest(stream);
+      const digest = this.digestOf(stream);
       for (let k = 0; k < positions.length; ) {
         const revision = firstRevision + k;
         const chunk = Math.floor(revision / CHUNK);
@@ -367,6 +374,8 @@ const chunkOf = (key: Buffer): number => key.readUInt32BE(32);
 
 /** Long streams whose first ids are kept: about 300 bytes each, with the name. */
 const LEADING_IDS_KEPT = 1024;
+/** Stream digests kept by name (about 150 bytes each with a payment stream's name). */
+const DIGESTS_KEPT = 4096;
 
 /** A stream's first ids as stored (idBytes), in one buffer, each behind its length. */
 class LeadingIds {
