@@ -79,9 +79,15 @@ export function appendBytes(events: readonly EventData[]): number {
   return bytes;
 }
 
+/** The append's bytes when they are over the limit (none: no limit), else undefined. */
+export function bytesOverLimit(events: readonly EventData[], limit: number | undefined): number | undefined {
+  if (limit === undefined) return undefined;
+  const bytes = appendBytes(events);
+  return bytes > limit ? bytes : undefined;
+}
+
 /** Throws AppendTooLargeError when the append is over the limit (none: no limit). */
 export function checkAppendSize(stream: string, events: readonly EventData[], limit: number | undefined): void {
-  if (limit === undefined) return;
-  const bytes = appendBytes(events);
-  if (bytes > limit) throw new AppendTooLargeError(stream, bytes, limit);
+  const bytes = bytesOverLimit(events, limit);
+  if (bytes !== undefined) throw new AppendTooLargeError(stream, bytes, limit!);
 }

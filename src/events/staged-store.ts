@@ -1,5 +1,6 @@
 import { checkAppendSize, checkExpectedRevision } from './append-rules.ts';
-import type { AppendResult, EventStore, RecordedEvent } from './port.ts';
+import { withOwnAppend } from './borrowed-store.ts';
+import type { AppendResult, EventData, EventStore, ExpectedRevision, RecordedEvent } from './port.ts';
 import { streamWindow } from './stream-window.ts';
 
 /** `store` with its appends held back: what a command staged, and how many events. */
@@ -32,31 +33,30 @@ export function withStagedAppends(store: EventStore): StagedStore {
     return last ? Number(last.revision) + 1 : 0;
   }
 
+  async function appendToStream(stream: string, events: EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    checkAppendSize(stream, events, store.appendLimitBytes);
+    const length = await lengthOf(stream);
+    checkExpectedRevision(stream, length, options.expectedRevision ?? 'any');
+    const mine = staged.get(stream) ?? [];
+    const recordedAt = Date.now();
+    for (const [i, event] of events.entries()) {
+      mine.push({ id: event.id, type: event.type, data: event.data, metadata: event.metadata ?? {}, stream, revision: BigInt(length + i), position: STAGED_POSITION_BASE + BigInt(count + i), recordedAt });
+    }
+    staged.set(stream, mine);
+    count += events.length;
+    return { nextExpectedRevision: BigInt(length + events.length - 1), position: STAGED_POSITION_BASE + BigInt(count - 1) };
+  }
+
   return {
-    get stagedEvents() {
-      return count;
-    },
-    async appendToStream(stream, events, options = {}): Promise<AppendResult> {
-      checkAppendSize(stream, events, store.appendLimitBytes);
-      const length = await lengthOf(stream);
-      checkExpectedRevision(stream, length, options.expectedRevision ?? 'any');
-      const mine = staged.get(stream) ?? [];
-      const recordedAt = Date.now();
-      for (const [i, event] of events.entries()) {
-        mine.push({ id: event.id, type: event.type, data: event.data, metadata: event.metadata ?? {}, stream, revision: BigInt(length + i), position: STAGED_POSITION_BASE + BigInt(count + i), recordedAt });
-      }
-      staged.set(stream, mine);
-      count += events.length;
-      return { nextExpectedRevision: BigInt(length + events.length - 1), position: STAGED_POSITION_BASE + BigInt(count - 1) };
-    },
+    // Reads of the whole log, subscriptions, the limit and close: the store's, as lent.
+    ...withOwnAppend(store, appendToStream),
     async readStream(stream, options = {}) {
       const mine = staged.get(stream);
       if (!mine) return store.readStream(stream, options);
       return streamWindow([...(await store.readStream(stream)), ...mine], options);
     },
-    readAll: (options) => store.readAll(options),
-    subscribeToAll: (options) => store.subscribeToAll(options),
-    close: async () => {},
-    ...(store.appendLimitBytes === undefined ? {} : { appendLimitBytes: store.appendLimitBytes }),
+    get stagedEvents() {
+      return count;
+    },
   };
 }

@@ -1,15 +1,13 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { verify } from 'node:crypto';
 import { canonicalBytes, type JsonObject, type JsonValue } from '../signing/rfc8785.ts';
 import { sha256Hex } from '../signing/hash.ts';
-
-const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+import { publicKeyFromHex } from '../signing/rfc8032.ts';
 
 /** Ed25519 over a message with a raw 32-byte public key in hex; false on any malformed part. */
 export function ed25519Verifies(publicKeyHex: string, message: Uint8Array, signatureHex: string): boolean {
   if (!/^[0-9a-fA-F]{64}$/.test(publicKeyHex) || !/^[0-9a-fA-F]{128}$/.test(signatureHex)) return false;
   try {
-    const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(publicKeyHex, 'hex')]), format: 'der', type: 'spki' });
-    return verify(null, message, key, Buffer.from(signatureHex, 'hex'));
+    return verify(null, message, publicKeyFromHex(publicKeyHex), Buffer.from(signatureHex, 'hex'));
   } catch {
     return false;
   }

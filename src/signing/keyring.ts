@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import { createFileAtomically } from '../atomic-file.ts';
 import { sha256Hex } from './hash.ts';
 import { KEY_FAMILY_NAMES, type KeyFamily } from './key-families.ts';
-import { ed25519Signer, verifyEd25519, type Ed25519Sign } from './rfc8032.ts';
+import { ed25519Signer, publicKeyFromHex, SPKI_ED25519_PREFIX, verifyEd25519, type Ed25519Sign } from './rfc8032.ts';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** Fixed salt: domain separation from any other use of the same secret. */
 const HKDF_SALT = Buffer.from('attestation-service/ed25519-family-keys/v1', 'utf8');
 
@@ -65,9 +64,7 @@ export function keyIdOf(rawPublicKey: Uint8Array): string {
   return sha256Hex(rawPublicKey).slice(0, 16);
 }
 
-export function publicKeyFromHex(hex: string): KeyObject {
-  return createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
-}
+export { publicKeyFromHex };
 
 /**
  * Ed25519 signing is deterministic (RFC 8032, 5.1.6): a signature this keyring made is byte for

@@ -28,7 +28,13 @@ export type Ed25519Sign = (message: Uint8Array) => Buffer;
 
 const SIGNATURE_BYTES = 64;
 const PUBLIC_KEY_HEX = /^[0-9a-fA-F]{64}$/;
-const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/** DER of an Ed25519 SubjectPublicKeyInfo (RFC 8410) before its 32 raw bytes. */
+export const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** node:crypto's key object of a raw 32-byte Ed25519 public key in hex. */
+export function publicKeyFromHex(hex: string): KeyObject {
+  return createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+}
 
 function loadLibsodium(): Libsodium | undefined {
   try {
@@ -44,7 +50,7 @@ const rawKeys = new Map<string, Buffer>();
 function keyObjectOf(hex: string): KeyObject {
   let key = keyObjects.get(hex);
   if (!key) {
-    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+    key = publicKeyFromHex(hex);
     keyObjects.set(hex, key);
   }
   return key;

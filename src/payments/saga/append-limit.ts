@@ -1,7 +1,7 @@
 // The event store's limit on one append (EventStoreDB's MaxAppendSize, docs/event-store.md),
 // met before the money moves: a signed result the store could not hold is refused, 413, with
 // nothing charged, instead of failing after settlement on every retry.
-import { appendBytes } from '../../events/append-rules.ts';
+import { bytesOverLimit } from '../../events/append-rules.ts';
 import { withStagedAppends } from '../../events/staged-store.ts';
 import { AppendTooLargeError, type EventData, type EventStore } from '../../events/port.ts';
 import type { CallContext } from '../../kernel/operation.ts';
@@ -19,8 +19,7 @@ import type { PaymentProgress } from './payment-stream.ts';
  * and signed after settlement, so it runs once, as before.
  */
 export async function runBeforeSettling(step: SagaStep, progress: PaymentProgress): Promise<{ refused: PaidCallOutcome } | { ran: SignedResult } | undefined> {
-  const limit = step.deps.store.appendLimitBytes;
-  if (limit === undefined) return undefined;
+  if (step.deps.store.appendLimitBytes === undefined) return undefined;
   const staged = withStagedAppends(step.deps.store);
   const ctx: CallContext = { ...callContext(step, progress.authorized!.data), store: staged };
   let result: SignedResult;
@@ -31,8 +30,8 @@ export async function runBeforeSettling(step: SagaStep, progress: PaymentProgres
     // A failure the settled call meets again and answers as it always has.
     return undefined;
   }
-  const bytes = appendBytes([signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))]);
-  if (bytes > limit) return { refused: resultTooLarge(bytes, limit) };
+  const tooLarge = tooLargeToAppend(step.deps.store, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))]);
+  if (tooLarge) return { refused: tooLarge };
   return staged.stagedEvents > 0 ? undefined : { ran: result };
 }
 
@@ -48,9 +47,8 @@ export function resultTooLarge(bytes: number, limit: number): PaidCallOutcome {
   };
 }
 
-/** The local path's last append, or the refusal when it would not fit (before the claim only: nothing written yet). */
+/** The refusal when these events would not fit in one append of the store, before anything of them is written. */
 export function tooLargeToAppend(store: EventStore, events: readonly EventData[]): PaidCallOutcome | undefined {
-  if (store.appendLimitBytes === undefined) return undefined;
-  const bytes = appendBytes(events);
-  return bytes > store.appendLimitBytes ? resultTooLarge(bytes, store.appendLimitBytes) : undefined;
+  const bytes = bytesOverLimit(events, store.appendLimitBytes);
+  return bytes === undefined ? undefined : resultTooLarge(bytes, store.appendLimitBytes!);
 }
