@@ -76,7 +76,7 @@ describe('discovery documents that tell the truth', () => {
     for (const [, url] of llms.matchAll(/\]\((https?:\/\/[^)]+)\)/g)) if (!url!.endsWith('/mcp')) expect((await fetch(local(url!))).status, url).not.toBe(404);
   });
 
-  it('the discovery documents are made once and served the same bytes each time, cacheable, with their content types', async () => {
+  it('the discovery documents are served cacheable (Cache-Control), the same bytes each time, with their content types', async () => {
     for (const [path, type] of [['/openapi.json', 'application/json'], ['/mcp.json', 'application/json'], ['/.well-known/x402', 'application/json'], ['/.well-known/agent-card.json', 'application/json'], ['/llms.txt', 'text/markdown']] as const) {
       const [first, second] = await Promise.all([fetch(`${service.url}${path}`), fetch(`${service.url}${path}`)]);
       expect(first.headers.get('content-type')).toContain(type);
