@@ -7,14 +7,80 @@ export type JsonObject = { [key: string]: JsonValue };
 const canonicalize = canonicalizeImpl as unknown as (value: unknown) => string | undefined;
 
 /**
+ * The code units a JSON string escapes (RFC 8785 section 3.2.2.2, which is ECMAScript's
+ * JSON.stringify): controls, quote, backslash, and surrogates (lone ones are escaped; strings
+ * with pairs take the slow path too, which writes them unchanged, so the result is the same).
+ */
+const NOTHING_TO_ESCAPE = /^[^\u0000-\u001f"\\\ud800-\udfff]*$/;
+
+/** Whether `s` is written between quotes as it is: one native regular expression test. */
+export function hasNothingToEscape(s: string): boolean {
+  return NOTHING_TO_ESCAPE.test(s);
+}
+
+/** `s` as a JSON string, exactly as JSON.stringify writes it, without its per-character scan for the usual string. */
+export function quoteJsonString(s: string): string {
+  return NOTHING_TO_ESCAPE.test(s) ? `"${s}"` : JSON.stringify(s);
+}
+
+/** Thrown inside the plain writer when a value is not plain JSON data: the reference implementation then decides. */
+const NOT_PLAIN: unique symbol = Symbol('not plain JSON data');
+
+/**
  * RFC 8785 (JCS) canonical text. Rejects what JSON cannot carry (NaN, Infinity, undefined at the
  * top level) instead of silently producing text that another canonicaliser would not.
+ *
+ * Plain JSON data (what every record is) is written here in one pass; anything else (undefined
+ * members, toJSON, class instances, a cycle, very deep nesting) goes to the `canonicalize`
+ * package, the RFC's reference implementation, so the text and every error stay its own.
+ * test/signing/jcs.test.ts holds the two to the same output on random values. The package alone
+ * cost about 3.5 us for a small record (a sorted copy of the keys and a reduce per object), and a
+ * paid call canonicalises three times.
  */
 export function canonicalText(value: unknown): string {
+  try {
+    return plainCanonicalText(value);
+  } catch (err) {
+    if (err !== NOT_PLAIN && !(err instanceof RangeError)) throw err;
+  }
   assertFiniteNumbers(value);
   const text = canonicalize(value);
   if (text === undefined) throw new TypeError('value has no JSON representation');
   return text;
+}
+
+/** The canonical text of plain JSON data; throws NOT_PLAIN at anything else. */
+function plainCanonicalText(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return quoteJsonString(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw NOT_PLAIN;
+      // ECMAScript's Number::toString, as RFC 8785 section 3.2.2.3 requires (and -0 as "0").
+      return String(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (Array.isArray(value) && proto === Array.prototype) {
+        let text = '[';
+        for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + plainCanonicalText(value[i]);
+        return `${text}]`;
+      }
+      if ((proto === Object.prototype || proto === null) && !('toJSON' in value)) {
+        const object = value as Record<string, unknown>;
+        // The default sort compares UTF-16 code units, the order section 3.2.3 prescribes.
+        const keys = Object.keys(object).sort();
+        let text = '{';
+        for (let i = 0; i < keys.length; i++) text += (i === 0 ? '' : ',') + quoteJsonString(keys[i]!) + ':' + plainCanonicalText(object[keys[i]!]);
+        return `${text}}`;
+      }
+      throw NOT_PLAIN;
+    }
+    default:
+      throw NOT_PLAIN;
+  }
 }
 
 export function canonicalBytes(value: unknown): Buffer {

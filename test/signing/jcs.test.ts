@@ -1,7 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import canonicalizeImpl from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalByteLength, canonicalBytes, canonicalText, type JsonValue } from '../../src/signing/rfc8785.ts';
+
+const reference = canonicalizeImpl as unknown as (value: unknown) => string | undefined;
 
 // The RFC 8785 reference vectors, vendored so that a clone runs on its own; a second test keeps
 // the copy identical to the shared conformance set when that set sits beside the repository.
@@ -50,5 +53,40 @@ describe('RFC 8785 canonicalisation', () => {
       fc.property(fc.jsonValue(), (value) => canonicalByteLength(value as JsonValue) === canonicalBytes(value).length),
       { numRuns: 2000 },
     );
+  });
+
+  it('writes plain JSON data exactly as the reference implementation does', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => canonicalText(value) === reference(value)), { numRuns: 3000 });
+    // Members whose names sort differently by code unit than by code point, integer-like names, and -0.
+    const awkward = { '\ud83d\ude00': 1, '\uff61': 2, b: [-0, 1e-7, 1e21], '10': 'x', '9': 'y', '': null, 'é': 'e\u2028\u0000"\\' };
+    expect(canonicalText(awkward)).toBe(reference(awkward));
+  });
+
+  it('leaves whatever is not plain JSON data to the reference implementation, text and refusal alike', () => {
+    // The behaviour before the one-pass writer: non-finite numbers refused anywhere, then the package.
+    const before = (value: unknown): string => {
+      const walk = (v: unknown): void => {
+        if (typeof v === 'number' && !Number.isFinite(v)) throw new TypeError('not finite');
+        if (v !== null && typeof v === 'object') for (const key in v) walk((v as Record<string, unknown>)[key]);
+      };
+      walk(value);
+      const text = reference(value);
+      if (text === undefined) throw new TypeError('no JSON representation');
+      return text;
+    };
+    const outcome = (f: () => string): string => {
+      try {
+        return `text ${f()}`;
+      } catch {
+        return 'refused';
+      }
+    };
+    const anything = fc.anything({ withNullPrototype: true, withDate: true, withBoxedValues: true, withSparseArray: true, withObjectString: true, withBigInt: true, withMap: true, withSet: true, withTypedArray: true });
+    fc.assert(fc.property(anything, (value) => outcome(() => canonicalText(value)) === outcome(() => before(value))), { numRuns: 3000 });
+    const withToJson = { when: new Date(0), nested: { toJSON: () => ({ z: 1, a: 2 }) }, gone: undefined, list: [undefined, 1] };
+    expect(canonicalText(withToJson)).toBe(reference(withToJson));
+    const cycle: Record<string, unknown> = {};
+    cycle['self'] = cycle;
+    expect(() => canonicalText(cycle)).toThrow(RangeError);
   });
 });

@@ -1,7 +1,7 @@
-import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
+import { quoteJsonString, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
 import type { RecordedEvent } from '../port.ts';
 import { crc32 } from './crc32.ts';
-import { isEmptyPlainObject, jsonString, jsonText, writeJson, type TextOut } from './json-text.ts';
+import { isEmptyPlainObject, jsonText, writeJson, type TextOut } from './json-text.ts';
 
 /**
  * One frame on disk: u32le payload length, u32le CRC-32 of the payload, then the payload.
@@ -113,7 +113,7 @@ export function writeRecordPayload(out: RecordOut, position: number, stream: str
     if (out.isPlainAscii(dataStart, out.cursor)) return;
   }
   out.cursor = start;
-  const head = `{"p":${position},"s":${jsonString(stream)},"r":${revision},"i":${jsonString(id)},"t":${jsonString(type)},"a":${at},"d":`;
+  const head = `{"p":${position},"s":${quoteJsonString(stream)},"r":${revision},"i":${quoteJsonString(id)},"t":${quoteJsonString(type)},"a":${at},"d":`;
   if (!writeJson(out, data, head, tail)) throw notJson(id);
 }
 

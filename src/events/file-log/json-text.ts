@@ -10,13 +10,7 @@
  * functions, non-finite numbers, toJSON, class instances, a cycle) makes the whole value go
  * through JSON.stringify, so the output, and every error, is always JSON.stringify's own.
  */
-
-/**
- * The code units JSON.stringify escapes (ES2019 well-formed stringify): controls, quote,
- * backslash, and surrogates (lone ones are escaped; strings with pairs take the slow path too,
- * which writes them unchanged, so the result is the same either way).
- */
-const NOTHING_TO_ESCAPE = /^[^\u0000-\u001f"\\\ud800-\udfff]*$/;
+import { hasNothingToEscape, quoteJsonString } from '../../signing/rfc8785.ts';
 
 /** Thrown inside the fast path when a value is not plain: the caller starts over with JSON.stringify. */
 const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
@@ -49,10 +43,6 @@ export interface TextOut {
  *   escaping, and the text is exactly what the `exact` way gives.
  */
 export type Quoting = 'exact' | 'unchecked';
-
-export function jsonString(s: string): string {
-  return NOTHING_TO_ESCAPE.test(s) ? `"${s}"` : JSON.stringify(s);
-}
 
 /** JSON.stringify(value), or undefined where JSON.stringify gives undefined. Throws what it throws. */
 export function jsonText(value: unknown): string | undefined {
@@ -119,7 +109,7 @@ class PlainEmitter {
       case 'string': {
         const raw = this.unchecked && !hasQuoteOrBackslash(value);
         if (value.length < LONG_STRING) {
-          this.pending += raw ? `"${value}"` : jsonString(value);
+          this.pending += raw ? `"${value}"` : quoteJsonString(value);
           return;
         }
         this.pending += '"';
@@ -131,7 +121,7 @@ class PlainEmitter {
           this.pending = '"';
         } else if (this.out.writeUnescaped(value)) {
           this.pending = '"';
-        } else if (NOTHING_TO_ESCAPE.test(value)) {
+        } else if (hasNothingToEscape(value)) {
           this.out.write(value);
           this.pending = '"';
         } else {
@@ -177,7 +167,7 @@ class PlainEmitter {
     this.pending += '{';
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
-      const quoted = this.unchecked && !hasQuoteOrBackslash(key) ? `"${key}"` : jsonString(key);
+      const quoted = this.unchecked && !hasQuoteOrBackslash(key) ? `"${key}"` : quoteJsonString(key);
       this.pending += (i === 0 ? '' : ',') + quoted + ':';
       this.value(object[key]);
     }
