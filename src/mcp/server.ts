@@ -6,6 +6,7 @@ import { toolNameOf } from '../catalog/discovery/manifests.ts';
 import type { FreeRoute, PricedOperation, Route } from '../kernel/operation.ts';
 import type { HttpDeps } from '../http/routes.ts';
 import { inputJsonSchema } from '../payments/x402/quote.ts';
+import { checkRequestParams } from './request-params.ts';
 import { callFreeTool, callPricedTool } from './tool-calls.ts';
 
 type ToolEntry = { tool: Tool; route: PricedOperation } | { tool: Tool; route: FreeRoute };
@@ -61,6 +62,7 @@ export function mcpServerMiddleware(routes: readonly Route[], deps: HttpDeps): M
   const tools = mcpTools(routes);
   const list = [...tools.values()].map((entry) => entry.tool);
   return async (ctx) => {
+    checkRequestParams((ctx.state as { body?: unknown }).body);
     const server = new Server({ name: 'pay-per-call-attestation-service', version: '2.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }));
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {

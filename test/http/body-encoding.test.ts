@@ -116,6 +116,34 @@ describe('on the MCP endpoint what the service will not read is a JSON-RPC error
     expect(answers.map((a) => a.id).sort((a, b) => a - b)).toEqual(Array.from({ length: MCP_MAX_BATCH }, (_, i) => i));
   });
 
+  it("params their method's schema refuses are invalid params (-32602, HTTP 422) naming the field and echoing the id, not the SDK's internal error", async () => {
+    const cases: Array<[string, unknown, string]> = [
+      ['tools/call', { name: 'veritrack_attest', arguments: 'x' }, 'params.arguments'],
+      ['tools/call', { name: 5 }, 'params.name'],
+      ['tools/list', { cursor: 5 }, 'params.cursor'],
+      ['initialize', { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'c', version: '1' } }, 'params.protocolVersion'],
+    ];
+    for (const [method, params, path] of cases) {
+      const res = await mcp(JSON.stringify({ jsonrpc: '2.0', id: 'req-7', method, params }));
+      expect(res.status, method).toBe(422);
+      const answer = (await res.json()) as Omit<RpcError, 'id'> & { id: string };
+      expect(answer).toMatchObject({ jsonrpc: '2.0', id: 'req-7', error: { code: -32602, data: { error: 'validation_error' } } });
+      expect(answer.error.data.issues?.[0]?.path).toBe(path);
+      expect(answer.error.message).toContain(`invalid params (${path}:`);
+    }
+    // In a batch nothing is run: the whole batch is refused, naming the message.
+    const batch = await mcp(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'veritrack_attest', arguments: [] } }]));
+    expect(batch.status).toBe(422);
+    const refused = (await batch.json()) as RpcError;
+    expect(refused).toMatchObject({ id: null, error: { code: -32602 } });
+    expect(refused.error.data.issues?.[0]?.path).toBe('[1].params.arguments');
+    expect(refused.error.message).toContain('nothing in the batch was run');
+    // Well-formed requests, and methods this server does not answer, are the SDK's as before.
+    expect((await mcp('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}')).status).toBe(200);
+    const unknown = (await (await mcp('{"jsonrpc":"2.0","id":4,"method":"resources/list","params":{"cursor":5}}')).json()) as { error: { code: number } };
+    expect(unknown.error.code).toBe(-32601);
+  });
+
   it('an argument a signature could not carry is invalid params (-32602), naming it', async () => {
     const res = await mcp('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"veritrack_attest","arguments":{"kind":"x","claim":{"n":12345678901234567890}}}}');
     expect(res.status).toBe(422);
