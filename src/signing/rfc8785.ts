@@ -35,7 +35,7 @@ const NOT_PLAIN: unique symbol = Symbol('not plain JSON data');
  * package, the RFC's reference implementation, so the text and every error stay its own.
  * test/signing/jcs.test.ts holds the two to the same output on random values. The package alone
  * cost about 3.5 us for a small record (a sorted copy of the keys and a reduce per object), and a
- * paid call canonicalises three times.
+ * paid call canonicalises twice (the request hash and the seal).
  */
 export function canonicalText(value: unknown): string {
   try {
