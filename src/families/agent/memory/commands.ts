@@ -3,8 +3,8 @@ import { MEMORY_CHAIN_RULESET, type MemoryVersion } from './chain.ts';
 import { MEMORY_STREAM_PREFIX, parseMemoryEvent } from './events.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
-import { fold, handleCommand } from '../../../kernel/decider.ts';
-import { foreignPayerRefusal, mayUseStore, memoryDecider, versionWrittenBy, type MemoryState } from './decider.ts';
+import { handleCommand, loadState } from '../../../kernel/decider.ts';
+import { foreignPayerRefusal, latestVersion, mayUseStore, memoryDecider, versionNumbered, versionWrittenBy, type MemoryState } from './decider.ts';
 
 export interface MemoryPutInput {
   agent_id: string;
@@ -27,8 +27,7 @@ export function memoryStreamName(agentId: string, key: string): string {
 }
 
 async function readMemoryState(ctx: CallContext, agentId: string, key: string): Promise<MemoryState> {
-  const events = await ctx.store.readStream(memoryStreamName(agentId, key));
-  return fold(memoryDecider, events.map(parseMemoryEvent));
+  return (await loadState(ctx.store, memoryStreamName(agentId, key), memoryDecider, parseMemoryEvent)).state;
 }
 
 /** Runs after the payment is verified and before it is settled: another payer's store costs nothing. */
@@ -71,7 +70,7 @@ export const memoryGet: Command<MemoryGetInput> = {
   async execute(input, ctx) {
     const state = await readMemoryState(ctx, input.agent_id, input.key);
     if (!mayUseStore(state, ctx.payer)) throw foreignPayerRefusal();
-    const found = input.version === undefined ? state.versions.at(-1) : state.versions[input.version - 1];
+    const found = input.version === undefined ? latestVersion(state) : versionNumbered(state, input.version);
     if (found) return { record: asRecord(found) };
     return {
       record: {
@@ -81,7 +80,7 @@ export const memoryGet: Command<MemoryGetInput> = {
         key: input.key,
         outcome: 'NOT-FOUND',
         requestedVersion: input.version ?? null,
-        latestVersion: state.versions.at(-1)?.version ?? null,
+        latestVersion: latestVersion(state)?.version ?? null,
         checkedAt: ctx.now,
       },
     };

@@ -2,13 +2,12 @@ import { nextVersion, type MemoryVersion } from './chain.ts';
 import { MEMORY_EVENT_TYPES, type MemoryEvent } from './events.ts';
 import type { JsonValue } from '../../../signing/rfc8785.ts';
 import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
+import { History } from '../../../kernel/history.ts';
 
-/** One memory store: who owns it, its versions in order, and which payment wrote each. */
+/** One memory store: who owns it, and its versions in order with the payment that wrote each (how a resumed put finds the version it already wrote). */
 export interface MemoryState {
   owner: string | null;
-  versions: MemoryVersion[];
-  /** paymentId -> version number: how a resumed put finds the version it already wrote. */
-  versionByPayment: ReadonlyMap<string, number>;
+  versions: History<{ version: MemoryVersion; paymentId: string }>;
 }
 
 export interface PutMemory {
@@ -20,7 +19,7 @@ export interface PutMemory {
   now: number;
 }
 
-export const initialMemoryState: MemoryState = { owner: null, versions: [], versionByPayment: new Map() };
+export const initialMemoryState: MemoryState = { owner: null, versions: History.empty() };
 
 export function foreignPayerRefusal(): DomainRefusal {
   return new DomainRefusal(403, 'forbidden', 'this memory store belongs to another payer; nothing was charged or changed');
@@ -36,12 +35,12 @@ export const memoryDecider: Decider<PutMemory, MemoryEvent, MemoryState> = {
   decide(put, state) {
     if (!mayUseStore(state, put.payer)) throw foreignPayerRefusal();
     // A resumed put finds its own version already written: nothing more to append.
-    if (state.versionByPayment.has(put.paymentId)) return [];
+    if (versionWrittenBy(state, put.paymentId)) return [];
     const opened: MemoryEvent[] =
       state.owner === null
         ? [{ type: MEMORY_EVENT_TYPES.opened, data: { agent_id: put.agent_id, key: put.key, owner: put.payer.toLowerCase(), openedAt: put.now, paymentId: put.paymentId } }]
         : [];
-    const version = nextVersion(state.versions.at(-1), { agent_id: put.agent_id, key: put.key, value: put.value, writtenAt: put.now });
+    const version = nextVersion(latestVersion(state), { agent_id: put.agent_id, key: put.key, value: put.value, writtenAt: put.now });
     return [...opened, { type: MEMORY_EVENT_TYPES.versionWritten, data: { ...version, paymentId: put.paymentId } }];
   },
   evolve(state, event) {
@@ -50,14 +49,17 @@ export const memoryDecider: Decider<PutMemory, MemoryEvent, MemoryState> = {
         return { ...state, owner: event.data.owner };
       case MEMORY_EVENT_TYPES.versionWritten: {
         const { paymentId, ...version } = event.data;
-        const versionByPayment = new Map(state.versionByPayment).set(paymentId, version.version);
-        return { ...state, versions: [...state.versions, version as MemoryVersion], versionByPayment };
+        return { ...state, versions: state.versions.append({ version: version as MemoryVersion, paymentId }) };
       }
     }
   },
 };
 
 export function versionWrittenBy(state: MemoryState, paymentId: string): MemoryVersion | undefined {
-  const number = state.versionByPayment.get(paymentId);
-  return number === undefined ? undefined : state.versions[number - 1];
+  return state.versions.findLast((v) => v.paymentId === paymentId)?.version;
 }
+
+export const latestVersion = (state: MemoryState): MemoryVersion | undefined => state.versions.last()?.version;
+
+/** Version `number` (the first is 1), if written. */
+export const versionNumbered = (state: MemoryState, number: number): MemoryVersion | undefined => state.versions.at(number - 1)?.version;

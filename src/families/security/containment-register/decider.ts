@@ -1,14 +1,18 @@
 import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
+import { History } from '../../../kernel/history.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { assessContainment, type ContainmentInput } from './engine.ts';
 import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
 
-/** An agent's containment registrations: who registered first, and every registration in order. */
+/** An agent's containment registrations: who registered first, and every registration in order with the paid call that made it. */
 export interface ContainmentState {
   registrar: string | null;
-  registrations: JsonObject[];
-  byPayment: ReadonlyMap<string, JsonObject>;
+  registrations: History<{ registration: JsonObject; paymentId: string }>;
 }
+
+/** The registration the paid call `paymentId` made, if it did. */
+export const registrationBy = (state: ContainmentState, paymentId: string): JsonObject | undefined =>
+  state.registrations.findLast((r) => r.paymentId === paymentId)?.registration;
 
 export interface RegisterContainment {
   input: ContainmentInput;
@@ -17,7 +21,7 @@ export interface RegisterContainment {
   now: number;
 }
 
-export const initialContainmentState: ContainmentState = { registrar: null, registrations: [], byPayment: new Map() };
+export const initialContainmentState: ContainmentState = { registrar: null, registrations: History.empty() };
 
 export function foreignRegistrarRefusal(): DomainRefusal {
   return new DomainRefusal(403, 'forbidden', "this agent's containment registrations belong to another payer: only the payer that first registered the agent may supersede them; nothing was charged or changed");
@@ -32,16 +36,15 @@ export const containmentDecider: Decider<RegisterContainment, ContainmentEvent, 
   initialState: initialContainmentState,
   decide(command, state) {
     if (!mayRegister(state, command.payer)) throw foreignRegistrarRefusal();
-    if (state.byPayment.has(command.paymentId)) return [];
-    const previous = state.registrations.at(-1);
+    if (registrationBy(state, command.paymentId)) return [];
+    const previous = state.registrations.last()?.registration;
     const registration = assessContainment(command.input, { version: state.registrations.length + 1, supersedes: previous ? String(previous['registration_id']) : null, now: command.now });
     return [{ type: CONTAINMENT_REGISTERED, data: { registration, registration_id: String(registration['registration_id']), registrar: command.payer.toLowerCase(), paymentId: command.paymentId } }];
   },
   evolve(state, event) {
     return {
       registrar: state.registrar ?? event.data.registrar,
-      registrations: [...state.registrations, event.data.registration],
-      byPayment: new Map(state.byPayment).set(event.data.paymentId, event.data.registration),
+      registrations: state.registrations.append({ registration: event.data.registration, paymentId: event.data.paymentId }),
     };
   },
 };

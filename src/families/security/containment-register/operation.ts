@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { fold, handleCommand } from '../../../kernel/decider.ts';
+import { handleCommand, loadState } from '../../../kernel/decider.ts';
 import { pricedOperation, type CallContext, type Route } from '../../../kernel/operation.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
-import { containmentDecider, foreignRegistrarRefusal, mayRegister } from './decider.ts';
+import { containmentDecider, foreignRegistrarRefusal, mayRegister, registrationBy } from './decider.ts';
 import { CONTAINMENT_STREAM_PREFIX, parseContainmentEvent } from './events.ts';
 
 const rule = z
@@ -27,7 +27,7 @@ const input = z
   .strict();
 
 const streamOf = (agentDid: string) => `${CONTAINMENT_STREAM_PREFIX}${canonicalSha256([agentDid])}`;
-const stateOf = async (ctx: CallContext, agentDid: string) => fold(containmentDecider, (await ctx.store.readStream(streamOf(agentDid))).map(parseContainmentEvent));
+const stateOf = async (ctx: CallContext, agentDid: string) => (await loadState(ctx.store, streamOf(agentDid), containmentDecider, parseContainmentEvent)).state;
 
 const registration = z.looseObject({
   kind: z.literal('containment-registration'),
@@ -78,7 +78,7 @@ export const containmentRegister = pricedOperation({
     },
     async execute(i, ctx) {
       const handled = await handleCommand(ctx.store, streamOf(i.agent_did), containmentDecider, { input: i, payer: ctx.payer, paymentId: ctx.paymentId, now: ctx.now }, { origin: ctx.paymentId, parse: parseContainmentEvent, metadata: { paymentId: ctx.paymentId } });
-      const record = handled.state.byPayment.get(ctx.paymentId);
+      const record = registrationBy(handled.state, ctx.paymentId);
       if (!record) throw new Error(`containment registration by ${ctx.paymentId} left no event`);
       return { record };
     },

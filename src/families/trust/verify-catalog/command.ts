@@ -2,7 +2,7 @@ import type { Command } from '../../../kernel/operation.ts';
 import { assessRegistration, catalogEntryId, type CatalogRegistration } from './engine.ts';
 import { catalogEntryStream, parseCatalogEntryEvent } from './events.ts';
 import { handleCommand } from '../../../kernel/decider.ts';
-import { catalogEntryDecider } from './decider.ts';
+import { catalogEntryDecider, registeredBy } from './decider.ts';
 
 function hostOf(baseUrl: string): string {
   try {
@@ -20,6 +20,6 @@ export const verifyCatalogRegisterCommand: Command<CatalogRegistration> = {
       origin: ctx.paymentId,
       parse: parseCatalogEntryEvent,
     });
-    return { record: handled.state.get(ctx.paymentId) ?? evidenceCore };
+    return { record: registeredBy(handled.state, ctx.paymentId) ?? evidenceCore };
   },
 };

@@ -1,4 +1,5 @@
 import type { Decider } from '../../../kernel/decider.ts';
+import { History } from '../../../kernel/history.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { CATALOG_ENTRY_REGISTERED, type CatalogEntryRegistered } from './events.ts';
@@ -8,8 +9,11 @@ export interface Register {
   evidenceCore: JsonObject;
 }
 
-/** State of one entry: its registrations, by the paid call that made each. */
-export type EntryState = ReadonlyMap<string, JsonObject>;
+/** State of one entry: its registrations in order, each with the paid call that made it. */
+export type EntryState = History<{ paymentId: string; evidenceCore: JsonObject }>;
+
+/** The evidence the paid call `paymentId` registered, if it did. */
+export const registeredBy = (state: EntryState, paymentId: string): JsonObject | undefined => state.findLast((r) => r.paymentId === paymentId)?.evidenceCore;
 
 /**
  * One registration per paid call: a call that finds its own registration already written (a
@@ -17,9 +21,9 @@ export type EntryState = ReadonlyMap<string, JsonObject>;
  * freshly stamped one, so the signed record and the log always agree.
  */
 export const catalogEntryDecider: Decider<Register, CatalogEntryRegistered, EntryState> = {
-  initialState: new Map(),
+  initialState: History.empty(),
   decide(command, state) {
-    if (state.has(command.paymentId)) return [];
+    if (registeredBy(state, command.paymentId)) return [];
     const entryId = command.evidenceCore.entryId as string;
     return [
       {
@@ -29,7 +33,7 @@ export const catalogEntryDecider: Decider<Register, CatalogEntryRegistered, Entr
     ];
   },
   evolve(state, event) {
-    return new Map(state).set(event.data.paymentId, event.data.evidenceCore);
+    return state.append({ paymentId: event.data.paymentId, evidenceCore: event.data.evidenceCore });
   },
 };
 

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { withOwnAppend } from '../events/borrowed-store.ts';
+import { createMemoryEventStore } from '../events/memory-store.ts';
+import type { EventStore, ReadStreamOptions, RecordedEvent } from '../events/port.ts';
+import { withStagedAppends } from '../events/staged-store.ts';
+import { FOLDED_EVENTS_KEPT, handleCommand, loadState, type Decider, type DomainEvent } from './decider.ts';
+import { History } from './history.ts';
+
+type Noted = DomainEvent & { type: 'Noted'; data: { text: string } };
+const notes: Decider<{ text: string }, Noted, History<string>> = {
+  initialState: History.empty(),
+  decide: (command) => [{ type: 'Noted', data: { text: command.text } }],
+  evolve: (state, event) => state.append(event.data.text),
+};
+const parse = (event: RecordedEvent): Noted => ({ type: 'Noted', data: { text: String((event.data as { text: unknown }).text) } });
+const note = (text: string) => ({ id: randomUUID(), type: 'Noted', data: { text } });
+
+/** The store, and the options of every stream read made through it. */
+function watched(store: EventStore): { store: EventStore; reads: Array<ReadStreamOptions | undefined> } {
+  const reads: Array<ReadStreamOptions | undefined> = [];
+  return { reads, store: { ...store, readStream: (stream, options) => (reads.push(options), store.readStream(stream, options)) } };
+}
+
+describe('loading a stream state', () => {
+  it('reads only the events appended since the last load, whoever appended them, and folds them onto the state it kept', async () => {
+    const { store, reads } = watched(createMemoryEventStore());
+    await store.appendToStream('notes-1', [note('a'), note('b'), note('c')]);
+    expect((await loadState(store, 'notes-1', notes, parse)).state.toArray()).toEqual(['a', 'b', 'c']);
+    await store.appendToStream('notes-1', [note('d'), note('e')]);
+    const loaded = await loadState(store, 'notes-1', notes, parse);
+    expect(loaded.state.toArray()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(loaded.revision).toBe(4n);
+    expect(reads.map((r) => r?.fromRevision)).toEqual([undefined, 3n]);
+    // Nothing new: one empty read, the same state.
+    expect((await loadState(store, 'notes-1', notes, parse)).state.length).toBe(5);
+    expect(reads.at(-1)?.fromRevision).toBe(5n);
+  });
+
+  it('answers no stream as the initial state at no revision, and a command on it appends at "no stream"', async () => {
+    const store = createMemoryEventStore();
+    expect(await loadState(store, 'notes-none', notes, parse)).toEqual({ state: History.empty(), revision: undefined });
+    const handled = await handleCommand(store, 'notes-none', notes, { text: 'first' }, { origin: 'payment-1', parse });
+    expect(handled.revision).toBe(0n);
+    expect((await loadState(store, 'notes-none', notes, parse)).state.toArray()).toEqual(['first']);
+  });
+
+  it('shares what it kept with a store lent with an append of its own, but not with one that shows staged events', async () => {
+    const { store, reads } = watched(createMemoryEventStore());
+    await store.appendToStream('notes-2', [note('a')]);
+    await loadState(store, 'notes-2', notes, parse);
+    const lent = withOwnAppend(store, (stream, events, options) => store.appendToStream(stream, events, options));
+    await lent.appendToStream('notes-2', [note('b')]);
+    expect((await loadState({ ...lent }, 'notes-2', notes, parse)).state.toArray()).toEqual(['a', 'b']);
+    expect(reads.at(-1)?.fromRevision).toBe(1n);
+
+    const staged = withStagedAppends(store);
+    await staged.appendToStream('notes-2', [note('staged')]);
+    expect((await loadState(staged, 'notes-2', notes, parse)).state.toArray()).toEqual(['a', 'b', 'staged']);
+    // What was only staged never reaches the state of the real stream.
+    expect((await loadState(store, 'notes-2', notes, parse)).state.toArray()).toEqual(['a', 'b']);
+    expect((await loadState(lent, 'notes-2', notes, parse)).state.toArray()).toEqual(['a', 'b']);
+  });
+
+  it('keeps concurrent commands on one stream linear: every one lands once, in the state', async () => {
+    const store = createMemoryEventStore();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => handleCommand(store, 'notes-3', notes, { text: `n${i}` }, { origin: `payment-${i}`, parse })));
+    const { state, revision } = await loadState(store, 'notes-3', notes, parse);
+    expect(revision).toBe(19n);
+    expect(new Set(state.toArray())).toEqual(new Set(Array.from({ length: 20 }, (_, i) => `n${i}`)));
+    expect(state.toArray()).toEqual((await store.readStream('notes-3')).map((e) => (e.data as { text: string }).text));
+  });
+
+  it('keeps no more folded events than its bound: a longer stream is folded whole at every load, and stays right', async () => {
+    const { store, reads } = watched(createMemoryEventStore());
+    const total = FOLDED_EVENTS_KEPT + 50;
+    for (let at = 0; at < total; at += 1_000) await store.appendToStream('notes-long', Array.from({ length: Math.min(1_000, total - at) }, (_, i) => note(`n${at + i}`)));
+    await store.appendToStream('notes-short', [note('kept')]);
+    await loadState(store, 'notes-short', notes, parse);
+    for (let round = 0; round < 2; round++) {
+      const { state, revision } = await loadState(store, 'notes-long', notes, parse);
+      expect(revision).toBe(BigInt(total - 1));
+      expect(state.last()).toBe(`n${total - 1}`);
+    }
+    expect(reads.slice(-2).map((r) => r?.fromRevision)).toEqual([undefined, undefined]);
+    // The short stream's fold was not pushed out by one that could never be kept.
+    await loadState(store, 'notes-short', notes, parse);
+    expect(reads.at(-1)?.fromRevision).toBe(1n);
+  });
+});
