@@ -10,14 +10,13 @@ import {
 import { parseAmount } from '../../../kernel/decimal-amount.ts';
 import { agentStreamName, parseGovernorEvent } from '../events.ts';
 import type { EventStore, RecordedEvent } from '../../../events/port.ts';
-import { DomainRefusal, fold, handleCommand } from '../../../kernel/decider.ts';
+import { DomainRefusal, handleCommand, loadState } from '../../../kernel/decider.ts';
 
 /** Stored event -> the engine's event, through the zod schemas of the event catalogue. */
 export const parseAgentEvent = (event: Pick<RecordedEvent, 'type' | 'data'>): GovernorEvent => parseGovernorEvent(event);
 
 export async function readGovernorState(store: EventStore, agentId: string): Promise<GovernorState> {
-  const recorded = await store.readStream(agentStreamName(agentId));
-  return fold(governorDecider, recorded.map(parseAgentEvent));
+  return (await loadState(store, agentStreamName(agentId), governorDecider, parseAgentEvent)).state;
 }
 
 /**
