@@ -6,14 +6,20 @@ import { presignPayments } from './support/paid-payments.ts';
 
 /**
  * Operations that keep state, each writing again and again to one stream (one memory store, one
- * catalogue entry, one agent's containment): the mean time of a paid call in each quarter of
+ * catalogue entry, one agent's containment, one agent's budget): the mean time of a paid call in each quarter of
  * WRITES calls, over HTTP, one at a time, the service compiled and in this process. Target: flat,
  * the last quarter within 1.5x of the first (a call reads only what was appended since the last
  * one: src/kernel/decider.ts). Before, each call read and folded its whole stream.
  */
 const WRITES = 800;
 const WARM_UP = 150;
-const OPERATIONS = ['memory.put', 'verify-catalog.register', 'containment.register'];
+/** Each operation's example, but for the spend governor a cap that every reserve of the run fits in. */
+const OPERATIONS: Record<string, (example: Record<string, unknown>) => Record<string, unknown>> = {
+  'memory.put': (example) => example,
+  'verify-catalog.register': (example) => example,
+  'containment.register': (example) => example,
+  'governance.reserve': (example) => ({ ...example, budget: { cap: '1000000', period: 86_400 } }),
+};
 
 const { findOperation } = await importCompiled<typeof import('../src/catalog/index.ts')>('catalog/index.js');
 const { loadSettings } = await importCompiled<typeof import('../src/config.ts')>('config.js');
@@ -30,12 +36,13 @@ export default async function run(): Promise<void> {
   const service = await startService(settings, store, log);
   try {
     console.log(`${WRITES} paid writes to one stream after ${WARM_UP}, one at a time; mean ms a call in each quarter (target: last <= 1.5x first)`);
-    for (const id of OPERATIONS) {
+    for (const [id, bodyOf] of Object.entries(OPERATIONS)) {
       const op = findOperation(id)!;
+      const body = JSON.stringify(bodyOf(op.example as Record<string, unknown>));
       // One payer for every call: the stream stays that payer's (memory, containment).
       const payments = presignPayments(paymentRequirements(op, settings), `${service.url}${op.path}`, WARM_UP + WRITES);
       const call = async (i: number): Promise<void> => {
-        const res = await fetch(service.url + op.path, { method: op.method, headers: { 'content-type': 'application/json', 'payment-signature': payments[i]! }, body: JSON.stringify(op.example) });
+        const res = await fetch(service.url + op.path, { method: op.method, headers: { 'content-type': 'application/json', 'payment-signature': payments[i]! }, body });
         await res.arrayBuffer();
         if (res.status !== 200) throw new Error(`${id}: call ${i} answered ${res.status}`);
       };
