@@ -44,26 +44,29 @@ function loadLibsodium(): Libsodium | undefined {
   }
 }
 
-const keyObjects = new Map<string, KeyObject>();
-const rawKeys = new Map<string, Buffer>();
+/**
+ * Keys verified with lately, by hex, with node:crypto's key object once one was needed (making
+ * one costs about as much as a verification). At most KEYS_KEPT: besides the service's own keys,
+ * callers bring keys of their own (a signed record's issuer), and these must not pile up.
+ */
+const KEYS_KEPT = 256;
+const keys = new Map<string, { raw: Buffer; object?: KeyObject }>();
 
-function keyObjectOf(hex: string): KeyObject {
-  let key = keyObjects.get(hex);
+function keyOf(hex: string): { raw: Buffer; object?: KeyObject } {
+  let key = keys.get(hex);
   if (!key) {
-    key = publicKeyFromHex(hex);
-    keyObjects.set(hex, key);
+    if (keys.size >= KEYS_KEPT) keys.clear();
+    key = { raw: Buffer.from(hex, 'hex') };
+    keys.set(hex, key);
   }
   return key;
 }
 
-function rawKeyOf(hex: string): Buffer {
-  let key = rawKeys.get(hex);
-  if (!key) {
-    key = Buffer.from(hex, 'hex');
-    rawKeys.set(hex, key);
-  }
-  return key;
-}
+const keyObjectOf = (hex: string): KeyObject => {
+  const key = keyOf(hex);
+  return (key.object ??= publicKeyFromHex(hex));
+};
+const rawKeyOf = (hex: string): Buffer => keyOf(hex).raw;
 
 /** node:crypto (OpenSSL) alone: the reference verdict. */
 export const verifyWithNodeCrypto: Ed25519Verify = (message, signature, publicKeyHex) =>
