@@ -27,6 +27,13 @@ const { openEventStore } = await importCompiled<typeof import('../src/events/ope
 const { createLogger } = await importCompiled<typeof import('../src/logger.ts')>('logger.js');
 const { paymentRequirements } = await importCompiled<typeof import('../src/payments/x402/quote.ts')>('payments/x402/quote.js');
 const { startService } = await importCompiled<typeof import('../src/service.ts')>('service.js');
+const governor = await importCompiled<typeof import('../src/families/governance/spend-governor/decider.ts')>('families/governance/spend-governor/decider.js');
+const { readGovernorState } = await importCompiled<typeof import('../src/families/governance/spend-governor/commands.ts')>('families/governance/spend-governor/commands.js');
+const { agentStreamName } = await importCompiled<typeof import('../src/families/governance/events.ts')>('families/governance/events.js');
+const { FOLDED_EVENTS_KEPT } = await importCompiled<typeof import('../src/kernel/decider.ts')>('kernel/decider.js');
+
+/** Longer than the kept folds' bound, so that every call folds the agent's stream from its start. */
+const LONG_STREAM = 12_000;
 
 export default async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-stateful-'));
@@ -56,9 +63,53 @@ export default async function run(): Promise<void> {
       const growth = quarters[3]! / quarters[0]!;
       console.log(`  ${id.padEnd(26)} ${quarters.map((ms) => ms.toFixed(1).padStart(6)).join(' ')} ms   last / first ${growth.toFixed(2)} (${growth <= 1.5 ? 'met' : 'NOT MET'})`);
     }
+    await longAgentStream(service.url, store, settings);
   } finally {
     await service.close();
     await store.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+type Store = Awaited<ReturnType<typeof openEventStore>>;
+
+/**
+ * An agent whose stream is longer than the kept folds hold (a busy agent, or any agent's first
+ * call after a restart): each call reads and folds the whole stream. Its leases are decided by
+ * the governor itself and appended straight to the log, as paid reserves would append them.
+ */
+async function longAgentStream(url: string, store: Store, settings: ReturnType<typeof loadSettings>): Promise<void> {
+  const op = findOperation('governance.reserve')!;
+  const agent = 'bench-long-agent';
+  const body = JSON.stringify({ ...(op.example as Record<string, unknown>), agent_id: agent, budget: { cap: '1000000', period: 86_400 * 365 } });
+  const payments = presignPayments(paymentRequirements(op, settings), `${url}${op.path}`, 6);
+  const call = async (i: number): Promise<number> => {
+    const started = performance.now();
+    const res = await fetch(url + op.path, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payments[i]! }, body });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`governance.reserve on the long stream answered ${res.status}`);
+    return performance.now() - started;
+  };
+  const short = await call(0);
+  let state = await readGovernorState(store, agent);
+  const stream = agentStreamName(agent);
+  let length = (await store.readStream(stream)).length;
+  const now = Math.floor(Date.now() / 1000);
+  while (length < LONG_STREAM) {
+    const batch: import('../src/events/port.ts').EventData[] = [];
+    while (batch.length < 500 && length + batch.length < LONG_STREAM) {
+      const command = { kind: 'reserve' as const, agent_id: agent, payer: state.budget!.owner, amountMicros: 1n, purpose: 'bench', ttlSeconds: 600, now, paymentId: `bench-${length + batch.length}` };
+      for (const event of governor.governorDecider.decide(command, state)) {
+        state = governor.evolveGovernor(state, event);
+        batch.push({ id: crypto.randomUUID(), type: event.type, data: event.data });
+      }
+    }
+    await store.appendToStream(stream, batch, { expectedRevision: BigInt(length - 1) });
+    length += batch.length;
+  }
+  const calls = [];
+  for (let i = 1; i < payments.length; i++) calls.push(await call(i));
+  const long = calls.sort((a, b) => a - b)[Math.floor(calls.length / 2)]!;
+  console.log(`  governance.reserve on an agent stream of ${LONG_STREAM} events (kept folds hold ${FOLDED_EVENTS_KEPT}, so each call folds it all):`);
+  console.log(`    median ${long.toFixed(1)} ms a call over ${calls.length} calls, against ${short.toFixed(1)} ms on an empty stream`);
 }

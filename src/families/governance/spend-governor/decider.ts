@@ -2,6 +2,7 @@ import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 import { formatAmount } from '../../../kernel/decimal-amount.ts';
+import { HashTrie } from '../../../kernel/hash-trie.ts';
 
 /**
  * The spend governor: one aggregate per agent, folded from its stream. Pure: every clock
@@ -30,12 +31,29 @@ export interface Lease {
   settlement?: { actualMicros: bigint; settledAt: number; paymentId: string; record: JsonObject };
 }
 
+/**
+ * What one budget window holds: what its settled leases spent, and its leases not settled yet.
+ * Kept up to date by `evolve`, so a decision reads its window's figures instead of every lease
+ * the agent ever had.
+ */
+export interface WindowTally {
+  spentMicros: bigint;
+  /** Unsettled leases reserved in the window, by lease id, expired or not. */
+  open: HashTrie<Lease>;
+  openMicros: bigint;
+  /** The earliest `expiresAt` of `open` (Infinity when empty): before it, no open lease has expired. */
+  earliestExpiry: number;
+}
+
 export interface GovernorState {
   agent_id?: string;
   budget?: Budget;
-  leases: Readonly<Record<string, Lease>>;
+  /** Every lease of the agent, by lease id. */
+  leases: HashTrie<Lease>;
   /** Signed BUDGET-EXCEEDED records by payment, so a resumed call answers the same. */
-  refusals: Readonly<Record<string, JsonObject>>;
+  refusals: HashTrie<JsonObject>;
+  /** By the window's start (`windowStartOf`), as a decimal string. */
+  windows: HashTrie<WindowTally>;
 }
 
 /** The events of an agent stream, with amounts as the integer strings they are stored as. */
@@ -70,7 +88,9 @@ export interface SettleCommand {
 export type GovernorCommand = ReserveCommand | SettleCommand;
 
 
-export const initialGovernorState: GovernorState = { leases: {}, refusals: {} };
+export const initialGovernorState: GovernorState = { leases: HashTrie.empty(), refusals: HashTrie.empty(), windows: HashTrie.empty() };
+
+const EMPTY_WINDOW: WindowTally = { spentMicros: 0n, open: HashTrie.empty(), openMicros: 0n, earliestExpiry: Infinity };
 
 /** Agent ids name streams: a closed alphabet keeps every stream name unambiguous. */
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -106,55 +126,107 @@ export interface Usage {
   reservedMicros: bigint;
   spentMicros: bigint;
   availableMicros: bigint;
-  openLeases: Lease[];
 }
 
+const windowKey = (windowStart: number): string => String(windowStart);
+
+function tallyAt(state: GovernorState, budget: Budget, now: number): WindowTally {
+  return state.windows.get(windowKey(windowStartOf(budget, now))) ?? EMPTY_WINDOW;
+}
+
+/** The window of `now`: its leases settled and its leases reserved, open and not expired. */
 export function usageAt(state: GovernorState, now: number): Usage | undefined {
   const budget = state.budget;
   if (!budget) return undefined;
   const windowStart = windowStartOf(budget, now);
-  let reservedMicros = 0n;
-  let spentMicros = 0n;
-  const openLeases: Lease[] = [];
-  for (const lease of Object.values(state.leases)) {
-    if (windowStartOf(budget, lease.reservedAt) !== windowStart) continue;
-    if (lease.settlement) spentMicros += lease.settlement.actualMicros;
-    else if (!isReleased(lease, now)) {
-      reservedMicros += lease.amountMicros;
-      openLeases.push(lease);
-    }
+  const tally = tallyAt(state, budget, now);
+  let reservedMicros = tally.openMicros;
+  // Only once an open lease may have expired does the window's open leases need reading.
+  if (now >= tally.earliestExpiry) {
+    reservedMicros = 0n;
+    for (const lease of tally.open.values()) if (!isReleased(lease, now)) reservedMicros += lease.amountMicros;
   }
   return {
     windowStart,
     windowEnd: windowStart + budget.periodSeconds,
     reservedMicros,
-    spentMicros,
-    availableMicros: budget.capMicros - reservedMicros - spentMicros,
-    openLeases,
+    spentMicros: tally.spentMicros,
+    availableMicros: budget.capMicros - reservedMicros - tally.spentMicros,
   };
 }
 
+/** The leases of the window of `now` still open and not expired. */
+export function openLeasesAt(state: GovernorState, now: number): Lease[] {
+  if (!state.budget) return [];
+  return [...tallyAt(state, state.budget, now).open.values()].filter((lease) => !isReleased(lease, now));
+}
+
+function earliestExpiryOf(open: HashTrie<Lease>): number {
+  let earliest = Infinity;
+  for (const lease of open.values()) earliest = Math.min(earliest, lease.expiresAt);
+  return earliest;
+}
+
+function withReserved(state: GovernorState, lease: Lease): GovernorState {
+  const leases = state.leases.set(lease.lease_id, lease);
+  if (!state.budget) return { ...state, leases };
+  const key = windowKey(windowStartOf(state.budget, lease.reservedAt));
+  const tally = state.windows.get(key) ?? EMPTY_WINDOW;
+  const grown: WindowTally = {
+    spentMicros: tally.spentMicros,
+    open: tally.open.set(lease.lease_id, lease),
+    openMicros: tally.openMicros + lease.amountMicros,
+    earliestExpiry: Math.min(tally.earliestExpiry, lease.expiresAt),
+  };
+  return { ...state, leases, windows: state.windows.set(key, grown) };
+}
+
+function withSettled(state: GovernorState, lease: Lease, settlement: NonNullable<Lease['settlement']>): GovernorState {
+  const leases = state.leases.set(lease.lease_id, { ...lease, settlement });
+  if (!state.budget) return { ...state, leases };
+  const key = windowKey(windowStartOf(state.budget, lease.reservedAt));
+  const tally = state.windows.get(key) ?? EMPTY_WINDOW;
+  const open = tally.open.delete(lease.lease_id);
+  const settled: WindowTally = {
+    spentMicros: tally.spentMicros + settlement.actualMicros,
+    open,
+    openMicros: tally.openMicros - lease.amountMicros,
+    earliestExpiry: lease.expiresAt === tally.earliestExpiry ? earliestExpiryOf(open) : tally.earliestExpiry,
+  };
+  return { ...state, leases, windows: state.windows.set(key, settled) };
+}
+
+/**
+ * Decide writes each of these once (a budget opens once, a lease is reserved and settled once);
+ * a repeat in a stream is ignored, first one wins, so the windows' figures stay exact.
+ */
 export function evolveGovernor(state: GovernorState, event: GovernorEvent): GovernorState {
   switch (event.type) {
     case 'BudgetOpened': {
       const d = event.data;
+      if (state.budget) return state;
       return { ...state, agent_id: d.agent_id, budget: { owner: d.owner, capMicros: BigInt(d.capMicros), periodSeconds: d.periodSeconds, openedAt: d.openedAt } };
     }
     case 'LeaseReserved': {
       const d = event.data;
-      const lease: Lease = { lease_id: d.lease_id, amountMicros: BigInt(d.amountMicros), purpose: d.purpose, reservedAt: d.reservedAt, expiresAt: d.expiresAt, paymentId: d.paymentId, record: d.record };
-      return { ...state, leases: { ...state.leases, [d.lease_id]: lease } };
+      if (state.leases.has(d.lease_id)) return state;
+      return withReserved(state, { lease_id: d.lease_id, amountMicros: BigInt(d.amountMicros), purpose: d.purpose, reservedAt: d.reservedAt, expiresAt: d.expiresAt, paymentId: d.paymentId, record: d.record });
     }
     case 'ReserveRefused':
-      return { ...state, refusals: { ...state.refusals, [event.data.paymentId]: event.data.record } };
+      return state.refusals.has(event.data.paymentId) ? state : { ...state, refusals: state.refusals.set(event.data.paymentId, event.data.record) };
     case 'LeaseSettled': {
       const d = event.data;
-      const lease = state.leases[d.lease_id];
-      if (!lease) return state;
-      const settled: Lease = { ...lease, settlement: { actualMicros: BigInt(d.actualMicros), settledAt: d.settledAt, paymentId: d.paymentId, record: d.record } };
-      return { ...state, leases: { ...state.leases, [d.lease_id]: settled } };
+      const lease = state.leases.get(d.lease_id);
+      if (!lease || lease.settlement) return state;
+      return withSettled(state, lease, { actualMicros: BigInt(d.actualMicros), settledAt: d.settledAt, paymentId: d.paymentId, record: d.record });
     }
   }
+}
+
+/** The lease a reserve paid by `paymentId` made, found by its id (derived from the payment). */
+function leaseReservedBy(state: GovernorState, agentId: string, paymentId: string): Lease | undefined {
+  const lease = state.leases.get(leaseIdFor(agentId, paymentId));
+  return lease?.paymentId === paymentId ? lease : undefined;
 }
 
 /** The one way a decider refuses (kernel/decider.ts): thrown, so no refusal can be mistaken for events. */
@@ -168,7 +240,7 @@ function budgetMembers(budget: Budget, usage: Usage): JsonObject {
 
 function decideReserve(c: ReserveCommand, state: GovernorState): GovernorEvent[] {
   // A resumed call finds its own earlier decision and writes nothing more.
-  if (state.refusals[c.paymentId] || Object.values(state.leases).some((l) => l.paymentId === c.paymentId)) return [];
+  if (state.refusals.has(c.paymentId) || leaseReservedBy(state, c.agent_id, c.paymentId)) return [];
   const opening: GovernorEvent[] = [];
   let current = state;
   if (!state.budget) {
@@ -222,7 +294,7 @@ function decideReserve(c: ReserveCommand, state: GovernorState): GovernorEvent[]
 function decideSettle(c: SettleCommand, state: GovernorState): GovernorEvent[] {
   if (!state.budget) return refuse(422, 'lease_not_found', `lease ${c.lease_id} does not exist`, 'NOT-FOUND');
   if (state.budget.owner !== c.payer) return refuse(403, 'forbidden', `agent ${c.agent_id} is governed by another payer`);
-  const lease = state.leases[c.lease_id];
+  const lease = state.leases.get(c.lease_id);
   if (!lease) return refuse(422, 'lease_not_found', `lease ${c.lease_id} does not exist`, 'NOT-FOUND');
   if (lease.settlement) {
     if (lease.settlement.actualMicros === c.actualMicros) return [];
@@ -257,11 +329,9 @@ export const governorDecider: Decider<GovernorCommand, GovernorEvent, GovernorSt
 /** The signed record a command's call answers with, once its events are folded in. */
 export function resultRecordOf(command: GovernorCommand, state: GovernorState): JsonObject | undefined {
   if (command.kind === 'reserve') {
-    const refused = state.refusals[command.paymentId];
-    if (refused) return refused;
-    return Object.values(state.leases).find((l) => l.paymentId === command.paymentId)?.record;
+    return state.refusals.get(command.paymentId) ?? leaseReservedBy(state, command.agent_id, command.paymentId)?.record;
   }
-  return state.leases[command.lease_id]?.settlement?.record;
+  return state.leases.get(command.lease_id)?.settlement?.record;
 }
 
 /** The read model of GET /v1/governance/state/{agent_id}, at `now`. */
@@ -276,7 +346,7 @@ export function governorStateView(state: GovernorState, now: number): JsonObject
     reserved: formatAmount(usage.reservedMicros),
     spent: formatAmount(usage.spentMicros),
     available: formatAmount(usage.availableMicros),
-    openLeases: usage.openLeases
+    openLeases: openLeasesAt(state, now)
       .sort((a, b) => a.reservedAt - b.reservedAt || a.lease_id.localeCompare(b.lease_id))
       .map((l) => ({ lease_id: l.lease_id, amount: formatAmount(l.amountMicros), purpose: l.purpose, reservedAt: l.reservedAt, expiresAt: l.expiresAt })),
     asOf: now,

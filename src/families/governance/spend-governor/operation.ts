@@ -103,7 +103,7 @@ const settle = pricedOperation({
     async precheckState(input, deps) {
       const agentId = agentOfLease(input.lease_id);
       const state = agentId === undefined ? undefined : await readGovernorState(deps.store, agentId);
-      if (state?.leases[input.lease_id]) return undefined;
+      if (state?.leases.has(input.lease_id)) return undefined;
       return { status: 422, error: 'lease_not_found', message: `lease ${input.lease_id} does not exist; nothing was quoted or charged`, outcome: 'NOT-FOUND', issues: [{ path: 'lease_id', message: 'no such lease' }] };
     },
     command: governanceSettle,
