@@ -20,6 +20,10 @@ export class ChargedCallFailed extends HttpProblem {
   }
 }
 
+/** What a refusal decided after the settlement says of the payment, over HTTP and MCP alike. */
+export const takenBeforeRefusal = (transaction: string): string =>
+  `the payment was taken (settlement ${transaction}): another call changed this state between the free check and the command; the same payment answers the same`;
+
 /** 402 with the v2 quote in PAYMENT-REQUIRED and the v1 form in the body. */
 export function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: ServiceDeps, reason?: string, message?: string): void {
   ctx.status = 402;
@@ -79,6 +83,10 @@ export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: Se
         ...(refusal.outcome ? { outcome: refusal.outcome } : {}),
         ...(refusal.issues ? { issues: refusal.issues } : {}),
       });
+    }
+    case 'refused-after-charge': {
+      const { refusal } = outcome;
+      throw new HttpProblem(refusal.status, refusal.error, `${refusal.message}; ${takenBeforeRefusal(outcome.transaction)}`, refusal.outcome ? { outcome: refusal.outcome } : {});
     }
     case 'identifier-conflict':
       throw new HttpProblem(409, 'payment_identifier_conflict', `${outcome.message}; nothing was charged`);

@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { takenBeforeRefusal } from '../http/payment-answer.ts';
 import type { HttpDeps } from '../http/routes.ts';
 import { refusalBeforeQuote, type FreeRoute, type PricedOperation } from '../kernel/operation.ts';
 import { paymentRequired } from '../payments/x402/quote.ts';
@@ -52,6 +53,8 @@ export async function callPricedTool(op: PricedOperation, args: Record<string, u
       return paymentRequiredResult(op, deps, outcome.reason, outcome.message);
     case 'refused':
       return toolError(`${outcome.refusal.message}; nothing was charged`, { error: outcome.refusal.error, ...(outcome.refusal.outcome ? { outcome: outcome.refusal.outcome } : {}) });
+    case 'refused-after-charge':
+      return toolError(`${outcome.refusal.message}; ${takenBeforeRefusal(outcome.transaction)}`, { error: outcome.refusal.error, charged: true, ...(outcome.refusal.outcome ? { outcome: outcome.refusal.outcome } : {}) });
     case 'identifier-conflict':
       return toolError(`${outcome.message}; nothing was charged`, { error: 'payment_identifier_conflict' });
     case 'unavailable':

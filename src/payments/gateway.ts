@@ -38,6 +38,8 @@ export type PaymentOutcome =
    * retry with the same payment completes the call without a second charge.
    */
   | { kind: 'unavailable'; reason: string; message: string; charged: boolean }
+  /** The command refused after settlement, the state having changed since the free check: the payment was taken. */
+  | { kind: 'refused-after-charge'; refusal: Refusal; transaction: string }
   /** The work failed after settlement (a fault, not the input): the payment was taken; a retry resumes. */
   | { kind: 'failed-after-charge'; error: unknown; transaction: string };
 
@@ -90,6 +92,7 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
         case 'identifier-conflict':
           return { kind: 'identifier-conflict', message: outcome.message };
         case 'unavailable':
+        case 'refused-after-charge':
         case 'failed-after-charge':
           return outcome;
       }

@@ -12,6 +12,9 @@ import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { fetchQuote, signPayment, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/x402-payments.ts';
 import { paymentStreamName } from '../../src/payments/saga/events.ts';
+import { DomainRefusal } from '../../src/kernel/decider.ts';
+import { eventId } from '../../src/events/event-ids.ts';
+import { openEventStore } from '../../src/events/open-store.ts';
 
 const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const domain = { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC } as const;
@@ -115,5 +118,85 @@ describe('command.authorize runs after verification and before anything is claim
     const allowed = await gateway.handle(request({ kind: 'x', claim: { owner: account.address.toLowerCase() } }), service.deps);
     expect(allowed.kind).toBe('paid');
     expect((await service.deps.store.readStream(stream)).map((e) => e.type)).toEqual(['PaymentAuthorized', 'PaymentSettled', 'ResultSigned']);
+  });
+});
+
+describe('paid calls racing for one state: a refusal is never found after the payment is taken', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    // The durable file log, as `npm start` runs: its appends wait for the disk, where calls interleave.
+    service = await startTestService({}, (settings) => openEventStore(settings, { info: () => {}, warn: () => {}, error: () => {} }));
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  const paidPost = async (path: string, body: unknown, payment: string) => {
+    const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payment }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as { message?: string } };
+  };
+  const paymentFor = async (path: string, body: unknown = { agent_id: 'quote', key: 'k', value: 1 }, account = privateKeyToAccount(generatePrivateKey())) => {
+    const quote = await fetchQuote(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return (await signPayment(quote, { account })).header;
+  };
+
+  it('payers creating one memory store at once: one store, the others refused free, their payments still good', async () => {
+    for (let round = 0; round < 5; round++) {
+      const agent = `did:web:race-${round}-${Date.now()}`;
+      const payments = await Promise.all(Array.from({ length: 6 }, () => paymentFor('/v1/memory/put')));
+      const answers = await Promise.all(payments.map((payment, i) => paidPost('/v1/memory/put', { agent_id: agent, key: 'k', value: i }, payment)));
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403, 403]);
+      for (const [i, refused] of answers.entries()) {
+        if (refused.status !== 403) continue;
+        expect(refused.body.message).toMatch(/nothing was charged$/);
+        // Nothing was taken: the same authorization pays for a store of the loser's own.
+        expect((await paidPost('/v1/memory/put', { agent_id: `${agent}-own-${i}`, key: 'k', value: 'mine' }, payments[i]!)).status).toBe(200);
+      }
+    }
+  });
+
+  it("an owner settling one lease several times at once: one settlement, the others refused free", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const agent = `race-agent-${Date.now()}`;
+    const reserve = { agent_id: agent, amount: '5', purpose: 'calls', ttl_seconds: 600, budget: { cap: '20', period: 86_400 } };
+    const reserved = await paidPost('/v1/governance/reserve', reserve, await paymentFor('/v1/governance/reserve', reserve, owner));
+    expect(reserved.status).toBe(200);
+    const leaseId = (reserved.body as { evidenceCore: { lease_id: string } }).evidenceCore.lease_id;
+    const settles = ['1', '2', '3', '4'].map((actual) => ({ lease_id: leaseId, actual_amount: actual }));
+    const payments = await Promise.all(settles.map((body) => paymentFor('/v1/governance/settle', body, owner)));
+    const answers = await Promise.all(settles.map((body, i) => paidPost('/v1/governance/settle', body, payments[i]!)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    for (const refused of answers.filter((r) => r.status === 409)) expect(refused.body.message).toMatch(/nothing was charged$/);
+  });
+
+  it('a refusal the command finds after the claim (another process changed the state) says the payment was taken, and answers the same again', async () => {
+    const veritrack = catalog.find((r) => r.id === 'veritrack.attest') as PricedOperation;
+    const changedMeanwhile: PricedOperation = {
+      ...veritrack,
+      command: {
+        async authorize() {
+          return undefined;
+        },
+        async execute(_input, ctx) {
+          // The command's first append claims the payment; its decision then finds the state taken.
+          const stream = `race-demo-${ctx.paymentId}`;
+          await ctx.store.appendToStream(stream, [{ id: eventId(ctx.paymentId, stream, 0), type: 'Touched', data: {} }]);
+          throw new DomainRefusal(403, 'forbidden', 'this state belongs to another payer');
+        },
+      },
+    };
+    const body = { kind: 'x', claim: {} };
+    const account = privateKeyToAccount(generatePrivateKey());
+    const quote = await fetchQuote(`${service.url}${veritrack.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const payment = await signPayment(quote, { account });
+    const gateway = createGateway(createLocalSettler());
+    const call = () => gateway.handle({ op: changedMeanwhile, input: body, requestHash: canonicalSha256({ method: 'POST', path: veritrack.path, input: body }), payment: { header: 'PAYMENT-SIGNATURE', value: payment.header } }, service.deps);
+
+    const first = await call();
+    expect(first).toMatchObject({ kind: 'refused-after-charge', refusal: { status: 403, error: 'forbidden' } });
+    const again = await call();
+    expect(again).toEqual(first);
+    const stream = paymentStreamName(account.address, payment.authorization.nonce);
+    expect((await service.deps.store.readStream(stream)).map((e) => e.type)).toEqual(['PaymentAuthorized', 'PaymentSettled']);
   });
 });

@@ -20,8 +20,13 @@ export type PaidCallOutcome =
    * ResultSigned event was appended by this attempt (absent on a replay).
    */
   | { kind: 'signed'; body: JsonObject; settlement: PaymentSettled; sha256: string; position?: bigint }
-  /** command.authorize refused: nothing claimed, nothing charged. */
+  /** command.authorize refused, or the command before its first append: nothing claimed, nothing charged. */
   | { kind: 'refused'; refusal: Refusal }
+  /**
+   * The command refused after the payment was taken: the state changed between `authorize` and
+   * the command (another process on the same store). Deterministic: a retry answers the same.
+   */
+  | { kind: 'refused-after-charge'; refusal: Refusal; transaction: string }
   /** 402: the payment cannot pay for this request. */
   | { kind: 'rejected'; reason: string; message: string }
   /** 409: the payment identifier was first used with another payload. */

@@ -35,6 +35,8 @@ export interface PaidCallSaga {
  */
 export function createPaidCallSaga(settler: Settler): PaidCallSaga {
   const queue = new KeyedQueue();
+  /** Paid calls on one domain stream (Command.stateStream), one at a time in this process. */
+  const stateQueue = new KeyedQueue();
   /** Streams this process left unfinished: nobody else is presumed to be moving them forward. */
   const ownedHere = new BoundedRecentSet(MAX_REMEMBERED_STREAMS);
   /** This saga's identity as a writer of payment streams (events/sole-writer.ts). */
@@ -54,21 +56,31 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
       identifier = checked.claim;
     }
 
-    return queue.run(step.stream, async () => {
-      let progress = await readPaymentStream(deps.store, step.stream);
-      if (!progress.authorized) {
-        const started = await startNewPayment(step, identifier);
-        if (started.kind === 'answered') return started.outcome;
-        progress = started.progress;
-      } else if (!ownedHere.has(step.stream)) {
-        progress = await waitWhileInFlight(deps.store, step.stream, progress);
-      }
-      const outcome = await resume(step, progress);
-      // Only an unfinished call is worth remembering; a finished stream needs no waiting.
-      if (outcome.kind === 'unavailable') ownedHere.add(step.stream);
-      else ownedHere.delete(step.stream);
-      return outcome;
-    });
+    const stateStream = call.op.command?.stateStream?.(call.input);
+    return queue.run(step.stream, () => (stateStream === undefined ? advance(step, identifier) : stateQueue.run(stateStream, () => advance(step, identifier))));
+  }
+
+  /** Starts the payment, resumes it or replays its result, from what its stream holds. */
+  async function advance(step: SagaStep, identifier: PaymentIdentifierClaim | undefined): Promise<PaidCallOutcome> {
+    const outcome = await startOrResume(step, identifier);
+    // Only a call this process left unfinished is worth remembering: its retry need not wait for
+    // another process to move it on. A finished stream needs no waiting.
+    if (outcome.kind === 'unavailable' || outcome.kind === 'failed-after-charge' || outcome.kind === 'refused-after-charge') ownedHere.add(step.stream);
+    else ownedHere.delete(step.stream);
+    return outcome;
+  }
+
+  async function startOrResume(step: SagaStep, identifier: PaymentIdentifierClaim | undefined): Promise<PaidCallOutcome> {
+    const { store } = step.deps;
+    let progress = await readPaymentStream(store, step.stream);
+    if (!progress.authorized) {
+      const started = await startNewPayment(step, identifier);
+      if (started.kind === 'answered') return started.outcome;
+      progress = started.progress;
+    } else if (!ownedHere.has(step.stream)) {
+      progress = await waitWhileInFlight(store, step.stream, progress);
+    }
+    return resume(step, progress);
   }
 
   type Started = { kind: 'claimed'; progress: PaymentProgress } | { kind: 'answered'; outcome: PaidCallOutcome };

@@ -46,6 +46,7 @@ const asRecord = (version: MemoryVersion): JsonObject => ({ kind: MEMORY_VERSION
 /** Appends one version (optimistic concurrency, retried), or returns the one this payment already wrote. */
 export const memoryPut: Command<MemoryPutInput> = {
   authorize: authorizeOwner,
+  stateStream: (input) => memoryStreamName(input.agent_id, input.key),
   async execute(input, ctx) {
     const stream = memoryStreamName(input.agent_id, input.key);
     const handled = await handleCommand(
@@ -67,6 +68,7 @@ export const memoryPut: Command<MemoryPutInput> = {
  */
 export const memoryGet: Command<MemoryGetInput> = {
   authorize: authorizeOwner,
+  stateStream: (input) => memoryStreamName(input.agent_id, input.key),
   async execute(input, ctx) {
     const state = await readMemoryState(ctx, input.agent_id, input.key);
     if (!mayUseStore(state, ctx.payer)) throw foreignPayerRefusal();

@@ -22,7 +22,7 @@ export interface PutMemory {
 export const initialMemoryState: MemoryState = { owner: null, versions: History.empty() };
 
 export function foreignPayerRefusal(): DomainRefusal {
-  return new DomainRefusal(403, 'forbidden', 'this memory store belongs to another payer; nothing was charged or changed');
+  return new DomainRefusal(403, 'forbidden', 'this memory store belongs to another payer');
 }
 
 /** Whether `payer` may read or write the store: anyone may create it, only the owner may use it. */

@@ -102,10 +102,15 @@ function settleCommand(input: SettleInput, ctx: CallContext): GovernorCommand {
 
 export const governanceReserve: Command<ReserveInput> = {
   authorize: (input, ctx) => refusalBeforeSettlement(reserveCommand(input, ctx), ctx),
+  stateStream: (input) => agentStreamName(input.agent_id),
   execute: (input, ctx) => executeGovernor(reserveCommand(input, ctx), ctx),
 };
 
 export const governanceSettle: Command<SettleInput> = {
   authorize: (input, ctx) => refusalBeforeSettlement(settleCommand(input, ctx), ctx),
+  stateStream: (input) => {
+    const agent = agentOfLease(input.lease_id);
+    return agent === undefined ? undefined : agentStreamName(agent);
+  },
   execute: (input, ctx) => executeGovernor(settleCommand(input, ctx), ctx),
 };

@@ -24,7 +24,7 @@ export interface RegisterContainment {
 export const initialContainmentState: ContainmentState = { registrar: null, registrations: History.empty() };
 
 export function foreignRegistrarRefusal(): DomainRefusal {
-  return new DomainRefusal(403, 'forbidden', "this agent's containment registrations belong to another payer: only the payer that first registered the agent may supersede them; nothing was charged or changed");
+  return new DomainRefusal(403, 'forbidden', "this agent's containment registrations belong to another payer: only the payer that first registered the agent may supersede them");
 }
 
 /** Anyone may register a new agent; only its first registrar may supersede the registration. */

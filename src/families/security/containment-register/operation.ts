@@ -76,6 +76,7 @@ export const containmentRegister = pricedOperation({
       const refusal = foreignRegistrarRefusal();
       return { status: refusal.status, error: refusal.error, message: refusal.message };
     },
+    stateStream: (i) => streamOf(i.agent_did),
     async execute(i, ctx) {
       const handled = await handleCommand(ctx.store, streamOf(i.agent_did), containmentDecider, { input: i, payer: ctx.payer, paymentId: ctx.paymentId, now: ctx.now }, { origin: ctx.paymentId, parse: parseContainmentEvent, metadata: { paymentId: ctx.paymentId } });
       const record = registrationBy(handled.state, ctx.paymentId);
