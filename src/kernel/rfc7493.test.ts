@@ -14,7 +14,9 @@ describe('I-JSON (RFC 7493)', () => {
     expect(refused('[1, -9007199254740992]')).toMatchObject({ path: '[1]' });
     expect(refused('{"x":1e400}')).toMatchObject({ path: 'x', reason: expect.stringContaining('overflows') });
     expect(refused('{"x":1e20}')).toMatchObject({ path: 'x' });
-    for (const ok of ['9007199254740991', '-9007199254740991', '0.1', '1.5e3', '123456789012345.5', '1e-300']) expect(parseIJson(ok).ok).toBe(true);
+    expect(refused('{"claim":{"x":1e-400}}')).toMatchObject({ path: 'claim.x', reason: expect.stringContaining('underflows to 0') });
+    expect(refused('[-0.0001e-330]')).toMatchObject({ path: '[0]' });
+    for (const ok of ['9007199254740991', '-9007199254740991', '0.1', '1.5e3', '123456789012345.5', '1e-300', '5e-324', '0.0e-400', '-0.0', '0e5']) expect(parseIJson(ok).ok).toBe(true);
   });
 
   it('refuses lone surrogates and keeps well-formed pairs', () => {
@@ -45,7 +47,7 @@ describe('I-JSON (RFC 7493)', () => {
         const text = JSON.stringify(value);
         const result = parseIJson(text);
         if (result.ok) expect(result.value).toEqual(JSON.parse(text));
-        else expect(result.reason).toMatch(/beyond|overflows|lone surrogate|duplicate/);
+        else expect(result.reason).toMatch(/beyond|overflows|underflows|lone surrogate|duplicate/);
       }),
       { numRuns: 300 },
     );

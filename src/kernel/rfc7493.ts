@@ -2,7 +2,7 @@
  * I-JSON (RFC 7493), the profile RFC 8785 builds on: JSON text whose every value a signature can
  * carry faithfully. A text is refused, naming the member, when it has
  *   - a number that is not exactly representable: an integer beyond +-(2^53 - 1), or a number
- *     that overflows (section 2.2);
+ *     that overflows or that underflows to zero, such as 1e-400 (section 2.2);
  *   - a string with an unpaired surrogate escape, \uD800 alone (section 2.1);
  *   - an object with two members of the same name (section 2.3).
  * `__proto__` and `constructor` are ordinary member names: JSON.parse makes them own properties
@@ -193,6 +193,8 @@ class IJsonScanner {
     if (integer && token.length <= 15) return undefined;
     const value = Number(token);
     if (!Number.isFinite(value)) return this.fail(`number ${token} overflows: send it as a string`);
+    // A zero written with a non-zero digit before its exponent is a number too small for a double.
+    if (value === 0 && /[1-9]/.test(token.split(/[eE]/)[0]!)) return this.fail(`number ${token} underflows to 0: send it as a string`);
     if (Number.isInteger(value) && Math.abs(value) > MAX_EXACT_INTEGER)
       return this.fail(`number ${token} is beyond +-(2^53 - 1) and cannot be carried exactly: send it as a string`);
     return undefined;
