@@ -5,6 +5,11 @@ import { checkFrame, decodeRecord } from './framing.ts';
 import type { Location } from './location.ts';
 import type { SegmentFile } from './segment.ts';
 
+/** Records closer than this in one file are read together: skipping fewer bytes costs more than a read. */
+const READ_GAP_BYTES = 16 * 1024;
+/** One read spans at most this much. */
+const READ_SPAN_BYTES = 1024 * 1024;
+
 /**
  * Positional reads of frames from segment files, each checksum-checked again: damage that
  * appears after start is reported with its file and offset, never returned as data.
@@ -30,6 +35,37 @@ export class SegmentReader {
   async readEvent(location: Location): Promise<RecordedEvent> {
     const bytes = await this.readBytes(location.segment, location.offset, location.length);
     return this.decodeAt(bytes, 0, location);
+  }
+
+  /**
+   * The events at `locations`, in file order (ascending), in that order. Neighbours of one file
+   * are read in one pread when the bytes between them are few: a stream appended in batches, or
+   * folded from its start, is read in a few reads instead of one per event (12,000 events: 600
+   * ms one by one).
+   */
+  async readEvents(locations: readonly Location[]): Promise<RecordedEvent[]> {
+    const reads: Promise<RecordedEvent[]>[] = [];
+    for (let first = 0; first < locations.length; ) {
+      const start = locations[first]!;
+      let last = first;
+      for (let next = first + 1; next < locations.length; next++) {
+        const candidate = locations[next]!;
+        const end = locations[last]!.offset + locations[last]!.length;
+        if (candidate.segment !== start.segment || candidate.offset < end || candidate.offset - end > READ_GAP_BYTES) break;
+        if (candidate.offset + candidate.length - start.offset > READ_SPAN_BYTES) break;
+        last = next;
+      }
+      reads.push(this.readRun(locations.slice(first, last + 1)));
+      first = last + 1;
+    }
+    return (await Promise.all(reads)).flat();
+  }
+
+  private async readRun(run: readonly Location[]): Promise<RecordedEvent[]> {
+    const start = run[0]!;
+    const last = run.at(-1)!;
+    const bytes = await this.readBytes(start.segment, start.offset, last.offset + last.length - start.offset);
+    return run.map((location) => this.decodeAt(bytes, location.offset - start.offset, location));
   }
 
   /** Decodes the frame at `at` of `bytes`, which was read from `location`. */

@@ -256,7 +256,11 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     } else {
       for (let r = Number(readOptions.fromRevision ?? 0n); r < visible && revisions.length < max; r++) revisions.push(r);
     }
-    return Promise.all(revisions.map((r) => reader.readEvent(index.location(index.positionAt(stream, r))!)));
+    if (revisions.length === 1) return [await reader.readEvent(index.location(index.positionAt(stream, revisions[0]!))!)];
+    // A stream's events lie in the log in revision order.
+    const ascending = readOptions.direction === 'backwards' ? revisions.reverse() : revisions;
+    const events = await reader.readEvents(ascending.map((r) => index.location(index.positionAt(stream, r))!));
+    return readOptions.direction === 'backwards' ? events.reverse() : events;
   }
 
   async function* readAll(readOptions: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
