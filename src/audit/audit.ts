@@ -4,7 +4,7 @@ import type { ChainRule } from '../kernel/audit-rule.ts';
 import type { AuditFailure } from '../kernel/audit-failure.ts';
 import { AuditKeyIndex, screenSignedResult, verdictFailures, type AuditKeys, type ScreenedResult } from './result-check.ts';
 import { inlineVerifier, type SignatureVerifier } from './signature-pool.ts';
-import { isPaymentStream, sagaStep } from './saga.ts';
+import { isPaymentStream, sagaStep, unfinishedStep } from './saga.ts';
 import { StreamProgress } from './stream-progress.ts';
 import { ResultTreeCheck } from './result-tree.ts';
 import { ResultStoreCheck } from './result-store-check.ts';
@@ -44,6 +44,11 @@ export interface AuditReport {
   /** Leaves of the result log's store checked against the replay; undefined when no store was given. */
   resultStoreChecked?: number;
   lastPosition: bigint | undefined;
+  /**
+   * Payment streams whose saga has not finished: not a failure (the service resumes them on the
+   * client's retry), but an auditor wants to see payments taken with no result (`notSigned`).
+   */
+  unfinishedPayments: { notSettled: number; notSigned: number; notSignedStreams: string[] };
   failureCount: number;
   failuresByKind: Record<string, number>;
   /** The first `maxFailuresKept` failures found, sorted by log position. */
@@ -70,6 +75,8 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
   };
 
   const progress = new StreamProgress();
+  /** The names of payment streams not finished so far, by key: a few at any time, as a call's events follow one another. */
+  const unfinished = new Map<string, string>();
   const rulesOf = new Map<string, readonly ChainRule[]>();
   const chained = new Map<string, RecordedEvent[]>();
   const keys = new AuditKeyIndex(options.keyring);
@@ -98,6 +105,8 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
         const step = sagaStep(event, sagaSteps);
         if (step.failure) record(step.failure);
         sagaSteps = step.seen;
+        if (!unfinishedStep(sagaSteps)) unfinished.delete(stream);
+        else if (unfinished.size < UNFINISHED_NAMES_KEPT || unfinished.has(stream)) unfinished.set(stream, event.stream);
       }
       progress.set(stream, revision + 1, sagaSteps);
 
@@ -142,6 +151,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
   return {
     events,
     streams: progress.streams,
+    unfinishedPayments: unfinishedPayments(progress, unfinished),
     results,
     chains: chained.size,
     checkpoints: resultTree.checkpoints,
@@ -152,6 +162,22 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
     failures: failures.sort((a, b) => (a.position ?? -1n) < (b.position ?? -1n) ? -1 : (a.position ?? -1n) > (b.position ?? -1n) ? 1 : 0),
     ok: failureCount === 0,
   };
+}
+
+/** At most this many unfinished payment streams are named (all are counted). */
+const UNFINISHED_NAMES_KEPT = 10_000;
+
+function unfinishedPayments(progress: StreamProgress, names: Map<string, string>): AuditReport['unfinishedPayments'] {
+  let notSettled = 0;
+  let notSigned = 0;
+  for (const steps of progress.allSagaSteps()) {
+    if (steps === 0) continue;
+    const step = unfinishedStep(steps);
+    if (step === 'not-settled') notSettled++;
+    else if (step === 'not-signed') notSigned++;
+  }
+  const notSignedStreams = [...names].filter(([key]) => unfinishedStep(progress.sagaSteps(key)) === 'not-signed').map(([, name]) => name);
+  return { notSettled, notSigned, notSignedStreams: notSignedStreams.sort() };
 }
 
 const BATCH = 256;

@@ -12,6 +12,11 @@ export function formatReport(report: AuditReport, context: { source: string; sec
     `  log checkpoints:     ${report.checkpoints} (tree rebuilt, roots, signatures, consistency)`,
     `  time:                ${context.seconds.toFixed(2)} s (${Math.round(report.events / Math.max(context.seconds, 0.001))} events/s, ${Math.round(report.results / Math.max(context.seconds, 0.001))} results/s)`,
   ];
+  const { notSettled, notSigned, notSignedStreams } = report.unfinishedPayments;
+  if (notSettled + notSigned > 0) {
+    lines.push(`  unfinished payments: ${notSigned} settled with no signed result (charged; a retry with the same payment completes the call or answers its refusal), ${notSettled} claimed and not settled (nothing charged yet)`);
+    for (const stream of notSignedStreams.slice(0, limit)) lines.push(`    settled, no result: ${stream}`);
+  }
   if (report.indexChecked !== undefined) lines.push(`  event index:         ${report.indexChecked} entries checked against the segments`);
   if (report.resultStoreChecked !== undefined) lines.push(`  result log store:    ${report.resultStoreChecked} leaves and their nodes checked against the results`);
   if (context.keys) lines.push(`  keys:                ${context.keys}`);

@@ -33,6 +33,16 @@ export function sagaStep(event: RecordedEvent, seen: number): { seen: number; fa
   return { seen: after };
 }
 
+/**
+ * Where a payment's saga stopped, from the steps it has seen; undefined once its result is signed.
+ * `not-signed`: settled with no result, so the payer was charged and has nothing yet (a retry with
+ * the same payment completes the call, or answers the refusal that stopped it).
+ */
+export function unfinishedStep(seen: number): 'not-settled' | 'not-signed' | undefined {
+  if (seen & SIGNED) return undefined;
+  return seen & SETTLED ? 'not-signed' : 'not-settled';
+}
+
 const sagaFailure = (event: RecordedEvent, message: string): AuditFailure => ({
   kind: 'saga-order',
   stream: event.stream,

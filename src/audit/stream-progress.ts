@@ -34,4 +34,9 @@ export class StreamProgress {
   set(key: string, nextRevision: number, sagaSteps: number): void {
     this.states.set(key, nextRevision * SAGA_STEP_STATES + sagaSteps);
   }
+
+  /** The saga steps of every stream (0 for a stream that is not a payment's). */
+  *allSagaSteps(): IterableIterator<number> {
+    for (const state of this.states.values()) yield state % SAGA_STEP_STATES;
+  }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { auditEventLog } from '../../src/audit/audit.ts';
+import { formatReport } from '../../src/audit/report.ts';
 import { hashLinkedChainRule, type ChainRule } from '../../src/kernel/audit-rule.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';
 import type { EventStore, RecordedEvent } from '../../src/events/port.ts';
@@ -22,6 +23,21 @@ describe('audit: signed results', () => {
     await store.appendToStream(newPaymentStream(), [authorized()]); // Never settled: resumed on retry, not a failure.
     const report = await audit(store);
     expect(report).toMatchObject({ ok: true, events: 16, results: 5, streams: 6, failureCount: 0, failures: [] });
+    expect(report.unfinishedPayments).toEqual({ notSettled: 1, notSigned: 0, notSignedStreams: [] });
+  });
+
+  it('names the payments settled with no signed result: charged, with nothing to show yet', async () => {
+    const store = createMemoryEventStore();
+    await appendSaga(store, keyring, { input: 'done' });
+    const charged = [newPaymentStream(), newPaymentStream()];
+    for (const stream of charged) await store.appendToStream(stream, [authorized(), settled()]);
+    await store.appendToStream(newPaymentStream(), [authorized()]);
+    const report = await audit(store);
+    expect(report.ok).toBe(true);
+    expect(report.unfinishedPayments).toEqual({ notSettled: 1, notSigned: 2, notSignedStreams: [...charged].sort() });
+    const printed = formatReport(report, { source: 'test', seconds: 1 });
+    expect(printed).toMatch(/unfinished payments: 2 settled with no signed result .*, 1 claimed and not settled/);
+    for (const stream of charged) expect(printed).toContain(`settled, no result: ${stream}`);
   });
 
   it('finds a record changed after signing (hash and signature both fail)', async () => {
