@@ -2,6 +2,7 @@ import { readingStore } from '../events/borrowed-store.ts';
 import { eventId } from '../events/event-ids.ts';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../events/port.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
+import type { Refusal } from './operation.ts';
 
 /** A domain event as deciders see it: a type and a JSON payload. */
 export interface DomainEvent {
@@ -157,5 +158,10 @@ export class DomainRefusal extends Error {
   ) {
     super(message);
     this.name = 'DomainRefusal';
+  }
+
+  /** As the answer a paid call gives instead of a result. */
+  asRefusal(): Refusal {
+    return { status: this.status, error: this.error, message: this.message, ...(this.outcome ? { outcome: this.outcome } : {}) };
   }
 }

@@ -1,6 +1,6 @@
 import { AppendTooLargeError, EventStoreUnavailableError } from '../../events/port.ts';
 import { DomainRefusal } from '../../kernel/decider.ts';
-import type { CallContext, Refusal } from '../../kernel/operation.ts';
+import type { CallContext } from '../../kernel/operation.ts';
 import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
 import { resultTooLarge, tooLargeToAppend } from './append-limit.ts';
 import { appendClaim, authorizedEvent, claimBeforeFirstAppend, ClaimLostError, settledEvent, signedEvent, signedOf } from './claim.ts';
@@ -24,7 +24,7 @@ export async function executeAndSign(step: SagaStep, progress: PaymentProgress, 
     return { kind: 'signed', body: result.body, settlement: settled.data, sha256: result.seal.sha256, position: appended.position };
   } catch (err) {
     if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: true };
-    if (err instanceof DomainRefusal) return { kind: 'refused-after-charge', refusal: refusalOf(err), transaction: settled.data.transaction };
+    if (err instanceof DomainRefusal) return { kind: 'refused-after-charge', refusal: err.asRefusal(), transaction: settled.data.transaction };
     return { kind: 'failed-after-charge', error: err, transaction: settled.data.transaction };
   }
 }
@@ -68,11 +68,7 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
     // A domain append too large for the store is refused before the claim (claimBeforeFirstAppend).
     if (err instanceof AppendTooLargeError) return claimed ? { kind: 'failed-after-charge', error: err, transaction: settled.transaction } : resultTooLarge(err.bytes, err.limit);
     // Decided before the command's first append, the claim with it: nothing was taken.
-    if (err instanceof DomainRefusal) return claimed ? { kind: 'refused-after-charge', refusal: refusalOf(err), transaction: settled.transaction } : { kind: 'refused', refusal: refusalOf(err) };
+    if (err instanceof DomainRefusal) return claimed ? { kind: 'refused-after-charge', refusal: err.asRefusal(), transaction: settled.transaction } : { kind: 'refused', refusal: err.asRefusal() };
     throw err;
   }
-}
-
-function refusalOf(err: DomainRefusal): Refusal {
-  return { status: err.status, error: err.error, message: err.message, ...(err.outcome ? { outcome: err.outcome } : {}) };
 }

@@ -32,7 +32,7 @@ async function refusalBeforeSettlement(command: GovernorCommand, ctx: CallContex
     events = governorDecider.decide(command, state);
   } catch (err) {
     if (!(err instanceof DomainRefusal)) throw err;
-    return { status: err.status, error: err.error, message: err.message, ...(err.outcome ? { outcome: err.outcome } : {}) };
+    return err.asRefusal();
   }
   const refused = events.find((e) => e.type === 'ReserveRefused');
   if (refused) {
