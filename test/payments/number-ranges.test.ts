@@ -25,5 +25,16 @@ describe('a payment number outside its type', () => {
         expect(((await res.json()) as { message: string }).message).toContain(`${member}: must be a uint256`);
       }
     });
+
+    it(`${member} written with a leading zero is a 402 naming it: one number has one text, in the claim and the payload's hash`, async () => {
+      const p = await signPayment(f.quote);
+      const payload = structuredClone(p.payload);
+      const authorization = (payload.payload as { authorization: Record<string, string> }).authorization;
+      authorization[member] = `0${authorization[member]}`;
+      const res = await fetch(`${f.service.url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': encodePayload(payload) }, body: f.bodyA });
+      expect(res.status).toBe(402);
+      expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).error).toBe(PAYMENT_REASONS.payload);
+      expect(((await res.json()) as { message: string }).message).toContain(`${member}: must be a decimal integer string without leading zeros`);
+    });
   }
 });

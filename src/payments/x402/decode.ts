@@ -3,14 +3,15 @@ import { PAYMENT_REASONS, PaymentRejected } from './reasons.ts';
 import { decodeUtf8, describeIllFormed } from '../../kernel/rfc3629.ts';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const UINT = /^\d{1,78}$/;
+/** Decimal without leading zeros: one number, one text, so a payload and its hash have one form. */
+const UINT = /^(?:0|[1-9]\d{0,77})$/;
 const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})+$/;
 const NONCE = /^0x[0-9a-fA-F]{64}$/;
 const address = z.string().regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address');
 const UINT256_MAX = (1n << 256n) - 1n;
 /** A uint256 of EIP-3009 as a decimal string: 78 digits can still exceed 2^256 - 1. */
 const isUint256 = (text: string): boolean => UINT.test(text) && (text.length < 78 || BigInt(text) <= UINT256_MAX);
-const uint = z.string().regex(UINT, 'must be a decimal integer string').refine(isUint256, 'must be a uint256: at most 2^256 - 1');
+const uint = z.string().regex(UINT, 'must be a decimal integer string without leading zeros').refine(isUint256, 'must be a uint256: at most 2^256 - 1');
 const hexBytes = z.string().regex(HEX_BYTES, 'must be 0x-prefixed hex bytes');
 
 export const transferAuthorizationSchema = z.object({
