@@ -4,6 +4,7 @@
 import { bytesOverLimit } from '../../events/append-rules.ts';
 import { withStagedAppends } from '../../events/staged-store.ts';
 import { AppendTooLargeError, type EventData, type EventStore } from '../../events/port.ts';
+import { DomainRefusal } from '../../kernel/decider.ts';
 import type { CallContext } from '../../kernel/operation.ts';
 import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
 import { signedEvent, signedOf } from './claim.ts';
@@ -27,6 +28,9 @@ export async function runBeforeSettling(step: SagaStep, progress: PaymentProgres
     result = await runOperation(step.call.op, step.call.input, ctx);
   } catch (err) {
     if (err instanceof AppendTooLargeError) return { refused: resultTooLarge(err.bytes, err.limit) };
+    // Decided on the state as it is now (another process changed it since authorize): refused
+    // while nothing has moved, rather than after the transfer.
+    if (err instanceof DomainRefusal) return { refused: { kind: 'refused', refusal: err.asRefusal() } };
     // A failure the settled call meets again and answers as it always has.
     return undefined;
   }

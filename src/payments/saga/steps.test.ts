@@ -5,6 +5,7 @@ import { signPayment } from '../../../test/support/x402-payments.ts';
 import { findOperation } from '../../catalog/index.ts';
 import { createMemoryEventStore } from '../../events/memory-store.ts';
 import { EventStoreUnavailableError, type EventStore } from '../../events/port.ts';
+import { DomainRefusal } from '../../kernel/decider.ts';
 import type { ServiceDeps } from '../../kernel/operation.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
 import { createGateway } from '../gateway.ts';
@@ -318,6 +319,40 @@ describe('a result the event store cannot hold in one append (EventStoreDB: MaxA
     expect(runs.count).toBe(2);
     expect(settler.transfers).toBe(1);
     expect((await deps.store.readStream(`state-${stepOf(deps, call, settler).stream}`)).map((e) => e.type)).toEqual(['Kept']);
+  });
+
+  /** A command whose decision refuses: the state it decides on changed after `authorize` passed. */
+  const refusingAfterAuthorize = {
+    ...op,
+    command: {
+      async authorize() {
+        return undefined;
+      },
+      async execute(_raw: unknown, ctx: { store: EventStore; paymentId: string }): Promise<never> {
+        await ctx.store.appendToStream(`state-${ctx.paymentId}`, [{ id: randomUUID(), type: 'Kept', data: {} }]);
+        throw new DomainRefusal(403, 'forbidden', 'this state belongs to another payer');
+      },
+    },
+  };
+
+  it('a command whose decision refuses when measured is refused before the funds move, on every retry', async () => {
+    const deps = limitedDeps();
+    const settler = countingSettler();
+    const call = { ...(await paidCall(deps)), op: refusingAfterAuthorize };
+    const saga = createPaidCallSaga(settler);
+    for (let attempt = 0; attempt < 2; attempt++) expect(await saga.run(call, deps)).toMatchObject({ kind: 'refused', refusal: { status: 403, error: 'forbidden' } });
+    expect(settler.transfers).toBe(0);
+  });
+
+  it('on a store with no limit, the refusal comes after the transfer: it says so, and answers the same on a retry', async () => {
+    const deps = freshDeps();
+    const settler = countingSettler();
+    const call = { ...(await paidCall(deps)), op: refusingAfterAuthorize };
+    const saga = createPaidCallSaga(settler);
+    const first = await saga.run(call, deps);
+    expect(first).toMatchObject({ kind: 'refused-after-charge', refusal: { status: 403, error: 'forbidden' } });
+    expect(await saga.run(call, deps)).toEqual(first);
+    expect(settler.transfers).toBe(1);
   });
 
   it('with local settlement nothing is written, so the same payment can still pay for a smaller request', async () => {
