@@ -22,6 +22,24 @@ export function checkDid(did: string | undefined): DidCheck {
   return { syntax: 'valid', method, resolution: 'unresolved (offline)' };
 }
 
+/**
+ * The one text of a DID among those that name the same subject: percent-encoded characters that
+ * need no encoding decoded, the hex digits of the others in upper case (RFC 3986 section 6.2.2),
+ * a did:web host in lower case (DNS names are case-insensitive) and a did:pkh EVM address in lower
+ * case (its mixed case is only a checksum). Anything that is not a DID is returned as it is.
+ */
+export function canonicalDid(did: string): string {
+  if (!DID_SYNTAX.test(did)) return did;
+  const text = did.replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return /^[A-Za-z0-9._-]$/.test(char) ? char : encoded.toUpperCase();
+  });
+  const [, method, ...segments] = text.split(':');
+  if (method === 'web' && segments.length > 0) segments[0] = segments[0]!.replace(/%[0-9A-F]{2}|[A-Z]+/g, (part) => (part.startsWith('%') ? part : part.toLowerCase()));
+  if (method === 'pkh' && segments[0] === 'eip155' && segments.length === 3) segments[2] = segments[2]!.toLowerCase();
+  return ['did', method, ...segments].join(':');
+}
+
 export function evmAddressOfDidPkh(did: string): string | undefined {
   const m = /^did:pkh:eip155:(\d{1,32}):(0x[0-9a-fA-F]{40})$/.exec(did);
   return m && EVM_ADDRESS.test(m[2]!) ? m[2] : undefined;

@@ -33,4 +33,17 @@ describe('containment register over HTTP', () => {
     const refused = await post(mallory, { ...containmentRegister.example, rules: [] });
     expect(refused.status).toBe(403);
   });
+
+  it('names one agent by one text: another spelling of a registered DID is refused free, not registered anew by another payer', async () => {
+    const agent = `did:web:victim-${Date.now()}.example.com`;
+    expect((await post(createPayingFetch(), { agent_did: agent })).status).toBe(200);
+    const mallory = createPayingFetch();
+    const spellings = [agent.replace('did:web:v', 'did:web:V'), agent.replace('.example', '%2Eexample'), agent.replace('.example', '%2eexample')];
+    for (const spelling of spellings) {
+      const res = await post(mallory, { agent_did: spelling });
+      expect(res.status, spelling).toBe(422);
+      expect(await res.json()).toMatchObject({ issues: [{ path: 'agent_did', message: `not in its canonical form: send ${agent}` }] });
+    }
+    expect((await post(mallory, { agent_did: agent })).status).toBe(403);
+  });
 });

@@ -5,6 +5,7 @@ import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import { containmentDecider, foreignRegistrarRefusal, mayRegister, registrationBy } from './decider.ts';
+import { canonicalDid } from './dids.ts';
 import { CONTAINMENT_STREAM_PREFIX, parseContainmentEvent } from './events.ts';
 
 const rule = z
@@ -19,7 +20,12 @@ const rule = z
 
 const input = z
   .object({
-    agent_did: z.string().min(1).max(500),
+    agent_did: z
+      .string()
+      .min(1)
+      .max(500)
+      // Equivalent spellings of one DID would name different agents, each registrable by anyone.
+      .refine((did) => canonicalDid(did) === did, { error: (issue) => `not in its canonical form: send ${canonicalDid(String(issue.input))}` }),
     emergency_contact_did: z.string().max(500).optional(),
     policy: z.record(z.string(), z.unknown()).optional().describe('The declared containment policy, relayed verbatim'),
     rules: z.array(rule).max(50).optional(),
@@ -49,7 +55,7 @@ export const containmentRegister = pricedOperation({
   priceUsd: '0.25',
   summary: 'Attests readiness and relays signed notify/throttle rules.',
   description:
-    "Each rule's signature is verified offline (did:key Ed25519; EIP-191 for an EVM address or did:pkh) over the RFC 8785 text of {agent_did, action, trigger, target, signer}; DIDs are syntax-checked (did:key decoded; did:web and others unresolved (offline)). READINESS-GAP lists every missing element: agent DID, emergency-contact DID, declared policy, a signed notify or throttle rule that verifies. Registrations are events in the agent's stream: a later one supersedes the earlier (named in `supersedes`), the history stays, and only the payer that first registered the agent may supersede it. The service holds no kill-switch authority.",
+    "Each rule's signature is verified offline (did:key Ed25519; EIP-191 for an EVM address or did:pkh) over the RFC 8785 text of {agent_did, action, trigger, target, signer}; DIDs are syntax-checked (did:key decoded; did:web and others unresolved (offline)); agent_did must be in its canonical form (did:web host and did:pkh address in lower case, no needless percent-encoding), otherwise 422. READINESS-GAP lists every missing element: agent DID, emergency-contact DID, declared policy, a signed notify or throttle rule that verifies. Registrations are events in the agent's stream: a later one supersedes the earlier (named in `supersedes`), the history stays, and only the payer that first registered the agent may supersede it. The service holds no kill-switch authority.",
   inputFrom: 'json',
   input,
   example: {
