@@ -10,6 +10,12 @@ const treeSize = z
   // Sixteen digits reach past 2^53, where Number would answer about a size nobody asked for.
   .refine(Number.isSafeInteger, 'must be at most 2^53 - 1');
 
+const leafIndex = z
+  .string()
+  .regex(/^(?:0|[1-9][0-9]{0,15})$/, 'must be a non-negative integer')
+  .transform(Number)
+  .refine(Number.isSafeInteger, 'must be at most 2^53 - 1');
+
 const checkpointSchema = z.object({ origin: z.string(), tree_size: z.number().int(), root_hash: hex64, issued_at: z.number().int(), key_id: z.string(), note: z.string() });
 /** The verification bundle's format name: what the offline verifiers read. */
 export const BUNDLE_FORMAT = 'attestation-result-bundle/v1';
@@ -97,18 +103,20 @@ export const transparencyRoutes: FreeRoute[] = [
     family: 'service',
     summary: 'Inclusion proof of a signed result (by its sha256) in the tree of a checkpoint.',
     description:
-      'Against the latest checkpoint (returned with the proof) or the tree size given. 404 while no checkpoint covers the result yet: checkpoints follow results within seconds.',
-    input: z.object({ sha256: hex64, tree_size: treeSize.optional() }).strict(),
+      'Against the latest checkpoint (returned with the proof) or the tree size given. 404 while no checkpoint covers the result yet: checkpoints follow results within seconds. A record signed by several calls (two payers attesting one claim) is several leaves: leaf_index (a paid answer\'s X-Log-Leaf-Index) proves that one, and must hold this sha256; without it, the first.',
+    input: z.object({ sha256: hex64, tree_size: treeSize.optional(), leaf_index: leafIndex.optional() }).strict(),
     inputFrom: 'query',
     output: z.object({ leaf_index: z.number().int(), tree_size: z.number().int(), leaf: leafSchema, leaf_hash: hex64, audit_path: z.array(hex64), root_hash: hex64, checkpoint: checkpointSchema.nullable() }),
-    handle: answering(async (input: { sha256: string; tree_size?: number | undefined }, deps) => {
+    handle: answering(async (input: { sha256: string; tree_size?: number | undefined; leaf_index?: number | undefined }, deps) => {
       const log = logOf(deps);
       const checkpoint = input.tree_size === undefined ? latestOrWait(log) : undefined;
       const size = input.tree_size ?? checkpoint!.tree_size;
       if (size > log.size()) throw new LogAnswer(404, 'tree_size_not_reached', `the log holds ${log.size()} leaves, not ${size}`);
-      const proof = log.inclusion(input.sha256, size);
+      if (input.leaf_index !== undefined && !log.holdsAt(input.leaf_index, input.sha256))
+        throw new LogAnswer(404, 'not_in_tree', `leaf ${input.leaf_index} is not a leaf of this sha256`);
+      const proof = log.inclusion(input.sha256, size, input.leaf_index);
       if (!proof) {
-        const index = log.leafIndexOf(input.sha256);
+        const index = input.leaf_index ?? log.leafIndexOf(input.sha256);
         const why = index === undefined ? 'no result with this sha256 is in the log' : `the result is leaf ${index}, after the tree of ${size} leaves: the next checkpoint covers it`;
         throw new LogAnswer(404, 'not_in_tree', why);
       }

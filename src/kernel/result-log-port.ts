@@ -58,12 +58,14 @@ export interface ResultLogReader {
   /** Why the log has stopped folding results for now (its store's disk is full), while it has. */
   pausedBecause(): string | undefined;
   latestCheckpoint(): SignedCheckpoint | undefined;
-  /** The index of the first leaf of this result, once the log has folded it in. */
-  leafIndexOf(sha256: string): number | undefined;
+  /** The index of this result's leaf once the log has folded it in: the leaf of its ResultSigned event at `position` (the digest must match), else the first with this digest. */
+  leafIndexOf(sha256: string, position?: bigint): number | undefined;
   /** Resolves true once every event up to `position` is folded in; false on timeout. */
   caughtUpTo(position: bigint, timeoutMs: number): Promise<boolean>;
   /** Undefined when the result is not in the tree of that size (default: the latest checkpoint's). */
-  inclusion(sha256: string, treeSize?: number): InclusionAnswer | undefined;
+  inclusion(sha256: string, treeSize?: number, leafIndex?: number): InclusionAnswer | undefined;
+  /** Whether leaf `leafIndex` is in the log and is a leaf of this digest. */
+  holdsAt(leafIndex: number, sha256: string): boolean;
   /** Throws RangeError unless 1 <= first <= second <= size(). */
   consistency(first: number, second: number): ConsistencyAnswer;
 }

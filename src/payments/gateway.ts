@@ -124,5 +124,5 @@ async function leafIndexOf(deps: ServiceDeps, sha256: string, position: bigint |
   const log = deps.resultLog;
   if (!log) return undefined;
   if (position !== undefined && !(await log.caughtUpTo(position, LEAF_WAIT_MS))) return undefined;
-  return log.leafIndexOf(sha256);
+  return log.leafIndexOf(sha256, position);
 }

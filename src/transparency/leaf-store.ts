@@ -235,6 +235,24 @@ export class LeafStore implements NodeLevels {
     return { sha256: bytes.subarray(0, 32), position: Number(bytes.readBigUInt64BE(32)), key: this.keys[bytes.readUInt32BE(40)]! };
   }
 
+  /**
+   * The leaf of the ResultSigned event at `position`: leaves are folded in the order of their
+   * events, so a binary search, the tail first (the leaf a paid answer asks for was just folded).
+   */
+  leafOfPosition(position: number): number | undefined {
+    const inTail = this.tail.leaves.length > 0 && this.tail.leaves[0]!.position <= position;
+    let low = inTail ? this.committed : 0;
+    let high = (inTail ? this.size : this.committed) - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const at = this.leafAt(middle).position;
+      if (at === position) return middle;
+      if (at < position) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  }
+
   /** The first leaf whose result has this digest. */
   find(sha256: Uint8Array): number | undefined {
     return this.firstLeafUnder(digestKeyHex(sha256), sha256);

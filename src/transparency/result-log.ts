@@ -230,9 +230,20 @@ export async function startResultLog(
     });
   }
 
-  function leafIndexOf(sha256: string): number | undefined {
+  /**
+   * The leaf of a result: the one of its ResultSigned event at `position` when given (one record
+   * signed by two calls, such as two payers attesting the same claim, is two leaves), else the
+   * first with its digest.
+   */
+  function leafIndexOf(sha256: string, position?: bigint): number | undefined {
     if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
-    return leaves.find(Buffer.from(sha256, 'hex'));
+    if (position === undefined) return leaves.find(Buffer.from(sha256, 'hex'));
+    const leaf = leaves.leafOfPosition(Number(position));
+    return leaf !== undefined && hex(leaves.leafAt(leaf).sha256) === sha256 ? leaf : undefined;
+  }
+
+  function holdsAt(leafIndex: number, sha256: string): boolean {
+    return leafIndex < tree.size && leafAt(leafIndex).sha256 === sha256;
   }
 
   function leafAt(index: number): ResultLeaf {
@@ -266,8 +277,9 @@ export async function startResultLog(
     latestCheckpoint: () => latest?.checkpoint,
     leafIndexOf,
     caughtUpTo: waitFor,
-    inclusion(sha256, treeSize) {
-      const index = leafIndexOf(sha256);
+    holdsAt,
+    inclusion(sha256, treeSize, leafIndex) {
+      const index = leafIndex !== undefined ? (holdsAt(leafIndex, sha256) ? leafIndex : undefined) : leafIndexOf(sha256);
       const size = treeSize ?? latest?.checkpoint.tree_size ?? 0;
       if (index === undefined || index >= size || size > tree.size) return undefined;
       return {

@@ -13,6 +13,7 @@ import { didKeyOf, didKeyResolver, verifyProof } from '../../src/transparency/ed
 import { publicKeyFromHex } from '../../src/signing/keyring.ts';
 import type { JsonObject } from '../../src/signing/rfc8785.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
+import { fetchQuote, signPayment } from '../support/x402-payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const run = promisify(execFile);
@@ -94,6 +95,33 @@ describe('the result log: every paid result is a leaf, proven against signed che
     expect(verifyConsistencyProof(a.checkpoint.rootHash, b.checkpoint.rootHash, proof)).toBe(true);
     expect(verifyConsistencyProof(a.checkpoint.rootHash, b.checkpoint.rootHash, { ...proof, path: body.path.map((h, i) => (i === body.path.length - 1 ? flip(h) : h)) })).toBe(false);
     expect(verifyConsistencyProof(flip(a.checkpoint.rootHash), b.checkpoint.rootHash, proof)).toBe(false);
+  });
+
+  it('names each call its own leaf when one record is signed for two payers, on replay too, and proves that leaf', async () => {
+    const attest = findOperation('veritrack.attest')!;
+    const body = JSON.stringify({ kind: 'same-claim', claim: { n: Date.now() } });
+    const quote = await fetchQuote(`${service.url}${attest.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const call = async (header: string) => {
+      const res = await fetch(`${service.url}${attest.path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': header }, body });
+      expect(res.status).toBe(200);
+      return { sha256: ((await res.json()) as { sha256: string }).sha256, leaf: Number(res.headers.get('x-log-leaf-index')) };
+    };
+    // The record is stamped to the second: retried until both calls fall in one second.
+    for (let attempt = 0; ; attempt++) {
+      const [a, b] = [(await signPayment(quote)).header, (await signPayment(quote)).header];
+      const [first, second] = [await call(a), await call(b)];
+      if (first.sha256 !== second.sha256 && attempt < 5) continue;
+      expect(second.sha256).toBe(first.sha256);
+      expect(second.leaf).toBe(first.leaf + 1);
+      expect(await call(b)).toEqual(second);
+      await checkpointCovering(second.leaf + 1);
+      for (const { leaf } of [first, second]) {
+        const proof = await getJson<{ leaf_index: number; leaf: { sha256: string } }>(`/v1/log/proof/inclusion?sha256=${first.sha256}&leaf_index=${leaf}`);
+        expect(proof).toMatchObject({ status: 200, body: { leaf_index: leaf, leaf: { sha256: first.sha256 } } });
+      }
+      expect((await getJson(`/v1/log/proof/inclusion?sha256=${first.sha256}&leaf_index=${first.leaf - 1}`)).status).toBe(404);
+      return;
+    }
   });
 
   it('answers 404 for a result it never signed, and 422 for a malformed digest or sizes', async () => {

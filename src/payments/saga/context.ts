@@ -17,7 +17,7 @@ export interface PaidCall {
 export type PaidCallOutcome =
   /**
    * `sha256`: the signed record's digest, its key in the result log; `position`: where its
-   * ResultSigned event was appended by this attempt (absent on a replay).
+   * ResultSigned event sits in the log (absent when the store did not say).
    */
   | { kind: 'signed'; body: JsonObject; settlement: PaymentSettled; sha256: string; position?: bigint }
   /** command.authorize refused, or the command before its first append: nothing claimed, nothing charged. */

@@ -14,6 +14,8 @@ import {
 export interface Step<T> {
   data: T;
   revision: bigint;
+  /** Where it sits in the log, when read from the store. */
+  position?: bigint;
 }
 
 /** How far a payment's saga got: what its stream folds to. */
@@ -26,9 +28,9 @@ export interface PaymentProgress {
 }
 
 export type PaymentStreamEvent =
-  | { type: typeof PAYMENT_EVENT_TYPES.authorized; data: PaymentAuthorized; revision?: bigint; recordedAt?: number }
-  | { type: typeof PAYMENT_EVENT_TYPES.settled; data: PaymentSettled; revision?: bigint; recordedAt?: number }
-  | { type: typeof PAYMENT_EVENT_TYPES.signed; data: ResultSigned; revision?: bigint; recordedAt?: number };
+  | { type: typeof PAYMENT_EVENT_TYPES.authorized; data: PaymentAuthorized; revision?: bigint; position?: bigint; recordedAt?: number }
+  | { type: typeof PAYMENT_EVENT_TYPES.settled; data: PaymentSettled; revision?: bigint; position?: bigint; recordedAt?: number }
+  | { type: typeof PAYMENT_EVENT_TYPES.signed; data: ResultSigned; revision?: bigint; position?: bigint; recordedAt?: number };
 
 export type PaymentStreamCommand =
   | { type: 'ClaimPayment'; authorized: PaymentAuthorized }
@@ -68,7 +70,7 @@ export const paymentStreamDecider: Decider<PaymentStreamCommand, PaymentStreamEv
       case PAYMENT_EVENT_TYPES.settled:
         return { ...moved, settled: { data: event.data, revision } };
       case PAYMENT_EVENT_TYPES.signed:
-        return { ...moved, signed: { data: event.data, revision } };
+        return { ...moved, signed: { data: event.data, revision, ...(event.position === undefined ? {} : { position: event.position }) } };
     }
   },
 };
@@ -80,7 +82,7 @@ function nextRevision(state: PaymentProgress): bigint {
 
 /** A stored payment event, parsed at the boundary (zod); events of other types are not the saga's. */
 export function parsePaymentEvent(event: RecordedEvent): PaymentStreamEvent | undefined {
-  const at = { revision: event.revision, recordedAt: event.recordedAt };
+  const at = { revision: event.revision, position: event.position, recordedAt: event.recordedAt };
   switch (event.type) {
     case PAYMENT_EVENT_TYPES.authorized:
       return { type: event.type, data: paymentAuthorizedSchema.parse(event.data), ...at };

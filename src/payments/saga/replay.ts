@@ -11,9 +11,11 @@ export async function replayResult(step: SagaStep, progress: PaymentProgress): P
   const stored = progress.signed!.data;
   const settlement = progress.settled!.data;
   const { op } = step.call;
-  if (!op.outputBeside) return { kind: 'signed', body: presentSignedResult(op, stored.record, stored, step.deps.baseUrl), settlement, sha256: stored.sha256 };
+  // Where the stored result sits in the log: its leaf in the result log, the same as the first answer's.
+  const at = progress.signed!.position === undefined ? {} : { position: progress.signed!.position };
+  if (!op.outputBeside) return { kind: 'signed', body: presentSignedResult(op, stored.record, stored, step.deps.baseUrl), settlement, sha256: stored.sha256, ...at };
   const authorized = progress.authorized!.data;
   const rebuilt = await runOperation(op, step.call.input, { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream });
   if (rebuilt.seal.sha256 !== stored.sha256) return { kind: 'failed-after-charge', error: new Error(`${op.id} did not rebuild its stored record ${stored.sha256}`), transaction: settlement.transaction };
-  return { kind: 'signed', body: rebuilt.body, settlement, sha256: stored.sha256 };
+  return { kind: 'signed', body: rebuilt.body, settlement, sha256: stored.sha256, ...at };
 }
