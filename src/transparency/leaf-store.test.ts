@@ -34,6 +34,21 @@ describe('the result log store on disk', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
+  it('finds the leaf of an event position, committed or in the tail, and none for a position that holds no result', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    const tree = treeOver(store);
+    appendTo(store, tree, 0, 1_000);
+    await store.flush();
+    appendTo(store, tree, 1_000, 1_040);
+    for (let i = 0; i < 1_040; i++) {
+      expect(store.leafOfPosition(leafNumber(i).position)).toBe(i);
+      expect(store.leafOfPosition(leafNumber(i).position + 1)).toBeUndefined();
+    }
+    expect(store.leafOfPosition(0)).toBeUndefined();
+    expect(store.leafOfPosition(leafNumber(2_000).position)).toBeUndefined();
+    await store.close();
+  });
+
   it('gives back every leaf, lookup and proof across commits and a reopen, the same as a tree held in memory', async () => {
     const count = 5_000;
     const inMemory = new MerkleLog();

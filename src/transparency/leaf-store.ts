@@ -243,6 +243,13 @@ export class LeafStore implements NodeLevels {
     const inTail = this.tail.leaves.length > 0 && this.tail.leaves[0]!.position <= position;
     let low = inTail ? this.committed : 0;
     let high = (inTail ? this.size : this.committed) - 1;
+    if (!inTail) {
+      // Committed since it was folded, most likely: step back from the newest, doubling, so that
+      // a leaf committed a moment ago costs a few reads rather than a search of the whole store.
+      let step = 1;
+      for (; high - step >= low && this.leafAt(high - step).position > position; step *= 2) high -= step;
+      low = Math.max(low, high - step);
+    }
     while (low <= high) {
       const middle = (low + high) >>> 1;
       const at = this.leafAt(middle).position;
