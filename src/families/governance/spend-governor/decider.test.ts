@@ -174,33 +174,42 @@ describe('spend governor: settle', () => {
   });
 });
 
+/** Random reserves and settles of an opened budget, each a step of `dt` seconds. */
+const governorOps = (bounds: { amount: number; ttl: number; dt: number }) =>
+  fc.array(
+    fc.oneof(
+      fc.record({ kind: fc.constant('reserve' as const), amount: fc.integer({ min: 1, max: bounds.amount }), ttl: fc.integer({ min: 1, max: bounds.ttl }), dt: fc.integer({ min: 0, max: bounds.dt }) }),
+      fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), fraction: fc.double({ min: 0, max: 1, noNaN: true }), dt: fc.integer({ min: 0, max: bounds.dt }) }),
+    ),
+    { maxLength: 60 },
+  );
+type GovernorOp = ReturnType<typeof governorOps> extends fc.Arbitrary<Array<infer O>> ? O : never;
+
+/** Folds each op the governor accepts into the state, and calls `check` after every op. */
+function runOps(state: GovernorState, ops: GovernorOp[], check: (state: GovernorState, now: number) => void): void {
+  let now = T0;
+  for (const [i, o] of ops.entries()) {
+    now += o.dt;
+    const leases = [...state.leases.values()];
+    const lease = leases[o.kind === 'settle' ? o.pick % leases.length : 0]!;
+    const cmd =
+      o.kind === 'reserve'
+        ? reserve('0', { amountMicros: BigInt(o.amount), ttlSeconds: o.ttl, now, paymentId: `q${i}` })
+        : settle(lease.lease_id, '0', { actualMicros: BigInt(Math.floor(Number(lease.amountMicros) * o.fraction)), now, paymentId: `q${i}` });
+    if (!refusalOf(state, cmd)) state = when(state, cmd).reduce(evolveGovernor, state);
+    check(state, now);
+  }
+}
+
 describe('spend governor: invariant', () => {
   it('reserved + spent never exceeds the cap, whatever the command sequence', () => {
-    const op = fc.oneof(
-      fc.record({ kind: fc.constant('reserve' as const), amount: fc.integer({ min: 1, max: 5_000_000 }), ttl: fc.integer({ min: 1, max: 500 }), dt: fc.integer({ min: 0, max: 200 }) }),
-      fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), fraction: fc.double({ min: 0, max: 1, noNaN: true }), dt: fc.integer({ min: 0, max: 200 }) }),
-    );
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 20_000_000 }), fc.array(op, { maxLength: 40 }), (cap, ops) => {
-        let state = given(when(initialGovernorState, reserve('0.000001', { budget: { capMicros: BigInt(cap), periodSeconds: 100_000 }, paymentId: 'o' })));
-        let now = T0;
-        for (const [i, o] of ops.entries()) {
-          now += o.dt;
-          const leases = [...state.leases.values()];
-          const cmd: GovernorCommand | undefined =
-            o.kind === 'reserve'
-              ? reserve('0', { amountMicros: BigInt(o.amount), ttlSeconds: o.ttl, now, paymentId: `q${i}` })
-              : leases.length === 0 ? undefined
-                : (() => {
-                  const lease = leases[o.pick % leases.length]!;
-                  return settle(lease.lease_id, '0', { actualMicros: BigInt(Math.floor(Number(lease.amountMicros) * o.fraction)), now, paymentId: `q${i}` });
-                })();
-          if (!cmd) continue;
-          const refused = refusalOf(state, cmd);
-          if (!refused) state = when(state, cmd).reduce(evolveGovernor, state);
+      fc.property(fc.integer({ min: 1, max: 20_000_000 }), governorOps({ amount: 5_000_000, ttl: 500, dt: 200 }), (cap, ops) => {
+        const opened = given(when(initialGovernorState, reserve('0.000001', { budget: { capMicros: BigInt(cap), periodSeconds: 100_000 }, paymentId: 'o' })));
+        runOps(opened, ops, (state, now) => {
           const view = governorStateView(state, now)!;
           expect(parseAmount(view.reserved as string)! + parseAmount(view.spent as string)!).toBeLessThanOrEqual(BigInt(cap));
-        }
+        });
       }),
       { numRuns: 200 },
     );
@@ -227,29 +236,15 @@ function usageByReadingEveryLease(state: GovernorState, now: number) {
 
 describe('spend governor: the windows kept by evolve', () => {
   it('give the figures of reading every lease, across windows, expiries and settlements', () => {
-    const op = fc.oneof(
-      fc.record({ kind: fc.constant('reserve' as const), amount: fc.integer({ min: 1, max: 300 }), ttl: fc.integer({ min: 1, max: 120 }), dt: fc.integer({ min: 0, max: 40 }) }),
-      fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), fraction: fc.double({ min: 0, max: 1, noNaN: true }), dt: fc.integer({ min: 0, max: 40 }) }),
-    );
     fc.assert(
-      fc.property(fc.integer({ min: 5, max: 200 }), fc.array(op, { maxLength: 60 }), fc.array(fc.integer({ min: -50, max: 400 }), { maxLength: 5 }), (period, ops, probes) => {
-        let state = given(when(initialGovernorState, reserve('0.000001', { budget: { capMicros: 2_000n, periodSeconds: period }, paymentId: 'o' })));
-        let now = T0;
-        for (const [i, o] of ops.entries()) {
-          now += o.dt;
-          const leases = [...state.leases.values()];
-          const lease = leases[o.kind === 'settle' ? o.pick % leases.length : 0]!;
-          const cmd: GovernorCommand =
-            o.kind === 'reserve'
-              ? reserve('0', { amountMicros: BigInt(o.amount), ttlSeconds: o.ttl, now, paymentId: `q${i}` })
-              : settle(lease.lease_id, '0', { actualMicros: BigInt(Math.floor(Number(lease.amountMicros) * o.fraction)), now, paymentId: `q${i}` });
-          if (!refusalOf(state, cmd)) state = when(state, cmd).reduce(evolveGovernor, state);
+      fc.property(fc.integer({ min: 5, max: 200 }), governorOps({ amount: 300, ttl: 120, dt: 40 }), fc.array(fc.integer({ min: -50, max: 400 }), { maxLength: 5 }), (period, ops, probes) => {
+        const opened = given(when(initialGovernorState, reserve('0.000001', { budget: { capMicros: 2_000n, periodSeconds: period }, paymentId: 'o' })));
+        runOps(opened, ops, (state, now) => {
           for (const at of [now, ...probes.map((p) => now + p)]) {
-            const expected = usageByReadingEveryLease(state, at);
             const usage = usageAt(state, at)!;
-            expect({ reservedMicros: usage.reservedMicros, spentMicros: usage.spentMicros, open: openLeasesAt(state, at).map((l) => l.lease_id).sort() }).toEqual(expected);
+            expect({ reservedMicros: usage.reservedMicros, spentMicros: usage.spentMicros, open: openLeasesAt(state, at).map((l) => l.lease_id).sort() }).toEqual(usageByReadingEveryLease(state, at));
           }
-        }
+        });
       }),
       { numRuns: 300 },
     );
