@@ -49,7 +49,8 @@ export function createSubscriptionHub(
           await this.drain();
         }
         this.heldBack.sort((a, b) => (a.position < b.position ? -1 : 1));
-        this.queue.push(...this.heldBack.splice(0));
+        // One by one: what arrived during a long catch-up can be more events than a call takes arguments.
+        for (const event of this.heldBack.splice(0)) this.queue.push(event);
         this.live = true;
         await this.drain();
       } catch (err) {
@@ -64,10 +65,10 @@ export function createSubscriptionHub(
     offer(events: readonly PublishedEvent[]): void {
       if (this.closed) return;
       if (!this.live) {
-        this.heldBack.push(...events);
+        for (const event of events) this.heldBack.push(event);
         return;
       }
-      this.queue.push(...events);
+      for (const event of events) this.queue.push(event);
       void this.drain();
     }
 

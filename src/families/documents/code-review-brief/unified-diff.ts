@@ -31,7 +31,8 @@ export function parseUnifiedDiff(diff: string): DiffFile[] {
   let remaining = 0;
   const flush = () => {
     if (!current) return;
-    const last = Math.max(0, ...current.newSide.keys());
+    let last = 0;
+    for (const line of current.newSide.keys()) last = Math.max(last, line);
     const content = Array.from({ length: last }, (_, i) => current!.newSide.get(i + 1) ?? '').join('\n');
     files.push({ path: current.path, added: current.added, partialContent: content, deleted: current.deleted });
     current = undefined;

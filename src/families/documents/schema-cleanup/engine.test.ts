@@ -31,6 +31,12 @@ describe('CSV', () => {
     expect(result['change_count']).toBe(11);
   });
 
+  it('cleans a CSV of 150,000 one-column rows (its rows once overflowed the stack as arguments of Math.max)', () => {
+    const { result, output } = clean({ input: `a\n${'1\n'.repeat(150_000)}`, format: 'csv' });
+    expect(result).toMatchObject({ format_detected: 'csv', row_count: 150_000, columns: ['a'] });
+    expect(output.rows.at(-1)).toEqual({ a: 1 });
+  });
+
   it('infers a JSON Schema 2020-12 of the rows', () => {
     const { output } = clean({ input: 'id,when,ok\n1,2026-01-02,true\n2,2026-01-03,false\n' });
     expect(output.schema).toEqual({

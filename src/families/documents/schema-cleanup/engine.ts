@@ -157,7 +157,8 @@ function cleanCsv(text: string, changes: Changes, ambiguities: Change[]): Cleane
   const parsed = Papa.parse<string[]>(text, { delimiter: '', quoteChar: '"', skipEmptyLines: 'greedy' });
   const delimiter = parsed.meta.delimiter;
   const [headerRow = [], ...dataRows] = parsed.data;
-  const width = Math.max(headerRow.length, ...dataRows.map((r) => r.length));
+  // Not Math.max(...rows): 150,000 rows as arguments overflow the stack.
+  const width = dataRows.reduce((widest, row) => Math.max(widest, row.length), headerRow.length);
   const rawHeaders = Array.from({ length: width }, (_, i) => headerRow[i] ?? '');
   const columns = normaliseHeaders(rawHeaders, changes);
   const rows = dataRows.map((fields, r) => {

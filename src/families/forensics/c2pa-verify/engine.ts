@@ -83,9 +83,9 @@ function assertionsOf(manifest: JsonObject): Array<[string, JsonValue]> {
   if (Array.isArray(assertions)) {
     for (const a of assertions) if (isObject(a) && nonEmptyString(a.label)) listed.push([a.label, a.data ?? null]);
   } else if (isObject(assertions)) {
-    listed.push(...Object.entries(assertions));
+    for (const entry of Object.entries(assertions)) listed.push(entry);
   }
-  if (isObject(store)) listed.push(...Object.entries(store));
+  if (isObject(store)) for (const entry of Object.entries(store)) listed.push(entry);
   // The detailed report's claim lists hashed URIs "self#jumbf=c2pa.assertions/<label>".
   const claimed = isObject(claim) ? (Array.isArray(claim.assertions) ? claim.assertions : Array.isArray(claim.created_assertions) ? claim.created_assertions : []) : [];
   for (const ref of claimed) {

@@ -51,7 +51,8 @@ export function textRankScores(sentences: Sentence[]): number[] {
 export function combinedScores(sentences: Sentence[], query: string[]): number[] {
   const bm25 = bm25Scores(sentences, query);
   const tr = textRankScores(sentences);
-  const [maxB, maxT] = [Math.max(...bm25, 0), Math.max(...tr, 0)];
+  // Reduced, not spread: a long document's sentences as arguments would overflow the stack.
+  const [maxB, maxT] = [bm25.reduce((a, b) => Math.max(a, b), 0), tr.reduce((a, b) => Math.max(a, b), 0)];
   return sentences.map((_, i) => round6(0.7 * (maxB > 0 ? bm25[i]! / maxB : 0) + 0.3 * (maxT > 0 ? tr[i]! / maxT : 0)));
 }
 
@@ -79,7 +80,7 @@ export function selectByMmr(sentences: Sentence[], scores: number[], k: number):
     let bestValue = -Infinity;
     for (const i of candidates) {
       if (chosen.includes(i)) continue;
-      const redundancy = chosen.length === 0 ? 0 : Math.max(...chosen.map((j) => cosine(sentences[i]!.words, sentences[j]!.words)));
+      const redundancy = chosen.reduce((most, j) => Math.max(most, cosine(sentences[i]!.words, sentences[j]!.words)), 0);
       const value = round6(lambda * scores[i]! - (1 - lambda) * redundancy);
       if (value > bestValue) {
         bestValue = value;

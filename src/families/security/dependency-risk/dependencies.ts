@@ -56,7 +56,7 @@ export function fromCycloneDx(bom: CycloneDx): SuppliedDependency[] {
   while (pending.length > 0) {
     const component = pending.pop();
     if (!isObject(component)) continue;
-    if (Array.isArray(component.components)) pending.push(...component.components);
+    if (Array.isArray(component.components)) for (const child of component.components) pending.push(child);
     const purl = typeof component.purl === 'string' ? component.purl : undefined;
     const name = typeof component.name === 'string' ? component.name : '(unnamed component)';
     const version = typeof component.version === 'string' ? component.version : undefined;

@@ -85,8 +85,8 @@ export function composeReputation(input: ReputationInput, now: number): JsonObje
   const count = (o: OutcomeEvent['outcome']) => valid.filter((e) => e.outcome === o).length;
   const successes = count('success');
   const disputes = count('dispute');
-  const newest = Math.max(...valid.map((e) => e.at));
-  const oldest = Math.min(...valid.map((e) => e.at));
+  const newest = valid.reduce((at, e) => Math.max(at, e.at), -Infinity);
+  const oldest = valid.reduce((at, e) => Math.min(at, e.at), Infinity);
   let weightSum = 0;
   let weightedSuccess = 0;
   for (const e of valid) {
