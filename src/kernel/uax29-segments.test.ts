@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { codePointOffsets, SEGMENTER_WINDOW, uax29Segments } from './uax29-segments.ts';
 
@@ -34,5 +35,27 @@ describe('code-point offsets counted on', () => {
     const offsetOf = codePointOffsets(text);
     expect([0, 1, 3, 4, 8, 9].map(offsetOf)).toEqual([0, 1, 2, 3, 5, 6]);
     expect(offsetOf(3)).toBe(2);
+  });
+
+  it('answer as counting from the start would, for any text and any order of questions', () => {
+    const fromStart = (text: string, utf16: number): number => {
+      let points = 0;
+      for (let i = 0; i < utf16; i++) {
+        const pair = (text.charCodeAt(i) & 0xfc00) === 0xd800 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+        if (!pair) points++;
+      }
+      return points;
+    };
+    const unit = fc.constantFrom('a', '😀', '\ud800', '\udc00', 'é');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 30 }).map((units) => units.join('')), fc.array(fc.nat(), { maxLength: 20 }), (text, asks) => {
+        const offsetOf = codePointOffsets(text);
+        for (const ask of asks) {
+          const utf16 = ask % (text.length + 1);
+          expect(offsetOf(utf16)).toBe(fromStart(text, utf16));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

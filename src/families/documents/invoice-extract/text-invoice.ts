@@ -1,4 +1,5 @@
 import { HEADER_TERM_KEYS, notProvided, provided, type ExtractedLine, type HeaderTermKey, type InvoiceFields, type SourceSpan, type TermResult } from './en16931.ts';
+import { codePointOffsets } from '../../../kernel/uax29-segments.ts';
 
 /**
  * Reads EN 16931 terms from the plain text of an invoice by their labels ("Invoice no.",
@@ -16,22 +17,10 @@ interface TextLine {
 
 /** Converts UTF-16 indices to code-point offsets, for spans a caller in any language can apply. */
 class CodePoints {
-  private readonly text: string;
+  /** Counted on from the last offset asked: spans come in text order, a few back within a line. */
+  private readonly offset: (utf16: number) => number;
   constructor(text: string) {
-    this.text = text;
-  }
-  offset(utf16Index: number): number {
-    let count = 0;
-    for (let i = 0; i < utf16Index; i++) {
-      const unit = this.text.charCodeAt(i);
-      // A high surrogate followed by a low one is one code point: count it once.
-      if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < utf16Index) {
-        const next = this.text.charCodeAt(i + 1);
-        if (next >= 0xdc00 && next <= 0xdfff) i++;
-      }
-      count++;
-    }
-    return count;
+    this.offset = codePointOffsets(text);
   }
   span(start: number, end: number): SourceSpan {
     return { start: this.offset(start), end: this.offset(end) };

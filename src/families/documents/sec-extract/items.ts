@@ -1,4 +1,5 @@
 import { sha256Hex } from '../../../signing/hash.ts';
+import { codePointOffsets } from '../../../kernel/uax29-segments.ts';
 
 /**
  * The items of a 10-K, 10-Q or 8-K, found as headings ("Item 1A. Risk Factors") at the start of
@@ -27,14 +28,15 @@ interface Heading {
   at: number;
 }
 
-function partAt(parts: Array<{ at: number; part: string }>, at: number): string | undefined {
-  let current: string | undefined;
-  for (const p of parts) if (p.at <= at) current = p.part;
-  return current;
-}
-
 function headings(text: string, form: FormType): Heading[] {
   const parts = [...text.matchAll(PART)].map((m) => ({ at: m.index!, part: m[1]!.toUpperCase() }));
+  // Headings and parts both come in text order: the part of a heading is the last one passed.
+  let nextPart = 0;
+  let currentPart: string | undefined;
+  const partAt = (at: number): string | undefined => {
+    for (; nextPart < parts.length && parts[nextPart]!.at <= at; nextPart++) currentPart = parts[nextPart]!.part;
+    return currentPart;
+  };
   const found: Heading[] = [];
   for (const m of text.matchAll(HEADING)) {
     const item = m[1]!.toUpperCase();
@@ -48,16 +50,18 @@ function headings(text: string, form: FormType): Heading[] {
       if (TEN_K_ITEMS.includes(item)) found.push({ key: item, item, title, at });
       continue;
     }
-    const part = partAt(parts, at) === 'II' ? 'II' : 'I';
+    const part = partAt(at) === 'II' ? 'II' : 'I';
     if (TEN_Q_ITEMS[part].includes(item)) found.push({ key: `${part}-${item}`, item, part, title, at });
   }
   return found;
 }
 
 function dropContents(found: Heading[]): Heading[] {
+  const lastOf = new Map<string, number>();
+  found.forEach((h, i) => lastOf.set(h.key, i));
   return found.filter((h, i) => {
     const next = found[i + 1];
-    const headedAgain = found.slice(i + 1).some((later) => later.key === h.key);
+    const headedAgain = lastOf.get(h.key)! > i;
     const close = next !== undefined && next.at - h.at < CONTENTS_GAP;
     return !(headedAgain && close);
   });
@@ -77,8 +81,10 @@ export interface FilingItem {
 export function extractItems(text: string, form: FormType): { items: FilingItem[]; contents_entries_skipped: number } {
   const all = headings(text, form);
   const body = dropContents(all);
-  const firstOfEach = body.filter((h, i) => body.findIndex((o) => o.key === h.key) === i);
-  const cp = (utf16: number) => [...text.slice(0, utf16)].length;
+  const seen = new Set<string>();
+  const firstOfEach = body.filter((h) => !seen.has(h.key) && seen.add(h.key));
+  // Counted on from heading to heading: counting each from the start of the text was quadratic.
+  const cp = codePointOffsets(text);
   const items = firstOfEach.map((h, i) => {
     const endAt = firstOfEach[i + 1]?.at ?? text.length;
     const slice = text.slice(h.at, endAt).trimEnd();
