@@ -34,6 +34,14 @@ describe('Markdown constructs micromark takes quadratic time over, counted', () 
     expect(markdownShapeProblem(over('- a\n', MAX_CONTAINER_LINES))).toMatch(/^2001 lines open list items or block quotes/);
   });
 
+  it('refuses a list item continued by more lazy lines than the limit (20,000 took 71 s), and passes one continued with its indentation', () => {
+    for (const opener of ['- a\n', '12. a\n', '- a\n  indented\n'])
+      expect(markdownShapeProblem(opener + 'x\n'.repeat(MAX_COSTLY_CONSTRUCTS + 1)), opener).toMatch(/1001 lines continuing a block quote without > or a list item without its indentation/);
+    expect(markdownShapeProblem('- a\n' + '  x\n'.repeat(20_000))).toBeUndefined();
+    expect(markdownShapeProblem('1. a\n' + '   x\n'.repeat(20_000))).toBeUndefined();
+    expect(markdownShapeProblem(('- a\n' + 'x\n'.repeat(MAX_COSTLY_CONSTRUCTS / 10) + '\n').repeat(10))).toBeUndefined();
+  });
+
   it('passes each at its limit', () => {
     for (const text of ['> a\n\n'.repeat(MAX_COSTLY_CONSTRUCTS), 'a\n=\n\n'.repeat(MAX_COSTLY_CONSTRUCTS), '[a]('.repeat(MAX_LINK_OPENINGS), '- a\n'.repeat(MAX_CONTAINER_LINES)]) expect(markdownShapeProblem(text)).toBeUndefined();
   });

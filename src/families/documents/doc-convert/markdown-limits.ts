@@ -9,9 +9,10 @@
 export const MAX_MARKDOWN_NESTING = 32;
 export const MAX_EMPHASIS_MARKS = 4_000;
 /**
- * Block quotes, lines a block quote continues lazily (without `>`), setext heading underlines
- * (quadratic in micromark 4: 6,666 block quotes took 8.5 s, 8,000 setext headings 17 s) and
- * link openings `](` (25,000 took 4 s): each at most this many.
+ * Block quotes, lines a block quote or a list item continues lazily (without `>`, or without the
+ * item's indentation), setext heading underlines (quadratic in micromark 4: 6,666 block quotes
+ * took 8.5 s, 8,000 setext headings 17 s, a list item continued by 20,000 lazy lines, 40,004
+ * characters, 71 s) and link openings `](` (25,000 took 4 s): each at most this many.
  */
 export const MAX_COSTLY_CONSTRUCTS = 1_000;
 export const MAX_LINK_OPENINGS = 2_000;
@@ -29,19 +30,34 @@ export function markdownShapeProblem(markdown: string): string | undefined {
   const marks = emphasisMarks(lines);
   if (marks > MAX_EMPHASIS_MARKS) return `the text has ${marks} emphasis marks (* and _ outside code); at most ${MAX_EMPHASIS_MARKS} are read (${AS_TEXT})`;
   const kinds = lineKinds(lines);
-  for (const [count, what] of [[kinds.quotes, 'block quotes'], [kinds.lazy, 'lines continuing a block quote without >'], [kinds.setext, 'setext heading underlines (= or - lines)']] as const)
+  for (const [count, what] of [[kinds.quotes, 'block quotes'], [kinds.lazy, 'lines continuing a block quote without > or a list item without its indentation'], [kinds.setext, 'setext heading underlines (= or - lines)']] as const)
     if (count > MAX_COSTLY_CONSTRUCTS) return `the text has ${count} ${what}; at most ${MAX_COSTLY_CONSTRUCTS} are read (${AS_TEXT})`;
   const links = markdown.split('](').length - 1;
   if (links > MAX_LINK_OPENINGS) return `the text has ${links} link destinations ("](" ); at most ${MAX_LINK_OPENINGS} are read (${AS_TEXT})`;
   return undefined;
 }
 
-/** Block quotes begun, lines a quote's paragraph continues without `>`, and setext underlines. */
+const LIST_ITEM = /^ {0,3}(?:[-+*]|\d{1,9}[.)])[ \t]+\S/;
+
+/**
+ * Block quotes begun, lines a quote's or a list item's paragraph continues lazily (without `>`,
+ * or indented less than the item's text), and setext underlines.
+ */
 function lineKinds(lines: readonly string[]): { quotes: number; lazy: number; setext: number } {
   const counts = { quotes: 0, lazy: 0, setext: 0 };
-  let previous = 'blank' as 'blank' | 'quote' | 'lazy' | 'other';
+  let previous = 'blank' as 'blank' | 'quote' | 'item' | 'lazy' | 'other';
+  /** The paragraph being continued: a block quote's, a list item's (its text from `itemIndent` on), or none. */
+  let within: 'none' | 'quote' | 'item' = 'none';
+  let itemIndent = 0;
   for (const line of lines) {
-    const kind: 'blank' | 'quote' | 'lazy' | 'other' = line.trim() === '' ? 'blank' : /^ {0,3}>/.test(line) ? 'quote' : previous === 'quote' || previous === 'lazy' ? 'lazy' : 'other';
+    let kind: typeof previous;
+    if (line.trim() === '') [kind, within] = ['blank', 'none'];
+    else if (/^ {0,3}>/.test(line)) [kind, within] = ['quote', 'quote'];
+    else if (LIST_ITEM.test(line)) {
+      [kind, within] = ['item', 'item'];
+      itemIndent = line.length - line.replace(/^ {0,3}(?:[-+*]|\d{1,9}[.)])[ \t]+/, '').length;
+    } else if (within === 'quote' || (within === 'item' && line.length - line.trimStart().length < itemIndent)) kind = 'lazy';
+    else kind = 'other';
     if (kind === 'quote' && previous !== 'quote' && previous !== 'lazy') counts.quotes++;
     if (kind === 'lazy') counts.lazy++;
     if (previous !== 'blank' && /^ {0,3}(?:=+|-+)[ \t]*$/.test(line)) counts.setext++;
