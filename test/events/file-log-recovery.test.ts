@@ -119,6 +119,37 @@ describe('file event log: recovery', () => {
     await reopened.close();
   });
 
+  it('with its writer checkpoint unreadable, judges by the index on disk: a cut before what was indexed stops the start, as often as it is tried', async () => {
+    const first = await openFileEventStore({ dir, log: silentLogger });
+    const written = await appendEach(first, 'notes', 40);
+    await first.close();
+    const [segment] = await segmentFiles();
+    const path = join(dir, segment!);
+    const garble = () => writeFile(join(dir, WRITER_CHECKPOINT_FILE), 'garbage, not a checkpoint record\n');
+
+    // Unreadable alone: every acknowledged event is still there, and the start says what it judged by.
+    await garble();
+    const recorded = recordingLogger();
+    const reopened = await openFileEventStore({ dir, log: recorded });
+    expect(await ids(reopened, 'notes')).toEqual(written);
+    expect(recorded.entries.filter((e) => e.level === 'warn').map((e) => e.message)).toContainEqual(expect.stringMatching(/writer checkpoint is unreadable; judged by the index on disk, which covers 40 events/));
+    await reopened.close();
+
+    // Unreadable and the log cut inside acknowledged events: not a torn tail, never cut further.
+    await garble();
+    const { size } = await stat(path);
+    await truncate(path, size - 150);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const refused = await openFileEventStore({ dir, log: silentLogger }).then(
+        async (store) => (await store.close(), undefined),
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(CorruptLogError);
+      expect((refused as Error).message).toMatch(/unreadable, and the index on disk disagrees with the log .*restore the data directory from a backup/i);
+    }
+    expect((await stat(path)).size).toBe(size - 150);
+  });
+
   it('refuses to start on a flipped bit before the tail, naming the file and offset, and changes nothing', async () => {
     const store = await openFileEventStore({ dir, log: silentLogger });
     const written = await appendEach(store, 'notes', 20);

@@ -4,11 +4,11 @@ import { decodeRecordHead, type RecordHead } from './record-head.ts';
 import { CorruptLogError } from './errors.ts';
 import { batchHeaderAt, batchHeadersAfter, checkFrame, FRAME_HEADER_BYTES, PIPELINE_DEPTH } from './framing.ts';
 import { LogIndex } from './log-index.ts';
-import { EMPTY_CHECKPOINT, type IndexCheckpoint, type PersistedIndex } from './lmdb-index.ts';
+import { EMPTY_CHECKPOINT, INDEX_DIRECTORY, type IndexCheckpoint, type PersistedIndex } from './lmdb-index.ts';
 import { persistIndexUpTo, type BatchBoundary } from './index-checkpointer.ts';
 import { sealedSegmentFrames } from './segment-frames.ts';
 import { SegmentReader } from './segment-reader.ts';
-import { readWriterCheckpoint, writeWriterCheckpoint, WRITER_CHECKPOINT_FILE } from './writer-checkpoint.ts';
+import { readWriterCheckpoint, writerCheckpointPresent, writeWriterCheckpoint, WRITER_CHECKPOINT_FILE } from './writer-checkpoint.ts';
 import type { EventLogger } from './logger.ts';
 import {
   listSegments,
@@ -66,14 +66,27 @@ export async function recoverLog(dir: string, log: EventLogger, options: Recover
   // never sees an index ahead of the acknowledgements it read.
   const indexed = options.persisted?.checkpoint();
   // Events acknowledged durable by the last writer: nothing before this may be cut or missing.
-  const acknowledged = readWriterCheckpoint(dir) ?? 0;
+  const recorded = readWriterCheckpoint(dir);
+  // Unreadable (not absent, not torn at creation): then the index on disk, which is never
+  // ahead of it, says how many at least; otherwise damage to acknowledged data could pass as a
+  // torn tail and be cut.
+  const unreadable = recorded === undefined && writerCheckpointPresent(dir) && (indexed?.events ?? 0) > 0;
+  let acknowledged = recorded ?? (unreadable ? indexed!.events : 0);
   let segments = await listSegments(dir);
   if (segments.length === 0) {
     if (acknowledged > 0) throw new CorruptLogError(WRITER_CHECKPOINT_FILE, 0, `no segment file is left, but ${acknowledged} events were acknowledged: the log's files were deleted or moved`);
     if (readOnly) return { index: new LogIndex(), segments, tailBytes: 0, replayedEvents: 0 };
     segments = [await createSegment(dir, 0)];
   }
-  const { persisted, checkpoint, mismatch } = await usableCheckpoint(options, indexed, segments, acknowledged);
+  const { persisted, checkpoint, mismatch, afterMachineCrash } = await usableCheckpoint(options, indexed, segments, acknowledged, !unreadable);
+  if (unreadable && mismatch && !afterMachineCrash)
+    throw new CorruptLogError(
+      WRITER_CHECKPOINT_FILE,
+      0,
+      `unreadable, and the index on disk disagrees with the log (${mismatch}): events acknowledged durable may be missing. Restore the data directory from a backup; to accept the log as it stands, delete ${WRITER_CHECKPOINT_FILE} and the ${INDEX_DIRECTORY} directory`,
+    );
+  if (unreadable && mismatch) acknowledged = 0;
+  else if (unreadable) log.warn({ file: WRITER_CHECKPOINT_FILE, acknowledged }, `event log: the writer checkpoint is unreadable; judged by the index on disk, which covers ${acknowledged} events`);
   const verifyAll = (options.verify ?? 'all') === 'all';
   const index = new LogIndex(persisted, checkpoint.events);
   let writtenAcknowledged = acknowledged;
@@ -160,7 +173,9 @@ async function usableCheckpoint(
   indexed: IndexCheckpoint | undefined,
   segments: readonly SegmentFile[],
   acknowledged: number,
-): Promise<{ persisted?: PersistedIndex; checkpoint: IndexCheckpoint; mismatch?: string }> {
+  /** False when a mismatch stops the start: the index stays as evidence, and the next start stops too. */
+  clearOnMismatch = true,
+): Promise<{ persisted?: PersistedIndex; checkpoint: IndexCheckpoint; mismatch?: string; afterMachineCrash?: boolean }> {
   const persisted = options.persisted;
   if (!persisted || !indexed) return { checkpoint: EMPTY_CHECKPOINT };
   const afterMachineCrash = !options.readOnly && (await persisted.openedAfterMachineCrash());
@@ -172,9 +187,9 @@ async function usableCheckpoint(
         : undefined
       : await checkpointMismatch(persisted, indexed, segments, acknowledged);
   if (mismatch === undefined) return { persisted, checkpoint: indexed };
-  if (options.readOnly) return { checkpoint: EMPTY_CHECKPOINT, mismatch };
+  if (options.readOnly || (!clearOnMismatch && !afterMachineCrash)) return { checkpoint: EMPTY_CHECKPOINT, mismatch, afterMachineCrash };
   await persisted.clear();
-  return { persisted, checkpoint: EMPTY_CHECKPOINT, mismatch };
+  return { persisted, checkpoint: EMPTY_CHECKPOINT, mismatch, afterMachineCrash };
 }
 
 async function checkpointMismatch(persisted: PersistedIndex, checkpoint: IndexCheckpoint, segments: readonly SegmentFile[], acknowledged: number): Promise<string | undefined> {

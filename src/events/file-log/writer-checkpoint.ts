@@ -1,4 +1,4 @@
-import { openSync, readFileSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from './crc32.ts';
 
@@ -29,6 +29,11 @@ export function readWriterCheckpoint(dir: string): number | undefined {
   // A checkpoint cut short by a power loss guards nothing: the log is judged without it.
   if (!match || crc32(Buffer.from(match[1]!, 'latin1')).toString(16).padStart(8, '0') !== match[2]) return undefined;
   return Number(match[1]);
+}
+
+/** Whether the checkpoint file is there, readable or not. */
+export function writerCheckpointPresent(dir: string): boolean {
+  return existsSync(join(dir, WRITER_CHECKPOINT_FILE));
 }
 
 function checkpointRecord(count: number): string {
