@@ -15,6 +15,9 @@ describe('SEC filing extraction over HTTP', () => {
     expect(await postJson(`${service.url}${PATH}`, { document: '' })).toMatchObject({ status: 422, body: { issues: [{ path: 'document' }] } });
     // 200,000 nested elements held the event loop for 7 s after payment: refused before the quote, free.
     expect(await postJson(`${service.url}${PATH}`, { document: '<div>'.repeat(200_000) })).toMatchObject({ status: 422, body: { error: 'too_deeply_nested', issues: [{ path: 'document', message: 'the document opens 200000 elements inside each other; at most 10000 are read' }] } });
+    // Each fact holds the text of the facts inside it: 9,000 nested took 1.7 GB.
+    const facts = '<ix:nonNumeric name="x">a'.repeat(9_000) + '</ix:nonNumeric>'.repeat(9_000);
+    expect(await postJson(`${service.url}${PATH}`, { document: facts })).toMatchObject({ status: 422, body: { error: 'too_deeply_nested', issues: [{ path: 'document', message: 'the document opens 9000 inline XBRL facts (ix:nonNumeric, ix:nonFraction) inside each other; at most 16 are read' }] } });
   });
 
   it('signs the receipt; the verify route accepts it with its output; a changed output byte or member fails', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
-import { htmlNestingDepth, MAX_HTML_NESTING } from './html-depth.ts';
+import { htmlNestingDepth, MAX_FACT_NESTING, MAX_HTML_NESTING } from './html-depth.ts';
 import { hex64, jsonObject } from '../../../kernel/route-kit/schemas.ts';
 import { fromLazyUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 import { SEC_EXTRACT_OUTCOMES, SEC_EXTRACT_RULESET } from './vocabulary.ts';
@@ -49,7 +49,7 @@ const secExtract = pricedOperation({
   family: 'documents',
   priceUsd: '0.05',
   summary: 'Extraction from an SEC filing.',
-  description: `Extracts from an EDGAR filing (rule ${SEC_EXTRACT_RULESET.id}/${SEC_EXTRACT_RULESET.version}), read with an HTML parser (htmlparser2): the items (10-K: Items 1, 1A, 1B, 1C, 2-4, 5-9C, 10-16; 10-Q: Part I and II items; 8-K: item numbers such as 2.02), each with its code-point offsets in the extracted text and its SHA-256, the table of contents skipped; the inline XBRL facts (ix:nonFraction with name, context period, unit, decimals, scale, sign, format and the resolved exact value; ix:nonNumeric with its text); and the cover-page dei facts (registrant, CIK, document type, period end, fiscal year end). The output beside the receipt is RFC 8785 JSON {text, facts}. Outcome: EXTRACTED, NO-ITEMS-FOUND, FORM-TYPE-UNKNOWN. A document whose elements nest more than ${MAX_HTML_NESTING} deep is 422 before the quote.`,
+  description: `Extracts from an EDGAR filing (rule ${SEC_EXTRACT_RULESET.id}/${SEC_EXTRACT_RULESET.version}), read with an HTML parser (htmlparser2): the items (10-K: Items 1, 1A, 1B, 1C, 2-4, 5-9C, 10-16; 10-Q: Part I and II items; 8-K: item numbers such as 2.02), each with its code-point offsets in the extracted text and its SHA-256, the table of contents skipped; the inline XBRL facts (ix:nonFraction with name, context period, unit, decimals, scale, sign, format and the resolved exact value; ix:nonNumeric with its text); and the cover-page dei facts (registrant, CIK, document type, period end, fiscal year end). The output beside the receipt is RFC 8785 JSON {text, facts}. Outcome: EXTRACTED, NO-ITEMS-FOUND, FORM-TYPE-UNKNOWN. A document whose elements nest more than ${MAX_HTML_NESTING} deep, or its inline XBRL facts more than ${MAX_FACT_NESTING}, is 422 before the quote.`,
   inputFrom: 'json',
   input: secExtractInput,
   example: { document: EXAMPLE },
@@ -60,8 +60,11 @@ const secExtract = pricedOperation({
   // Decided by the input alone, before the quote: the parser's time grows with the square of the nesting.
   precheck(input) {
     const depth = htmlNestingDepth(input.document);
-    if (depth <= MAX_HTML_NESTING) return undefined;
-    const message = `the document opens ${depth} elements inside each other; at most ${MAX_HTML_NESTING} are read`;
+    const message =
+      depth.elements > MAX_HTML_NESTING ? `the document opens ${depth.elements} elements inside each other; at most ${MAX_HTML_NESTING} are read`
+      : depth.facts > MAX_FACT_NESTING ? `the document opens ${depth.facts} inline XBRL facts (ix:nonNumeric, ix:nonFraction) inside each other; at most ${MAX_FACT_NESTING} are read`
+      : undefined;
+    if (message === undefined) return undefined;
     return { status: 422, error: 'too_deeply_nested', message, outcome: 'INVALID-INPUT', issues: [{ path: 'document', message }] };
   },
   command: fromLazyUtilityEngine(async () => (await import('./engine.ts')).runSecExtract),
