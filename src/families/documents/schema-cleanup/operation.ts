@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { pricedOperation, type Refusal, type Route } from '../../../kernel/operation.ts';
 import { MAX_JSON_DEPTH, jsonTextDepth } from '../../../kernel/json.ts';
 import { jsonObject } from '../../../kernel/route-kit/schemas.ts';
 import { fromLazyUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
@@ -50,12 +50,21 @@ const schemaCleanup = pricedOperation({
   precheck(input) {
     if (formatOf(input) !== 'json') return undefined;
     const depth = jsonTextDepth(input.input);
-    if (depth <= MAX_JSON_DEPTH) return undefined;
-    const message = `the JSON nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} are cleaned`;
-    return { status: 422, error: 'too_deeply_nested', message, outcome: 'INVALID-INPUT', issues: [{ path: 'input', message }] };
+    if (depth > MAX_JSON_DEPTH) return tooCostly('too_deeply_nested', `the JSON nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} are cleaned`);
+    // jsonrepair strips each trailing comma by copying all it has written: 50,000 took 15 s.
+    const trailing = input.input.match(TRAILING_COMMA)?.length ?? 0;
+    if (trailing > MAX_TRAILING_COMMAS) return tooCostly('too_many_repairs', `the JSON has ${trailing} trailing commas; at most ${MAX_TRAILING_COMMAS} are repaired`);
+    return undefined;
   },
   command: fromLazyUtilityEngine(async () => (await import('./engine.ts')).runSchemaCleanup),
   outputBeside: true,
 });
 
 export const schemaCleanupRoutes: Route[] = [schemaCleanup];
+
+const TRAILING_COMMA = /,\s*[}\]]/g;
+export const MAX_TRAILING_COMMAS = 2_000;
+
+function tooCostly(error: string, message: string): Refusal {
+  return { status: 422, error, message, outcome: 'INVALID-INPUT', issues: [{ path: 'input', message }] };
+}
