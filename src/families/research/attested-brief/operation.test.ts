@@ -14,6 +14,14 @@ describe('attested brief over HTTP', () => {
     expect(dup).toMatchObject({ status: 422, body: { error: 'duplicate_source_id', issues: [{ path: 'sources.1.id' }] } });
   });
 
+  it('refuses before the quote more sentences than it ranks (5,000 short lines took 90 s), and quotes a long article', async () => {
+    const lines = (count: number) => 'Widget sold at two dollars.\n'.repeat(count);
+    const [first, second] = BRIEF_EXAMPLE.sources as [Record<string, unknown>, Record<string, unknown>];
+    const tooMany = await postJson(`${service.url}/v1/research/attested-brief`, { ...BRIEF_EXAMPLE, sources: [{ ...first, text: lines(1_500) }, { ...second, text: lines(600) }] });
+    expect(tooMany).toMatchObject({ status: 422, body: { error: 'too_many_sentences', issues: [{ path: 'sources', message: expect.stringMatching(/^the sources hold 210\d sentences to rank; at most 2000 are ranked/) }] } });
+    expect((await postJson(`${service.url}/v1/research/attested-brief`, { ...BRIEF_EXAMPLE, sources: [{ ...first, text: lines(900) }, second] })).status).toBe(402);
+  });
+
   it('is paid and re-checked on GET /v1/synthesis/verify; every tamper fails', async () => {
     const pay = createPayingFetch();
     const res = await pay(`${service.url}/v1/research/attested-brief`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BRIEF_EXAMPLE) });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_RANKED_SENTENCES, rankedSentenceCount } from '../retrieval/retrieve.ts';
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { composeBrief, DEFAULT_POINTS } from './engine.ts';
@@ -37,7 +38,7 @@ export const attestedBrief = pricedOperation({
   priceUsd: '2.00',
   summary: 'Deterministic signed brief with source citations; only generatedAt varies.',
   description:
-    'An extractive brief: sentences segmented by Unicode rules, ranked by BM25 against the question and by TextRank centrality, chosen with maximal marginal relevance; each point a verbatim quote with its source id, code point offsets and the source\'s SHA-256. Numbers that disagree across sources about the same question term are listed as conflicts; sources without usable text are listed as unusable; fewer than 2 usable sources give INSUFFICIENT-DATA. Scores are rounded and ties broken by position, so the record is the same for the same sources in any order.',
+    'An extractive brief: sentences segmented by Unicode rules, ranked by BM25 against the question and by TextRank centrality, chosen with maximal marginal relevance; each point a verbatim quote with its source id, code point offsets and the source\'s SHA-256. Numbers that disagree across sources about the same question term are listed as conflicts; sources without usable text are listed as unusable; fewer than 2 usable sources give INSUFFICIENT-DATA. More than 2,000 sentences to rank is 422 before the quote. Scores are rounded and ties broken by position, so the record is the same for the same sources in any order.',
   inputFrom: 'json',
   input,
   example: BRIEF_EXAMPLE,
@@ -48,7 +49,11 @@ export const attestedBrief = pricedOperation({
   precheck(i) {
     const ids = i.sources.map((s) => s.id);
     const duplicate = ids.find((id, k) => ids.indexOf(id) !== k);
-    return duplicate === undefined ? undefined : { status: 422, error: 'duplicate_source_id', message: `source id ${duplicate} appears twice: ids name the citations`, outcome: 'INVALID-INPUT', issues: [{ path: `sources.${ids.lastIndexOf(duplicate)}.id`, message: 'duplicate id' }] };
+    if (duplicate !== undefined) return { status: 422, error: 'duplicate_source_id', message: `source id ${duplicate} appears twice: ids name the citations`, outcome: 'INVALID-INPUT', issues: [{ path: `sources.${ids.lastIndexOf(duplicate)}.id`, message: 'duplicate id' }] };
+    const sentences = rankedSentenceCount(i.sources);
+    if (sentences <= MAX_RANKED_SENTENCES) return undefined;
+    const message = `the sources hold ${sentences} sentences to rank; at most ${MAX_RANKED_SENTENCES} are ranked (each is compared with every other)`;
+    return { status: 422, error: 'too_many_sentences', message, outcome: 'INVALID-INPUT', issues: [{ path: 'sources', message }] };
   },
   command: fromEngine(composeBrief),
 });

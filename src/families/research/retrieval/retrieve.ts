@@ -14,6 +14,26 @@ export interface Document {
 
 const MIN_USABLE_CHARS = 40;
 const MIN_SENTENCE_WORDS = 3;
+/**
+ * TextRank compares every ranked sentence with every other, 50 times over: 5,000 sentences (a
+ * 100,000-character source of short lines) took 90 s and hundreds of MB. At this many it takes
+ * about 2 s; a 100,000-character article holds some 1,000.
+ */
+export const MAX_RANKED_SENTENCES = 2_000;
+
+function described(documents: Document[]) {
+  const ordered = [...documents].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return ordered.map((d) => {
+    const sentences = sentencesOf(d.text).filter((s) => s.words.length >= MIN_SENTENCE_WORDS);
+    const reason = d.text.trim().length < MIN_USABLE_CHARS ? `fewer than ${MIN_USABLE_CHARS} characters of text` : sentences.length === 0 ? `no sentence of at least ${MIN_SENTENCE_WORDS} content words` : null;
+    return { doc: d, sentences, reason };
+  });
+}
+
+/** How many sentences the retrieval would rank: decided by the documents alone, before the quote. */
+export function rankedSentenceCount(documents: Document[]): number {
+  return described(documents).reduce((count, d) => count + (d.reason === null ? d.sentences.length : 0), 0);
+}
 
 /**
  * Extractive retrieval over documents: usable documents in id order (input order never matters),
@@ -22,13 +42,8 @@ const MIN_SENTENCE_WORDS = 3;
  * document's SHA-256; numbers that disagree across documents about a question term listed.
  */
 export function retrieve(question: string, documents: Document[], maxPoints: number) {
-  const ordered = [...documents].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const described = ordered.map((d) => {
-    const sentences = sentencesOf(d.text).filter((s) => s.words.length >= MIN_SENTENCE_WORDS);
-    const reason = d.text.trim().length < MIN_USABLE_CHARS ? `fewer than ${MIN_USABLE_CHARS} characters of text` : sentences.length === 0 ? `no sentence of at least ${MIN_SENTENCE_WORDS} content words` : null;
-    return { doc: d, sha256: sha256Hex(d.text), sentences, reason };
-  });
-  const usable = described.filter((d) => d.reason === null);
+  const documentsRead = described(documents).map((d) => ({ ...d, sha256: sha256Hex(d.doc.text) }));
+  const usable = documentsRead.filter((d) => d.reason === null);
   const pool: Array<Sentence & { docIndex: number }> = usable.flatMap((d, docIndex) => d.sentences.map((s) => ({ ...s, docIndex })));
   const query = contentWords(question);
   const scores = combinedScores(pool, query);
@@ -39,6 +54,6 @@ export function retrieve(question: string, documents: Document[], maxPoints: num
     return { rank: rank + 1, source_id: d.doc.id, quote: s.text, start: s.start, end: s.end, source_sha256: d.sha256, score: scores[i]! };
   });
   const conflicts = numberConflicts(question, pool.map((s) => ({ sourceId: usable[s.docIndex]!.doc.id, text: s.text, start: s.start, end: s.end })));
-  const sources: JsonValue[] = described.map((d) => ({ id: d.doc.id, title: d.doc.title, url: d.doc.url ?? null, published_at: d.doc.published_at ?? null, sha256: d.sha256, usable: d.reason === null, ...(d.reason ? { reason: d.reason } : {}) }));
+  const sources: JsonValue[] = documentsRead.map((d) => ({ id: d.doc.id, title: d.doc.title, url: d.doc.url ?? null, published_at: d.doc.published_at ?? null, sha256: d.sha256, usable: d.reason === null, ...(d.reason ? { reason: d.reason } : {}) }));
   return { points, conflicts, sources, usableCount: usable.length, sentenceCount: pool.length };
 }
