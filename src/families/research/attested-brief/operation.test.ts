@@ -16,9 +16,9 @@ describe('attested brief over HTTP', () => {
 
   it('refuses before the quote more sentences than it ranks (5,000 short lines took 90 s), and quotes a long article', async () => {
     const lines = (count: number) => 'Widget sold at two dollars.\n'.repeat(count);
-    const [first, second] = BRIEF_EXAMPLE.sources as [Record<string, unknown>, Record<string, unknown>];
+    const [first, second] = [BRIEF_EXAMPLE.sources[0]!, BRIEF_EXAMPLE.sources[1]!];
     const tooMany = await postJson(`${service.url}/v1/research/attested-brief`, { ...BRIEF_EXAMPLE, sources: [{ ...first, text: lines(1_500) }, { ...second, text: lines(600) }] });
-    expect(tooMany).toMatchObject({ status: 422, body: { error: 'too_many_sentences', issues: [{ path: 'sources', message: expect.stringMatching(/^the sources hold 210\d sentences to rank; at most 2000 are ranked/) }] } });
+    expect(tooMany).toMatchObject({ status: 422, body: { error: 'too_many_sentences', issues: [{ path: 'sources', message: 'the sources hold more than 2000 sentences; at most 2000 are ranked (each is compared with every other)' }] } });
     expect((await postJson(`${service.url}/v1/research/attested-brief`, { ...BRIEF_EXAMPLE, sources: [{ ...first, text: lines(900) }, second] })).status).toBe(402);
   });
 

@@ -23,6 +23,18 @@ export function contentWords(text: string): string[] {
   return [...uax29Segments(wordSegmenter, text.normalize('NFKC'))].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase()).filter((w) => w.length > 1 && !STOPWORDS.has(w));
 }
 
+/**
+ * How many non-blank sentences the text holds, counting no further than `stopAbove` + 1: the
+ * sentence segmenter alone, no words, so it is cheap enough to run before the quote.
+ */
+export function sentenceCountUpTo(text: string, stopAbove: number): number {
+  let count = 0;
+  for (const s of uax29Segments(sentenceSegmenter, text)) {
+    if (s.segment.trim() !== '' && ++count > stopAbove) break;
+  }
+  return count;
+}
+
 export function sentencesOf(text: string): Sentence[] {
   const out: Sentence[] = [];
   const offsetOf = codePointOffsets(text);
