@@ -249,18 +249,14 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     while (visible > 0 && index.positionAt(stream, visible - 1) >= durable) visible--;
     if (visible === 0) return [];
     const max = readOptions.maxCount ?? Number.MAX_SAFE_INTEGER;
-    const revisions: number[] = [];
-    if (readOptions.direction === 'backwards') {
-      const from = Math.min(Number(readOptions.fromRevision ?? BigInt(visible - 1)), visible - 1);
-      for (let r = from; r >= 0 && revisions.length < max; r--) revisions.push(r);
-    } else {
-      for (let r = Number(readOptions.fromRevision ?? 0n); r < visible && revisions.length < max; r++) revisions.push(r);
-    }
-    if (revisions.length === 1) return [await reader.readEvent(index.location(index.positionAt(stream, revisions[0]!))!)];
-    // A stream's events lie in the log in revision order.
-    const ascending = readOptions.direction === 'backwards' ? revisions.reverse() : revisions;
-    const events = await reader.readEvents(ascending.map((r) => index.location(index.positionAt(stream, r))!));
-    return readOptions.direction === 'backwards' ? events.reverse() : events;
+    const backwards = readOptions.direction === 'backwards';
+    // The window of revisions, lowest first: a stream's events lie in the log in revision order.
+    const last = backwards ? Math.min(Number(readOptions.fromRevision ?? BigInt(visible - 1)), visible - 1) : Math.min(visible - 1, Number(readOptions.fromRevision ?? 0n) + max - 1);
+    const first = backwards ? Math.max(0, last - max + 1) : Number(readOptions.fromRevision ?? 0n);
+    const locations = [];
+    for (let r = first; r <= last; r++) locations.push(index.location(index.positionAt(stream, r))!);
+    const events = await reader.readEvents(locations);
+    return backwards ? events.reverse() : events;
   }
 
   async function* readAll(readOptions: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {

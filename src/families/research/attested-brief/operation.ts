@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_RANKED_SENTENCES, sentenceCountUpTo } from '../retrieval/retrieve.ts';
+import { documentSentencesUpTo, MAX_RANKED_SENTENCES } from '../retrieval/retrieve.ts';
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { composeBrief, DEFAULT_POINTS } from './engine.ts';
@@ -50,7 +50,7 @@ export const attestedBrief = pricedOperation({
     const ids = i.sources.map((s) => s.id);
     const duplicate = ids.find((id, k) => ids.indexOf(id) !== k);
     if (duplicate !== undefined) return { status: 422, error: 'duplicate_source_id', message: `source id ${duplicate} appears twice: ids name the citations`, outcome: 'INVALID-INPUT', issues: [{ path: `sources.${ids.lastIndexOf(duplicate)}.id`, message: 'duplicate id' }] };
-    if (sentenceCountUpTo(i.sources, MAX_RANKED_SENTENCES) <= MAX_RANKED_SENTENCES) return undefined;
+    if (documentSentencesUpTo(i.sources, MAX_RANKED_SENTENCES) <= MAX_RANKED_SENTENCES) return undefined;
     const message = `the sources hold more than ${MAX_RANKED_SENTENCES} sentences; at most ${MAX_RANKED_SENTENCES} are ranked (each is compared with every other)`;
     return { status: 422, error: 'too_many_sentences', message, outcome: 'INVALID-INPUT', issues: [{ path: 'sources', message }] };
   },

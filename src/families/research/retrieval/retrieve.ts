@@ -2,7 +2,7 @@ import type { JsonValue } from '../../../signing/rfc8785.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 import { numberConflicts } from './conflicts.ts';
 import { combinedScores, selectByMmr } from './rank.ts';
-import { contentWords, sentenceCountUpTo as countSentences, sentencesOf, type Sentence } from './text-units.ts';
+import { contentWords, sentenceCountUpTo, sentencesOf, type Sentence } from './text-units.ts';
 
 export interface Document {
   id: string;
@@ -33,10 +33,10 @@ function described(documents: Document[]) {
   });
 }
 
-/** The sentences of the documents, counted no further than `stopAbove` + 1. */
-export function sentenceCountUpTo(documents: Document[], stopAbove: number): number {
+/** The sentences of all the documents, counted no further than `stopAbove` + 1. */
+export function documentSentencesUpTo(documents: Document[], stopAbove: number): number {
   let count = 0;
-  for (const d of documents) if ((count += countSentences(d.text, stopAbove - count)) > stopAbove) break;
+  for (const d of documents) if ((count += sentenceCountUpTo(d.text, stopAbove - count)) > stopAbove) break;
   return count;
 }
 
