@@ -239,7 +239,7 @@ export async function startResultLog(
     if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
     if (position === undefined) return leaves.find(Buffer.from(sha256, 'hex'));
     const leaf = leaves.leafOfPosition(Number(position));
-    return leaf !== undefined && hex(leaves.leafAt(leaf).sha256) === sha256 ? leaf : undefined;
+    return leaf !== undefined && holdsAt(leaf, sha256) ? leaf : undefined;
   }
 
   function holdsAt(leafIndex: number, sha256: string): boolean {
