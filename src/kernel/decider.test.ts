@@ -4,7 +4,7 @@ import { withOwnAppend } from '../events/borrowed-store.ts';
 import { createMemoryEventStore } from '../events/memory-store.ts';
 import type { EventStore, ReadStreamOptions, RecordedEvent } from '../events/port.ts';
 import { withStagedAppends } from '../events/staged-store.ts';
-import { FOLDED_EVENTS_KEPT, handleCommand, loadState, type Decider, type DomainEvent } from './decider.ts';
+import { FOLDED_BYTES_KEPT, handleCommand, loadState, type Decider, type DomainEvent } from './decider.ts';
 import { History } from './history.ts';
 
 type Noted = DomainEvent & { type: 'Noted'; data: { text: string } };
@@ -71,20 +71,43 @@ describe('loading a stream state', () => {
     expect(state.toArray()).toEqual((await store.readStream('notes-3')).map((e) => (e.data as { text: string }).text));
   });
 
-  it('keeps no more folded events than its bound: a longer stream is folded whole at every load, and stays right', async () => {
+  it('keeps no more than its bound of folded event data: a stream past it is folded whole at every load, and stays right', async () => {
     const { store, reads } = watched(createMemoryEventStore());
-    const total = FOLDED_EVENTS_KEPT + 50;
-    for (let at = 0; at < total; at += 1_000) await store.appendToStream('notes-long', Array.from({ length: Math.min(1_000, total - at) }, (_, i) => note(`n${at + i}`)));
+    const text = 'x'.repeat(64 * 1024);
+    const total = Math.ceil(FOLDED_BYTES_KEPT / text.length) + 5;
+    for (let at = 0; at < total; at += 50) await store.appendToStream('notes-long', Array.from({ length: Math.min(50, total - at) }, (_, i) => note(`${at + i} ${text}`)));
     await store.appendToStream('notes-short', [note('kept')]);
     await loadState(store, 'notes-short', notes, parse);
     for (let round = 0; round < 2; round++) {
       const { state, revision } = await loadState(store, 'notes-long', notes, parse);
       expect(revision).toBe(BigInt(total - 1));
-      expect(state.last()).toBe(`n${total - 1}`);
+      expect(state.last()?.startsWith(`${total - 1} `)).toBe(true);
     }
     expect(reads.slice(-2).map((r) => r?.fromRevision)).toEqual([undefined, undefined]);
     // The short stream's fold was not pushed out by one that could never be kept.
     await loadState(store, 'notes-short', notes, parse);
     expect(reads.at(-1)?.fromRevision).toBe(1n);
+  });
+
+  it('counts the bound in bytes, not events: a stream of many small events is kept whole, and pushes out the oldest folds once the bytes run over', async () => {
+    const { store, reads } = watched(createMemoryEventStore());
+    // 30,000 small events: more than the 10,000 events the bound used to count, a fraction of its bytes.
+    for (let at = 0; at < 30_000; at += 5_000) await store.appendToStream('notes-many', Array.from({ length: 5_000 }, (_, i) => note(`n${at + i}`)));
+    await loadState(store, 'notes-many', notes, parse);
+    await store.appendToStream('notes-many', [note('last')]);
+    expect((await loadState(store, 'notes-many', notes, parse)).state.last()).toBe('last');
+    expect(reads.at(-1)?.fromRevision).toBe(30_000n);
+
+    // Two large streams, each over half the bound: keeping the second pushes out the first (most recently used stays).
+    const text = 'y'.repeat(64 * 1024);
+    const each = Math.ceil(FOLDED_BYTES_KEPT / 2 / text.length) + 5;
+    for (const stream of ['notes-big-1', 'notes-big-2']) {
+      for (let at = 0; at < each; at += 50) await store.appendToStream(stream, Array.from({ length: Math.min(50, each - at) }, () => note(text)));
+      await loadState(store, stream, notes, parse);
+    }
+    await loadState(store, 'notes-big-2', notes, parse);
+    expect(reads.at(-1)?.fromRevision).toBe(BigInt(each));
+    await loadState(store, 'notes-big-1', notes, parse);
+    expect(reads.at(-1)?.fromRevision).toBeUndefined();
   });
 });

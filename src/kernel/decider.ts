@@ -50,20 +50,32 @@ export interface LoadedState<S> {
 }
 
 /**
- * Folds kept per store and decider, most recently used last, at most FOLDED_EVENTS_KEPT events
- * for each: a stream is append-only, so a state folded up to revision r stays the state of its first
- * r + 1 events, and the next call reads and folds only what came after. Without it every call read
- * and parsed its whole stream: a memory store, a catalogue entry or an agent's containment with
- * 800 paid writes cost 40-140 ms a call, and more with every write; with it, 3.5-5 ms, flat.
- * The bound holds memory to some tens of MB with the largest states (a catalogue registration
- * keeps its evidence, about 4.7 KB); a stream longer than it is folded from its start each time.
+ * Folds kept per store and decider, most recently used last, at most FOLDED_BYTES_KEPT of
+ * their events' data (as JSON) for each: a stream is append-only, so a state folded up to
+ * revision r stays the state of its first r + 1 events, and the next call reads and folds only
+ * what came after. Without it every call read and parsed its whole stream: a memory store, a
+ * catalogue entry or an agent's containment with 800 paid writes cost 40-140 ms a call, and more
+ * with every write; with it, 3.5-5 ms, flat.
+ *
+ * The bound is in bytes of the events folded, not in events, because a state's memory follows
+ * what its events carry: a spend governor's lease is about 0.5 KB of JSON (0.9 KB of heap once
+ * folded), a memory version as large as the value the caller stored. A bound of 10,000 events
+ * kept 9 MB of a governor (so a busy agent past 10,000 events was folded whole at every call,
+ * 1.3 s) and could keep 640 MB of a memory store written with 64 KB values. A stream past the
+ * bound is folded from its start at each call: its state alone would take more than the bound.
  */
-export const FOLDED_EVENTS_KEPT = 10_000;
+export const FOLDED_BYTES_KEPT = 24 * 2 ** 20;
 
-/** One decider's kept folds on one store, most recently used last, and the events they hold. */
+interface KeptFold {
+  loaded: LoadedState<unknown>;
+  /** Of the data of the events folded into it, as JSON (UTF-16 code units). */
+  bytes: number;
+}
+
+/** One decider's kept folds on one store, most recently used last, and the bytes they hold. */
 interface KeptFolds {
-  byStream: Map<string, LoadedState<unknown>>;
-  events: number;
+  byStream: Map<string, KeptFold>;
+  bytes: number;
 }
 
 const keptByStore = new WeakMap<EventStore, WeakMap<object, KeptFolds>>();
@@ -72,46 +84,53 @@ function keptFoldsOf(store: EventStore, decider: object): KeptFolds {
   let byDecider = keptByStore.get(store);
   if (!byDecider) keptByStore.set(store, (byDecider = new WeakMap()));
   let kept = byDecider.get(decider);
-  if (!kept) byDecider.set(decider, (kept = { byStream: new Map(), events: 0 }));
+  if (!kept) byDecider.set(decider, (kept = { byStream: new Map(), bytes: 0 }));
   return kept;
 }
-
-const eventsIn = (loaded: LoadedState<unknown>): number => (loaded.revision === undefined ? 0 : Number(loaded.revision) + 1);
 
 function forget(kept: KeptFolds, stream: string): void {
   const previous = kept.byStream.get(stream);
   if (!previous) return;
   kept.byStream.delete(stream);
-  kept.events -= eventsIn(previous);
+  kept.bytes -= previous.bytes;
 }
 
-function keep(kept: KeptFolds, stream: string, loaded: LoadedState<unknown>): void {
+function keep(kept: KeptFolds, stream: string, fold: KeptFold): void {
   forget(kept, stream);
   // A stream that could never fit is not kept, and pushes out nothing.
-  if (eventsIn(loaded) > FOLDED_EVENTS_KEPT) return;
-  kept.byStream.set(stream, loaded);
-  kept.events += eventsIn(loaded);
+  if (fold.bytes > FOLDED_BYTES_KEPT) return;
+  kept.byStream.set(stream, fold);
+  kept.bytes += fold.bytes;
   for (const oldest of kept.byStream.keys()) {
-    if (kept.events <= FOLDED_EVENTS_KEPT) break;
+    if (kept.bytes <= FOLDED_BYTES_KEPT) break;
     forget(kept, oldest);
   }
+}
+
+/** What the events add to a fold's weight, counted no further than the bound (past it, the fold is not kept). */
+function weightAfter(bytes: number, events: readonly RecordedEvent[]): number {
+  for (const event of events) {
+    if (bytes > FOLDED_BYTES_KEPT) break;
+    bytes += JSON.stringify(event.data).length;
+  }
+  return bytes;
 }
 
 /** The state of `stream`: the kept fold, extended by the events appended since (by anyone). */
 export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
   const folds = keptFoldsOf(readingStore(store), decider);
-  const kept = folds.byStream.get(stream) as LoadedState<S> | undefined;
-  const from = kept?.revision === undefined ? undefined : kept.revision + 1n;
+  const kept = folds.byStream.get(stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
+  const from = kept?.loaded.revision === undefined ? undefined : kept.loaded.revision + 1n;
   const recorded = await store.readStream(stream, from === undefined ? {} : { fromRevision: from });
   // Only a continuation of the kept fold extends it; anything else is folded from the start.
   if (kept && recorded.length > 0 && recorded[0]!.revision !== (from ?? 0n)) {
     forget(folds, stream);
     return loadState(store, stream, decider, parse);
   }
-  let state = kept?.state ?? decider.initialState;
+  let state = kept?.loaded.state ?? decider.initialState;
   for (const event of recorded) state = decider.evolve(state, parse(event));
-  const loaded = { state, revision: recorded.at(-1)?.revision ?? kept?.revision };
-  keep(folds, stream, loaded);
+  const loaded = { state, revision: recorded.at(-1)?.revision ?? kept?.loaded.revision };
+  keep(folds, stream, { loaded, bytes: weightAfter(kept?.bytes ?? 0, recorded) });
   return loaded;
 }
 
