@@ -71,20 +71,30 @@ describe('loading a stream state', () => {
     expect(state.toArray()).toEqual((await store.readStream('notes-3')).map((e) => (e.data as { text: string }).text));
   });
 
-  it('keeps no more than its bound of folded event data: a stream past it is folded whole at every load, and stays right', async () => {
+  it('keeps a stream past its bound apart, the last one loaded only, without pushing out the others', async () => {
     const { store, reads } = watched(createMemoryEventStore());
     const text = 'x'.repeat(64 * 1024);
     const total = Math.ceil(FOLDED_BYTES_KEPT / text.length) + 5;
-    for (let at = 0; at < total; at += 50) await store.appendToStream('notes-long', Array.from({ length: Math.min(50, total - at) }, (_, i) => note(`${at + i} ${text}`)));
+    for (const stream of ['notes-long-1', 'notes-long-2']) {
+      for (let at = 0; at < total; at += 50) await store.appendToStream(stream, Array.from({ length: Math.min(50, total - at) }, (_, i) => note(`${at + i} ${text}`)));
+    }
     await store.appendToStream('notes-short', [note('kept')]);
     await loadState(store, 'notes-short', notes, parse);
-    for (let round = 0; round < 2; round++) {
-      const { state, revision } = await loadState(store, 'notes-long', notes, parse);
-      expect(revision).toBe(BigInt(total - 1));
-      expect(state.last()?.startsWith(`${total - 1} `)).toBe(true);
-    }
-    expect(reads.slice(-2).map((r) => r?.fromRevision)).toEqual([undefined, undefined]);
-    // The short stream's fold was not pushed out by one that could never be kept.
+
+    await loadState(store, 'notes-long-1', notes, parse);
+    await store.appendToStream('notes-long-1', [note('next')]);
+    const { state, revision } = await loadState(store, 'notes-long-1', notes, parse);
+    expect(revision).toBe(BigInt(total));
+    expect(state.last()).toBe('next');
+    expect(state.at(total - 1)?.startsWith(`${total - 1} `)).toBe(true);
+    expect(reads.at(-1)?.fromRevision).toBe(BigInt(total));
+
+    // Another stream past the bound takes its place: the first is folded from its start again.
+    await loadState(store, 'notes-long-2', notes, parse);
+    expect(reads.at(-1)?.fromRevision).toBeUndefined();
+    expect((await loadState(store, 'notes-long-1', notes, parse)).state.length).toBe(total + 1);
+    expect(reads.at(-1)?.fromRevision).toBeUndefined();
+    // The short stream's fold was not pushed out by either.
     await loadState(store, 'notes-short', notes, parse);
     expect(reads.at(-1)?.fromRevision).toBe(1n);
   });
