@@ -7,6 +7,7 @@ import { openEventStore } from '../src/events/open-store.ts';
 import { createKeyring } from '../src/signing/keyring.ts';
 import { appendSaga, SECRET } from './audit/fixtures.ts';
 import { silentLogger } from './events/helpers.ts';
+import { createPayingFetch } from './support/paying-client.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -36,6 +37,10 @@ describe('npm start runs the compiled service', () => {
       const health = await fetch(`${url}/health`);
       expect(health.status).toBe(200);
       expect(((await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string }).openapi).toBe('3.1.0');
+      // A paid conversion runs on an engine thread, started from dist/ as well.
+      const converted = await createPayingFetch()(`${url}/v1/utils/doc-convert`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: '# Built\n\nFrom dist.', to: 'docx' }) });
+      expect(converted.status).toBe(200);
+      expect(((await converted.json()) as { utility_result: { output_media_type: string } }).utility_result.output_media_type).toContain('wordprocessingml');
     } finally {
       child.kill('SIGTERM');
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { IndexCheckReport } from '../events/file-log/index-check.ts';
-import { workerScript } from './worker-script.ts';
+import { workerScript } from '../kernel/worker-script.ts';
 
 /**
  * Checks the file log's index on disk against its segments on a worker thread, so the check

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { workerScript } from './worker-script.ts';
+import { workerScript } from '../kernel/worker-script.ts';
 import { verifySignatureJob, type SignatureJob, type SignatureVerdict } from './signature-job.ts';
 
 export interface SignatureVerifier {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { pricedOperation, type Command, type Route } from '../../../kernel/operation.ts';
+import { pricedOperation, type Command, type CommandResult, type Route } from '../../../kernel/operation.ts';
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { CODE_REVIEW_ID, reviewCode, type CodeReviewInput } from './engine.ts';
+import { CODE_REVIEW_ID, type CodeReviewInput } from './engine.ts';
+import { engineThreadsBusy, runOnEngineThread } from '../../../kernel/engine-threads/engine-threads.ts';
+import { moduleBeside } from '../../../kernel/worker-script.ts';
 
 export const MAX_FILES = 50;
 export const MAX_FILE_CHARACTERS = 200_000;
@@ -52,7 +54,10 @@ const briefFindings = {
   evidence_source: z.literal('caller-supplied'),
 };
 
-const review: Command<CodeReviewInput> = { execute: (i, ctx) => reviewCode(i, ctx.now) };
+/** On an engine thread: fifty large files take ESLint seconds, which the event loop is spared. */
+const review: Command<CodeReviewInput> = {
+  execute: (i, ctx) => runOnEngineThread<CommandResult>(ctx.settings, moduleBeside(import.meta.url, 'engine'), 'reviewCode', [i, ctx.now]),
+};
 
 const codeReviewBrief = pricedOperation({
   id: CODE_REVIEW_ID,
@@ -71,9 +76,9 @@ const codeReviewBrief = pricedOperation({
   signedMember: null,
   verifyPath: '/v1/utils/verify',
   outputBeside: true,
-  precheck(i) {
+  precheck(i, settings) {
     const given = (['files', 'diff'] as const).filter((k) => i[k] !== undefined);
-    if (given.length === 1) return undefined;
+    if (given.length === 1) return engineThreadsBusy(settings);
     const message = given.length === 0 ? 'give files or diff' : 'give files or diff, not both';
     return { status: 422, error: 'one_source_required', message, outcome: 'INVALID-INPUT', issues: [{ path: given[1] ?? 'files', message }] };
   },

@@ -103,3 +103,21 @@ export function convertDocument(input: DocConvertInput): Conversion {
       return { ...base, text: null, findings };
   }
 }
+
+/** A conversion with its output written: what the engine thread answers (no blocks: the output carries them). */
+export interface RenderedConversion extends Omit<Conversion, 'blocks' | 'title' | 'text'> {
+  content: string | Uint8Array;
+  /** DOC_CONVERT_VERSION of the engine that ran. */
+  version: string;
+}
+
+/**
+ * The whole engine, as an engine thread runs it (src/kernel/engine-threads): parse, convert and
+ * write the PDF or DOCX. Its worst inputs within the limits take seconds and hundreds of MB.
+ */
+export async function convertAndRender(input: DocConvertInput): Promise<RenderedConversion> {
+  const { blocks, title, text, ...conversion } = convertDocument(input);
+  if (text !== null) return { ...conversion, content: text, version: DOC_CONVERT_VERSION };
+  const content = conversion.to === 'pdf' ? await (await import('./pdf-render.ts')).renderPdf(blocks, title) : await (await import('./docx-render.ts')).renderDocx(blocks, title);
+  return { ...conversion, content, version: DOC_CONVERT_VERSION };
+}

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { pricedOperation, type Command, type Route } from '../../../kernel/operation.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
-import type { Conversion, DocConvertInput } from './engine.ts';
+import type { DocConvertInput, RenderedConversion } from './engine.ts';
+import { engineThreadsBusy, runOnEngineThread } from '../../../kernel/engine-threads/engine-threads.ts';
+import { moduleBeside } from '../../../kernel/worker-script.ts';
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 import { MAX_EMPHASIS_MARKS, MAX_MARKDOWN_NESTING, markdownShapeProblem } from './markdown-limits.ts';
 
@@ -34,7 +36,7 @@ const docConvertInput = z
 /** A library that did the work, by the exact version installed. */
 const engineEntry = z.object({ name: z.string(), version: z.string() });
 
-function enginesFor(conversion: Conversion, unicode: string): JsonObject[] {
+function enginesFor(conversion: Pick<RenderedConversion, 'from' | 'to'>, unicode: string): JsonObject[] {
   const parser = conversion.from === 'markdown' ? DOC_CONVERT_LIBRARIES.parser : [];
   const writer =
     conversion.to === 'markdown' ? DOC_CONVERT_LIBRARIES.markdown
@@ -45,30 +47,21 @@ function enginesFor(conversion: Conversion, unicode: string): JsonObject[] {
   return [...parser, ...writer].map((e) => ({ ...e }));
 }
 
-async function outputOf(conversion: Conversion): Promise<string | Uint8Array> {
-  if (conversion.text !== null) return conversion.text;
-  return conversion.to === 'pdf'
-    ? (await import('./pdf-render.ts')).renderPdf(conversion.blocks, conversion.title)
-    : (await import('./docx-render.ts')).renderDocx(conversion.blocks, conversion.title);
-}
-
 /** ICU and Unicode versions of this host: word boundaries depend on them, so the record names them. */
 const HOST_UNICODE = `ICU ${process.versions.icu ?? 'unknown'}, Unicode ${process.versions.unicode ?? 'unknown'}`;
 
 const convert: Command<DocConvertInput> = {
   async execute(input, ctx) {
-    // The Markdown parsers and the writers load on the first conversion, not at every start (about 10 MB).
-    const { convertDocument, DOC_CONVERT_VERSION } = await import('./engine.ts');
+    // On an engine thread: a conversion's worst inputs take seconds and hundreds of MB.
+    const conversion = await runOnEngineThread<RenderedConversion>(ctx.settings, moduleBeside(import.meta.url, 'engine'), 'convertAndRender', [input]);
     const { fontRulesetData } = await import('./fonts.ts');
-    const conversion = convertDocument(input);
-    const content = await outputOf(conversion);
     const usesFonts = conversion.to === 'pdf' || conversion.to === 'docx';
     return utilityReceipt({
       utility: DOC_CONVERT_ID,
       now: ctx.now,
       input: input.text,
-      output: { content, mediaType: conversion.mediaType },
-      ruleset: { id: 'doc-convert', version: DOC_CONVERT_VERSION, ...(usesFonts ? { data: fontRulesetData() } : {}) },
+      output: { content: conversion.content, mediaType: conversion.mediaType },
+      ruleset: { id: 'doc-convert', version: conversion.version, ...(usesFonts ? { data: fontRulesetData() } : {}) },
       findings: { ...conversion.findings, engines: enginesFor(conversion, HOST_UNICODE) },
     });
   },
@@ -105,9 +98,10 @@ const docConvert = pricedOperation({
   verifyPath: '/v1/utils/verify',
   outputBeside: true,
   // Decided by the input alone, before the quote: shapes the Markdown parser takes minutes over.
-  precheck(input) {
+  precheck(input, settings) {
     const problem = (input.from ?? 'markdown') === 'markdown' ? markdownShapeProblem(input.text) : undefined;
-    return problem ? { status: 422, error: 'markdown_too_complex', message: problem, outcome: 'INVALID-INPUT', issues: [{ path: 'text', message: problem }] } : undefined;
+    if (problem) return { status: 422, error: 'markdown_too_complex', message: problem, outcome: 'INVALID-INPUT', issues: [{ path: 'text', message: problem }] };
+    return engineThreadsBusy(settings);
   },
   command: convert,
 });

@@ -1,0 +1,31 @@
+import { parentPort } from 'node:worker_threads';
+import { DomainRefusal } from '../decider.ts';
+import type { EngineJob, EngineReply, ThrownByEngine } from './protocol.ts';
+
+/**
+ * One engine thread: runs the jobs the pool sends, one at a time, each an exported function of a
+ * module of the service called with its arguments. Loaded modules stay loaded, so only the
+ * thread's first job of an operation pays for its libraries.
+ */
+function thrown(err: unknown): ThrownByEngine {
+  if (err instanceof DomainRefusal) return { name: err.name, message: err.message, refusal: { status: err.status, error: err.error, ...(err.outcome ? { outcome: err.outcome } : {}) } };
+  if (err instanceof Error) return { name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) };
+  return { name: 'Error', message: String(err) };
+}
+
+async function run(job: EngineJob): Promise<EngineReply> {
+  try {
+    const module = (await import(job.module)) as Record<string, unknown>;
+    const engine = module[job.exportName];
+    if (typeof engine !== 'function') throw new Error(`${job.module} exports no function ${job.exportName}`);
+    return { id: job.id, ok: true, value: await (engine as (...args: unknown[]) => unknown)(...job.args) };
+  } catch (err) {
+    return { id: job.id, ok: false, thrown: thrown(err) };
+  }
+}
+
+if (!parentPort) throw new Error('engine-thread.ts runs as a worker thread of EngineThreads');
+const port = parentPort;
+port.on('message', (job: EngineJob) => {
+  void run(job).then((reply) => port.postMessage(reply));
+});

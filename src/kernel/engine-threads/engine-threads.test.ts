@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DomainRefusal } from '../decider.ts';
+import { moduleBeside } from '../worker-script.ts';
+import { EngineOutOfMemoryError, EngineThreads } from './engine-threads.ts';
+
+const ENGINES = moduleBeside(import.meta.url, 'test-engines.test-support');
+const pools: EngineThreads[] = [];
+const pool = (threads = 1, queue = 4, heapMb = 64): EngineThreads => {
+  const created = new EngineThreads({ threads, queue, heapMb });
+  pools.push(created);
+  return created;
+};
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+describe('engine threads', () => {
+  it('runs an exported function of a module on a thread and answers its value, bytes included', async () => {
+    const threads = pool();
+    expect(await threads.run(ENGINES, 'sum', [2, 3])).toBe(5);
+    const answer = await threads.run<{ text: string; bytes: Uint8Array }>(ENGINES, 'bytesOf', ['héllo']);
+    expect(answer.text).toBe('héllo');
+    expect(Buffer.from(answer.bytes).toString('utf8')).toBe('héllo');
+  });
+
+  it('keeps the event loop free while an engine computes', async () => {
+    const threads = pool();
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 10);
+    try {
+      await threads.run(ENGINES, 'sum', [0, 0]); // the thread and its module are loaded
+      await threads.run(ENGINES, 'busyFor', [400]);
+    } finally {
+      clearInterval(ticking);
+    }
+    // Held on the main thread, the loop would have ticked once at most.
+    expect(ticks).toBeGreaterThan(3);
+  });
+
+  it('gives back a DomainRefusal as one, with its status, error and outcome, and other errors by name and message', async () => {
+    const threads = pool();
+    const refused = await threads.run(ENGINES, 'refuse', []).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(DomainRefusal);
+    expect((refused as DomainRefusal).asRefusal()).toEqual({ status: 422, error: 'too_many_rows', message: 'the table has too many rows', outcome: 'INVALID-INPUT' });
+    await expect(threads.run(ENGINES, 'fail', [])).rejects.toMatchObject({ name: 'TypeError', message: 'the engine broke' });
+    await expect(threads.run(ENGINES, 'noSuchEngine', [])).rejects.toThrow(/exports no function noSuchEngine/);
+    // The thread survives its engines' errors.
+    expect(await threads.run(ENGINES, 'sum', [1, 1])).toBe(2);
+  });
+
+  it('ends a thread whose engine outgrows its heap, answers EngineOutOfMemoryError, and serves the next call on a new thread', async () => {
+    const threads = pool(1, 4, 32);
+    const [exhausted, next] = await Promise.allSettled([threads.run(ENGINES, 'exhaustHeap', []), threads.run(ENGINES, 'sum', [40, 2])]);
+    expect(exhausted.status).toBe('rejected');
+    expect((exhausted as PromiseRejectedResult).reason).toBeInstanceOf(EngineOutOfMemoryError);
+    expect((exhausted as PromiseRejectedResult).reason.message).toMatch(/more than the 32 MB heap/);
+    expect(next).toEqual({ status: 'fulfilled', value: 42 });
+  }, 60_000);
+
+  it('is saturated when every thread is busy and the queue is full, and runs the queue in order', async () => {
+    const threads = pool(1, 2);
+    await threads.run(ENGINES, 'sum', [0, 0]);
+    const order: number[] = [];
+    const calls = [0, 1, 2].map((i) => threads.run(ENGINES, i === 0 ? 'busyFor' : 'sum', i === 0 ? [200] : [i, 0]).then(() => order.push(i)));
+    expect(threads.saturated()).toBe(true);
+    await Promise.all(calls);
+    expect(order).toEqual([0, 1, 2]);
+    expect(threads.saturated()).toBe(false);
+  });
+
+  it('runs as many calls at once as it has threads', async () => {
+    const threads = pool(2, 4);
+    const ids = await Promise.all([threads.run<number>(ENGINES, 'threadAfter', [300]), threads.run<number>(ENGINES, 'threadAfter', [300])]);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it('rejects the calls still waiting when it is closed', async () => {
+    const threads = pool(1, 4);
+    const running = threads.run(ENGINES, 'busyFor', [200]).catch((err: unknown) => err);
+    const waiting = threads.run(ENGINES, 'sum', [1, 2]).catch((err: unknown) => err);
+    await threads.close();
+    expect(await running).toMatchObject({ message: 'the engine threads were closed' });
+    expect(await waiting).toMatchObject({ message: 'the engine threads were closed' });
+  });
+});

@@ -1,0 +1,169 @@
+import { Worker } from 'node:worker_threads';
+import { DomainRefusal } from '../decider.ts';
+import type { EngineJob, EngineReply, ThrownByEngine } from './protocol.ts';
+import { workerScript } from '../worker-script.ts';
+import type { Settings } from '../../config.ts';
+import type { Refusal } from '../operation.ts';
+
+/**
+ * A bounded pool of threads that run the engines whose worst inputs take seconds or hundreds of
+ * MB (document conversion, code review), so that such a call holds neither the event loop nor
+ * the process's heap: every other call goes on while it runs, and an input that needs more than
+ * the thread's heap ends that thread, not the service.
+ */
+export interface EngineThreadOptions {
+  threads: number;
+  /** Calls that may wait for a thread; beyond, `saturated()` and the route refuses before its quote. */
+  queue: number;
+  /** Old-generation heap of each thread, in MB. */
+  heapMb: number;
+  /** Idle threads are ended after this, so an idle service holds none. */
+  idleMs?: number;
+}
+
+/** The engine needed more than a thread's heap: deterministic for its input, so a retry meets it again. */
+export class EngineOutOfMemoryError extends Error {
+  constructor(readonly heapMb: number) {
+    super(`the engine needed more than the ${heapMb} MB heap of its thread`);
+    this.name = 'EngineOutOfMemoryError';
+  }
+}
+
+const threadEntry = (): URL => workerScript(import.meta.url, 'engine-thread');
+
+interface Pending {
+  job: EngineJob;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+interface Thread {
+  worker: Worker;
+  running?: Pending;
+}
+
+function rebuilt(thrown: ThrownByEngine): Error {
+  if (thrown.refusal) return new DomainRefusal(thrown.refusal.status, thrown.refusal.error, thrown.message, thrown.refusal.outcome);
+  const err = new Error(thrown.message);
+  err.name = thrown.name;
+  if (thrown.stack) err.stack = thrown.stack;
+  return err;
+}
+
+export class EngineThreads {
+  private readonly threads = new Set<Thread>();
+  private readonly waiting: Pending[] = [];
+  private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: EngineThreadOptions) {}
+
+  saturated(): boolean {
+    return this.busy() >= this.options.threads && this.waiting.length >= this.options.queue;
+  }
+
+  /** Calls `exportName` of `module` with `args` on a thread (arguments and value as structured clones). */
+  run<T>(module: URL, exportName: string, args: unknown[]): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ job: { id: this.nextId++, module: module.href, exportName, args }, resolve: resolve as (value: unknown) => void, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Ends every thread; calls still running or waiting are rejected. */
+  async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    for (const pending of this.waiting.splice(0)) pending.reject(new Error('the engine threads were closed'));
+    await Promise.all([...this.threads].map((thread) => this.end(thread, new Error('the engine threads were closed'))));
+  }
+
+  private busy(): number {
+    let busy = 0;
+    for (const thread of this.threads) if (thread.running) busy++;
+    return busy;
+  }
+
+  private dispatch(): void {
+    clearTimeout(this.idleTimer);
+    while (this.waiting.length > 0) {
+      const thread = [...this.threads].find((t) => !t.running) ?? (this.threads.size < this.options.threads ? this.started() : undefined);
+      if (!thread) return;
+      const pending = this.waiting.shift()!;
+      thread.running = pending;
+      thread.worker.ref();
+      thread.worker.postMessage(pending.job);
+    }
+    if (this.busy() === 0 && this.threads.size > 0) {
+      this.idleTimer = setTimeout(() => void this.close(), this.options.idleMs ?? 30_000);
+      this.idleTimer.unref();
+    }
+  }
+
+  private started(): Thread {
+    const thread: Thread = { worker: new Worker(threadEntry(), { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } }) };
+    this.threads.add(thread);
+    thread.worker.on('message', (reply: EngineReply) => this.answered(thread, reply));
+    thread.worker.on('error', (err: Error & { code?: string }) => {
+      const lost = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new EngineOutOfMemoryError(this.options.heapMb) : new Error(`an engine thread failed: ${err.message}`, { cause: err });
+      this.lose(thread, lost);
+    });
+    thread.worker.on('exit', (code) => this.lose(thread, new Error(`an engine thread exited (code ${code})`)));
+    return thread;
+  }
+
+  private answered(thread: Thread, reply: EngineReply): void {
+    const pending = thread.running;
+    if (!pending || pending.job.id !== reply.id) return;
+    thread.running = undefined;
+    thread.worker.unref();
+    if (reply.ok) pending.resolve(reply.value);
+    else pending.reject(rebuilt(reply.thrown));
+    this.dispatch();
+  }
+
+  /** A thread that ended on its own: its call is rejected, and the calls waiting get a new thread. */
+  private lose(thread: Thread, err: Error): void {
+    if (!this.threads.delete(thread)) return;
+    thread.running?.reject(err);
+    thread.running = undefined;
+    this.dispatch();
+  }
+
+  private async end(thread: Thread, err: Error): Promise<void> {
+    this.threads.delete(thread);
+    thread.running?.reject(err);
+    thread.running = undefined;
+    await thread.worker.terminate();
+  }
+}
+
+type ThreadSettings = Pick<Settings, 'ENGINE_THREADS' | 'ENGINE_QUEUE' | 'ENGINE_HEAP_MB'>;
+
+const shared = new Map<string, EngineThreads>();
+
+/** The process's pool for these settings (one per distinct settings, so tests with their own get their own). */
+export function engineThreadsFor(settings: ThreadSettings): EngineThreads {
+  const key = `${settings.ENGINE_THREADS}/${settings.ENGINE_QUEUE}/${settings.ENGINE_HEAP_MB}`;
+  let pool = shared.get(key);
+  if (!pool) shared.set(key, (pool = new EngineThreads({ threads: settings.ENGINE_THREADS, queue: settings.ENGINE_QUEUE, heapMb: settings.ENGINE_HEAP_MB })));
+  return pool;
+}
+
+/** Before the quote: every engine thread busy and the queue full. */
+export function engineThreadsBusy(settings: ThreadSettings): Refusal | undefined {
+  if (!engineThreadsFor(settings).saturated()) return undefined;
+  return { status: 503, error: 'engine_busy', message: 'every engine thread is busy and the queue is full; nothing was charged, retry shortly', retryAfterSeconds: 2 };
+}
+
+/**
+ * Runs an engine on the pool; an input that needs more than a thread's heap is a DomainRefusal
+ * (422 INVALID-INPUT), decided by the input as any other: the same input meets it again.
+ */
+export async function runOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<T> {
+  try {
+    return await engineThreadsFor(settings).run<T>(module, exportName, args);
+  } catch (err) {
+    if (!(err instanceof EngineOutOfMemoryError)) throw err;
+    throw new DomainRefusal(422, 'input_too_complex', `this input ${err.message.replace(/^the engine /, '')} (ENGINE_HEAP_MB): split it or make it simpler`, 'INVALID-INPUT');
+  }
+}

@@ -1,0 +1,19 @@
+/** What the pool and an engine thread say to each other (structured clones). */
+
+export interface EngineJob {
+  id: number;
+  /** URL of the module (file:), as the thread imports it. */
+  module: string;
+  exportName: string;
+  args: unknown[];
+}
+
+/** An error as it crosses the thread boundary; a DomainRefusal keeps what makes it one. */
+export interface ThrownByEngine {
+  name: string;
+  message: string;
+  stack?: string;
+  refusal?: { status: 403 | 409 | 422; error: string; outcome?: string };
+}
+
+export type EngineReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; thrown: ThrownByEngine };

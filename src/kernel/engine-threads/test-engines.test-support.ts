@@ -1,0 +1,39 @@
+import { threadId } from 'node:worker_threads';
+import { DomainRefusal } from '../decider.ts';
+
+/** Engines for the pool's tests, run on its threads. */
+
+export const sum = (a: number, b: number): number => a + b;
+
+export async function bytesOf(text: string): Promise<{ text: string; bytes: Uint8Array }> {
+  await new Promise((r) => setTimeout(r, 1));
+  return { text, bytes: new TextEncoder().encode(text) };
+}
+
+export function refuse(): never {
+  throw new DomainRefusal(422, 'too_many_rows', 'the table has too many rows', 'INVALID-INPUT');
+}
+
+export function fail(): never {
+  throw new TypeError('the engine broke');
+}
+
+/** Keeps allocating until the thread's heap is gone. */
+export function exhaustHeap(): number {
+  const kept: string[][] = [];
+  for (;;) kept.push(Array.from({ length: 100_000 }, (_, i) => `row ${i} of ${kept.length}`));
+}
+
+/** Holds its thread for `ms`, without the event loop of the service noticing. */
+export function busyFor(ms: number): number {
+  const until = Date.now() + ms;
+  let spins = 0;
+  while (Date.now() < until) spins++;
+  return spins;
+}
+
+/** The thread that ran it, after holding that thread for `ms`: two at once on two threads answer two ids. */
+export function threadAfter(ms: number): number {
+  busyFor(ms);
+  return threadId;
+}
