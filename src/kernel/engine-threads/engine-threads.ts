@@ -3,7 +3,7 @@ import { DomainRefusal } from '../decider.ts';
 import type { EngineJob, EngineReply, ThrownByEngine } from './protocol.ts';
 import { workerScript } from '../worker-script.ts';
 import type { Settings } from '../../config.ts';
-import type { Refusal } from '../operation.ts';
+import type { Command, CommandResult, Refusal } from '../operation.ts';
 
 /**
  * A bounded pool of threads that run the engines whose worst inputs take seconds or hundreds of
@@ -166,4 +166,12 @@ export async function runOnEngineThread<T>(settings: ThreadSettings, module: URL
     if (!(err instanceof EngineOutOfMemoryError)) throw err;
     throw new DomainRefusal(422, 'input_too_complex', `this input ${err.message.replace(/^the engine /, '')} (ENGINE_HEAP_MB): split it or make it simpler`, 'INVALID-INPUT');
   }
+}
+
+/**
+ * The command of a stateless operation whose engine runs on an engine thread: `exportName` of
+ * `module` (see moduleBeside), called with the input and the call's clock, answers the result.
+ */
+export function fromThreadedEngine<I>(module: URL, exportName: string): Command<I> {
+  return { execute: (input, ctx) => runOnEngineThread<CommandResult>(ctx.settings, module, exportName, [input, ctx.now]) };
 }

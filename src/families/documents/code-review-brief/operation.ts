@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { pricedOperation, type Command, type CommandResult, type Route } from '../../../kernel/operation.ts';
+import { pricedOperation, type Command, type Route } from '../../../kernel/operation.ts';
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 import { CODE_REVIEW_ID, type CodeReviewInput } from './engine.ts';
-import { engineThreadsBusy, runOnEngineThread } from '../../../kernel/engine-threads/engine-threads.ts';
+import { engineThreadsBusy, fromThreadedEngine } from '../../../kernel/engine-threads/engine-threads.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
 
 export const MAX_FILES = 50;
@@ -55,9 +55,7 @@ const briefFindings = {
 };
 
 /** On an engine thread: fifty large files take ESLint seconds, which the event loop is spared. */
-const review: Command<CodeReviewInput> = {
-  execute: (i, ctx) => runOnEngineThread<CommandResult>(ctx.settings, moduleBeside(import.meta.url, 'engine'), 'reviewCode', [i, ctx.now]),
-};
+const review: Command<CodeReviewInput> = fromThreadedEngine(moduleBeside(import.meta.url, 'engine'), 'reviewCode');
 
 const codeReviewBrief = pricedOperation({
   id: CODE_REVIEW_ID,

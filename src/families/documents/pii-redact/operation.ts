@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
-import { codePointSpan, fromLazyUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
+import { codePointSpan, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
+import { engineThreadsBusy, fromThreadedEngine } from '../../../kernel/engine-threads/engine-threads.ts';
+import { moduleBeside } from '../../../kernel/worker-script.ts';
 import { PII_MODES, PII_REDACT_RULESET, PII_TYPES } from './vocabulary.ts';
 
 const piiRedactInput = z
@@ -58,11 +60,11 @@ const piiRedact = pricedOperation({
   keyFamily: 'utils',
   signedMember: null,
   verifyPath: '/v1/utils/verify',
-  precheck(input) {
+  precheck(input, settings) {
     if (input.mode === 'pseudonym' && input.pseudonym_key === undefined) {
       return { status: 422, error: 'pseudonym_key_required', message: 'mode "pseudonym" needs pseudonym_key: pseudonyms are an HMAC under your key, never a plain hash', outcome: 'NOT-PROVIDED', issues: [{ path: 'pseudonym_key', message: 'is required for mode "pseudonym"' }] };
     }
-    return undefined;
+    return engineThreadsBusy(settings);
   },
   // Asynchronous only because the phone metadata loads on first use; still free, before any quote.
   async precheckState(input) {
@@ -71,10 +73,8 @@ const piiRedact = pricedOperation({
     if (isSupportedCountry(input.phone_region)) return undefined;
     return { status: 422, error: 'unknown_phone_region', message: `${input.phone_region} is not a region of the phone numbering metadata`, outcome: 'INVALID-INPUT', issues: [{ path: 'phone_region', message: 'is not a known phone region' }] };
   },
-  command: fromLazyUtilityEngine(async () => {
-    const [{ runPiiRedact }, { PII_DATA }] = await Promise.all([import('./engine.ts'), import('./data.ts')]);
-    return runPiiRedact(PII_DATA);
-  }),
+  // On an engine thread: phone numbers in 200,000 characters take the metadata seconds.
+  command: fromThreadedEngine(moduleBeside(import.meta.url, 'engine'), 'redactWithShippedData'),
   outputBeside: true,
 });
 

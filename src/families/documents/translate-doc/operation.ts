@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { pricedOperation, type Refusal, type Route } from '../../../kernel/operation.ts';
-import { codePointSpan, fromUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { runTranslateDoc, SEGMENT_STATUSES, TRANSLATE_DOC_RULESET, type TermPair } from './engine.ts';
+import { codePointSpan, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
+import { engineThreadsBusy, fromThreadedEngine } from '../../../kernel/engine-threads/engine-threads.ts';
+import { moduleBeside } from '../../../kernel/worker-script.ts';
+import { SEGMENT_STATUSES, TRANSLATE_DOC_RULESET, type TermPair } from './engine.ts';
 
 const languageTag = z.string().regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$/, 'must be a BCP 47 language tag such as en, de-CH, pt-BR');
 const termPair = z.object({ source: z.string().min(1).max(2_000), target: z.string().max(2_000) }).strict();
@@ -72,8 +74,10 @@ const translateDoc = pricedOperation({
   keyFamily: 'utils',
   signedMember: null,
   verifyPath: '/v1/utils/verify',
-  precheck: (input) => conflict('memory', input.memory, (s) => s.normalize('NFC').trim()) ?? conflict('glossary', input.glossary, (s) => s.normalize('NFC')),
-  command: fromUtilityEngine(runTranslateDoc),
+  precheck: (input, settings) =>
+    conflict('memory', input.memory, (s) => s.normalize('NFC').trim()) ?? conflict('glossary', input.glossary, (s) => s.normalize('NFC')) ?? engineThreadsBusy(settings),
+  // On an engine thread: 200,000 characters of short lines take it seconds.
+  command: fromThreadedEngine(moduleBeside(import.meta.url, 'engine'), 'runTranslateDoc'),
   outputBeside: true,
 });
 

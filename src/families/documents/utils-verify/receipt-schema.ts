@@ -30,18 +30,11 @@ export function utilityReceiptResponse(utility: string, findings: z.ZodRawShape)
   });
 }
 
-/** The command of a stateless utility: its pure engine gives the record and the output beside it. */
-export function fromUtilityEngine<I>(engine: (input: I, now: number) => CommandResult): Command<I> {
-  return {
-    async execute(input, ctx) {
-      return engine(input, ctx.now);
-    },
-  };
-}
-
 /**
- * fromUtilityEngine for an engine loaded on its first call: its libraries and data (phone
- * metadata, XML and HTML parsers) then stay out of every start of the service.
+ * The command of a stateless utility whose pure engine gives the record and the output beside
+ * it, loaded on its first call: its libraries and data (XML and HTML parsers) then stay out of
+ * every start of the service. Engines whose worst inputs take seconds run on an engine thread
+ * instead (fromThreadedEngine).
  */
 export function fromLazyUtilityEngine<I>(load: () => Promise<(input: I, now: number) => CommandResult>): Command<I> {
   const engine = once(load);
