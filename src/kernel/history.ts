@@ -3,7 +3,7 @@
  * the state it was given: each longer history shares the items of the shorter one (a persistent
  * list, newest first). Copying an array or a map at every event made folding a stream of n
  * events cost n^2 / 2 copies, so a memory store or a catalogue entry with a few thousand paid
- * writes took seconds a call; now a fold is linear, and so is the one lookup a call makes.
+ * writes took seconds a call; now a fold is linear (KeyedHistory adds the lookup a call makes).
  */
 export class History<T> {
   private constructor(
@@ -34,12 +34,6 @@ export class History<T> {
     let node: History<T> = this;
     for (let steps = this.length - 1 - index; steps > 0; steps--) node = node.before!;
     return node.newest;
-  }
-
-  /** The latest item that `matches`, or undefined. */
-  findLast(matches: (item: T) => boolean): T | undefined {
-    for (let node: History<T> | undefined = this; node && node.length > 0; node = node.before) if (matches(node.newest as T)) return node.newest;
-    return undefined;
   }
 
   /** The items, first to last. */

@@ -2,12 +2,12 @@ import { nextVersion, type MemoryVersion } from './chain.ts';
 import { MEMORY_EVENT_TYPES, type MemoryEvent } from './events.ts';
 import type { JsonValue } from '../../../signing/rfc8785.ts';
 import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
-import { History } from '../../../kernel/history.ts';
+import { KeyedHistory } from '../../../kernel/keyed-history.ts';
 
 /** One memory store: who owns it, and its versions in order with the payment that wrote each (how a resumed put finds the version it already wrote). */
 export interface MemoryState {
   owner: string | null;
-  versions: History<{ version: MemoryVersion; paymentId: string }>;
+  versions: KeyedHistory<{ version: MemoryVersion; paymentId: string }>;
 }
 
 export interface PutMemory {
@@ -19,7 +19,7 @@ export interface PutMemory {
   now: number;
 }
 
-export const initialMemoryState: MemoryState = { owner: null, versions: History.empty() };
+export const initialMemoryState: MemoryState = { owner: null, versions: KeyedHistory.empty((v) => v.paymentId) };
 
 export function foreignPayerRefusal(): DomainRefusal {
   return new DomainRefusal(403, 'forbidden', 'this memory store belongs to another payer');
@@ -56,7 +56,7 @@ export const memoryDecider: Decider<PutMemory, MemoryEvent, MemoryState> = {
 };
 
 export function versionWrittenBy(state: MemoryState, paymentId: string): MemoryVersion | undefined {
-  return state.versions.findLast((v) => v.paymentId === paymentId)?.version;
+  return state.versions.latestWithKey(paymentId)?.version;
 }
 
 export const latestVersion = (state: MemoryState): MemoryVersion | undefined => state.versions.last()?.version;

@@ -1,5 +1,5 @@
 import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
-import { History } from '../../../kernel/history.ts';
+import { KeyedHistory } from '../../../kernel/keyed-history.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { assessContainment, type ContainmentInput } from './engine.ts';
 import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
@@ -7,12 +7,12 @@ import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
 /** An agent's containment registrations: who registered first, and every registration in order with the paid call that made it. */
 export interface ContainmentState {
   registrar: string | null;
-  registrations: History<{ registration: JsonObject; paymentId: string }>;
+  registrations: KeyedHistory<{ registration: JsonObject; paymentId: string }>;
 }
 
 /** The registration the paid call `paymentId` made, if it did. */
 export const registrationBy = (state: ContainmentState, paymentId: string): JsonObject | undefined =>
-  state.registrations.findLast((r) => r.paymentId === paymentId)?.registration;
+  state.registrations.latestWithKey(paymentId)?.registration;
 
 export interface RegisterContainment {
   input: ContainmentInput;
@@ -21,7 +21,7 @@ export interface RegisterContainment {
   now: number;
 }
 
-export const initialContainmentState: ContainmentState = { registrar: null, registrations: History.empty() };
+export const initialContainmentState: ContainmentState = { registrar: null, registrations: KeyedHistory.empty((r) => r.paymentId) };
 
 export function foreignRegistrarRefusal(): DomainRefusal {
   return new DomainRefusal(403, 'forbidden', "this agent's containment registrations belong to another payer: only the payer that first registered the agent may supersede them");

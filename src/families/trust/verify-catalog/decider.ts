@@ -1,5 +1,5 @@
 import type { Decider } from '../../../kernel/decider.ts';
-import { History } from '../../../kernel/history.ts';
+import { KeyedHistory } from '../../../kernel/keyed-history.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { CATALOG_ENTRY_REGISTERED, type CatalogEntryRegistered } from './events.ts';
@@ -10,10 +10,10 @@ export interface Register {
 }
 
 /** State of one entry: its registrations in order, each with the paid call that made it. */
-export type EntryState = History<{ paymentId: string; evidenceCore: JsonObject }>;
+export type EntryState = KeyedHistory<{ paymentId: string; evidenceCore: JsonObject }>;
 
 /** The evidence the paid call `paymentId` registered, if it did. */
-export const registeredBy = (state: EntryState, paymentId: string): JsonObject | undefined => state.findLast((r) => r.paymentId === paymentId)?.evidenceCore;
+export const registeredBy = (state: EntryState, paymentId: string): JsonObject | undefined => state.latestWithKey(paymentId)?.evidenceCore;
 
 /**
  * One registration per paid call: a call that finds its own registration already written (a
@@ -21,7 +21,7 @@ export const registeredBy = (state: EntryState, paymentId: string): JsonObject |
  * freshly stamped one, so the signed record and the log always agree.
  */
 export const catalogEntryDecider: Decider<Register, CatalogEntryRegistered, EntryState> = {
-  initialState: History.empty(),
+  initialState: KeyedHistory.empty((r) => r.paymentId),
   decide(command, state) {
     if (registeredBy(state, command.paymentId)) return [];
     const entryId = command.evidenceCore.entryId as string;
