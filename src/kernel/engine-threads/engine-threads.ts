@@ -164,13 +164,13 @@ export async function runOnEngineThread<T>(settings: ThreadSettings, module: URL
     return await engineThreadsFor(settings).run<T>(module, exportName, args);
   } catch (err) {
     if (!(err instanceof EngineOutOfMemoryError)) throw err;
-    throw new DomainRefusal(422, 'input_too_complex', `this input ${err.message.replace(/^the engine /, '')} (ENGINE_HEAP_MB): split it or make it simpler`, 'INVALID-INPUT');
+    throw new DomainRefusal(422, 'input_too_complex', `this input needs more than the ${err.heapMb} MB heap of an engine thread (ENGINE_HEAP_MB): split it or make it simpler`, 'INVALID-INPUT');
   }
 }
 
 /**
  * The command of a stateless operation whose engine runs on an engine thread: `exportName` of
- * `module` (see moduleBeside), called with the input and the call's clock, answers the result.
+ * `module` (see worker-script.ts, moduleBeside), called with the input and the call's clock, answers the result.
  */
 export function fromThreadedEngine<I>(module: URL, exportName: string): Command<I> {
   return { execute: (input, ctx) => runOnEngineThread<CommandResult>(ctx.settings, module, exportName, [input, ctx.now]) };

@@ -55,7 +55,7 @@ describe('doc-convert on its engine thread', () => {
     const table = '|a|b|\n|-|-|\n' + '|1|2|\n'.repeat(16_000);
     const refused = await postTo(small, PATH, { text: table, to: 'json' }, payer);
     expect(refused.status).toBe(422);
-    expect(await refused.json()).toMatchObject({ error: 'input_too_complex', outcome: 'INVALID-INPUT', message: expect.stringMatching(/more than the 64 MB heap of its thread \(ENGINE_HEAP_MB\)/) });
+    expect(await refused.json()).toMatchObject({ error: 'input_too_complex', outcome: 'INVALID-INPUT', message: expect.stringMatching(/needs more than the 64 MB heap of an engine thread \(ENGINE_HEAP_MB\)/) });
     expect(refused.headers.get('payment-response')).toBeNull();
     const converted = await postTo(small, PATH, { text: '# Still here\n\nConverted.', to: 'words' }, payer);
     expect(converted.status).toBe(200);
