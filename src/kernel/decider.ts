@@ -121,7 +121,7 @@ function keep(kept: KeptFolds, stream: string, fold: KeptFold): void {
   }
 }
 
-/** What the events add to a fold's weight, counted no further than the bound (past it, the fold is not kept). */
+/** What the events add to a fold's weight, counted no further than the bound (past it, the fold is kept apart and its weight no longer matters). */
 function weightAfter(bytes: number, events: readonly RecordedEvent[]): number {
   for (const event of events) {
     if (bytes > FOLDED_BYTES_KEPT) break;
