@@ -5,8 +5,12 @@
  *     that overflows or that underflows to zero, such as 1e-400 (section 2.2);
  *   - a string with an unpaired surrogate escape, \uD800 alone (section 2.1);
  *   - an object with two members of the same name (section 2.3).
- * `__proto__` and `constructor` are ordinary member names: JSON.parse makes them own properties
- * and touches no prototype.
+ * and, beyond I-JSON, a member named `__proto__`. JSON.parse makes it an own property, but
+ * JavaScript code that copies an object member by member (zod's JSON and record schemas among
+ * it) assigns it, which sets the copy's prototype instead: the member vanished from stored events
+ * as they were read back, so a memory value holding one was answered without it, its replay
+ * failed its own signature, and the audit failed for good. Refused as Fastify refuses it by
+ * default. `constructor` and `prototype` are ordinary names.
  *
  * One linear pass over the text that builds no value (duplicates are compared by the member name
  * as written, decoded only when it holds an escape), then the native JSON.parse.
@@ -93,6 +97,7 @@ class IJsonScanner {
       const { name, problem } = this.string();
       if (problem) return problem;
       this.path.push(name);
+      if (name === '__proto__') return this.fail('the member name "__proto__" is refused: JavaScript libraries that copy objects drop it or take it as a prototype, so it could not be stored and signed faithfully');
       if (names.has(name)) return this.fail(`duplicate member name ${JSON.stringify(name)}: I-JSON (RFC 7493) allows each name once in an object`);
       names.add(name);
       this.skipWhitespace();

@@ -31,20 +31,31 @@ describe('input a signature cannot carry faithfully is refused, not altered (I-J
     expect(((await res.json()) as { issues: Array<{ path: string }> }).issues[0]!.path).toBe(path);
   });
 
-  it('a __proto__ member is an ordinary member: signed as sent, and re-checked valid', async () => {
-    const res = await attest('{"kind":"proto-test","claim":{"__proto__":{"admin":true},"constructor":"c","n":1}}', pay);
-    expect(res.status).toBe(200);
-    const text = await res.text();
-    expect(text).toContain('"__proto__":{"admin":true}');
+  it('a __proto__ member is refused 422, before the quote, on paid routes, verify routes and MCP alike; constructor is an ordinary member', async () => {
+    const res = await attest('{"kind":"proto-test","claim":{"__proto__":{"admin":true},"n":1}}');
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { issues: Array<{ path: string; message: string }> }).issues[0]).toMatchObject({ path: 'claim.__proto__', message: expect.stringContaining('"__proto__" is refused') });
+    const qs = new URLSearchParams({ kind: 'x', attested_at: '1767225600', signature: '00', sha256: '00', claim: '{"__proto__":{"admin":true}}' });
+    expect((await fetch(`${service.url}/v1/veritrack/verify?${qs}`)).status).toBe(422);
+    const mcp = await fetch(`${service.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"veritrack.attest","arguments":{"kind":"x","claim":{"__proto__":{"admin":true}}}}}',
+    });
+    expect(mcp.status).toBe(422);
+
+    const ordinary = await attest('{"kind":"proto-test","claim":{"constructor":"c","prototype":{"admin":true},"n":1}}', pay);
+    expect(ordinary.status).toBe(200);
+    const text = await ordinary.text();
+    expect(text).toContain('"constructor":"c"');
     const result = JSON.parse(text) as { kind: string; attestedAt: number; sha256: string; ed25519Sig: string };
-    const qs = new URLSearchParams({
+    const verified = new URLSearchParams({
       kind: result.kind,
       attested_at: String(result.attestedAt),
       sha256: result.sha256,
       signature: result.ed25519Sig,
-      claim: '{"__proto__":{"admin":true},"constructor":"c","n":1}',
+      claim: '{"constructor":"c","n":1,"prototype":{"admin":true}}',
     });
-    expect(await (await fetch(`${service.url}/v1/veritrack/verify?${qs}`)).json()).toMatchObject({ valid: true });
-    expect(({} as Record<string, unknown>)['admin']).toBeUndefined();
+    expect(await (await fetch(`${service.url}/v1/veritrack/verify?${verified}`)).json()).toMatchObject({ valid: true });
   });
 });
