@@ -70,8 +70,12 @@ const settingsSchema = z
     OCR_QUEUE: wholeNumber(0, 256).default(4),
     /** Document conversion and code review: threads their engines run on, off the event loop (one per spare core). */
     ENGINE_THREADS: wholeNumber(1, 16).default(1),
-    /** Calls that may wait for an engine thread; beyond, 503 with Retry-After before the quote. */
-    ENGINE_QUEUE: wholeNumber(0, 256).default(8),
+    /**
+     * Calls that may wait for an engine thread; beyond, 503 with Retry-After before the quote.
+     * Small, because the worst conversions hold a thread 12-17 s: with 8 waiting, the last waited
+     * 109 s; with 2, under a minute.
+     */
+    ENGINE_QUEUE: wholeNumber(0, 256).default(2),
     /** The heap of each engine thread, in MB: an input that needs more is refused (422), and the service's own heap is never at stake. */
     ENGINE_HEAP_MB: wholeNumber(64, 8192).default(512),
     /** The PDF the ebook routes sell; unset: the service's own handbook, generated into DATA_DIR. */

@@ -26,7 +26,14 @@ export async function callPricedTool(op: PricedOperation, args: Record<string, u
     return toolError(`invalid input (nothing charged): ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { error: 'validation_error', outcome: 'INVALID-INPUT', issues });
   }
   const refusal = await refusalBeforeQuote(op, parsed.data, deps, Math.floor(Date.now() / 1000));
-  if (refusal) return toolError(`${refusal.message} (nothing charged)`, { error: refusal.error, ...(refusal.outcome ? { outcome: refusal.outcome } : {}), ...(refusal.issues ? { issues: refusal.issues } : {}) });
+  if (refusal)
+    return toolError(`${refusal.message} (nothing charged)`, {
+      error: refusal.error,
+      ...(refusal.outcome ? { outcome: refusal.outcome } : {}),
+      ...(refusal.issues ? { issues: refusal.issues } : {}),
+      // What HTTP says in Retry-After.
+      ...(refusal.retryAfterSeconds !== undefined ? { retryAfterSeconds: refusal.retryAfterSeconds } : {}),
+    });
   const readiness = deps.store.readiness?.();
   if (readiness && !readiness.ready) return toolError(`${readiness.reason}; nothing was charged, retry later`, { error: 'event_store_unavailable' });
 

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PAYMENT_REASONS } from '../../src/payments/x402/reasons.ts';
 import { useTestService } from '../support/service.ts';
 import { signPayment } from '../support/x402-payments.ts';
+import { createPayingFetch } from '../support/paying-client.ts';
 
 const service = useTestService();
 const clients: Client[] = [];
@@ -13,9 +14,9 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
 });
 
-async function connect(): Promise<Client> {
+async function connect(url = service.url): Promise<Client> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
   clients.push(client);
   return client;
 }
@@ -88,4 +89,25 @@ describe('the MCP server at /mcp (official SDK client, Streamable HTTP)', () => 
     expect(reused.isError).toBe(true);
     expect(reused.structuredContent).toMatchObject({ error: PAYMENT_REASONS.nonceUsed });
   });
+});
+
+describe('a priced tool refused before the quote because the service is busy', () => {
+  const busy = useTestService({ ENGINE_THREADS: '1', ENGINE_QUEUE: '0' });
+
+  it('says when to retry, as HTTP says it in Retry-After', async () => {
+    const client = await connect(busy.url);
+    // A conversion that holds the one engine thread for seconds.
+    const holding = createPayingFetch()(`${busy.url}/v1/utils/doc-convert`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'word\n\n'.repeat(16_000), to: 'docx' }) });
+    let done = false;
+    void holding.then(() => (done = true));
+    let refused;
+    while (!done && !refused) {
+      const answer = await client.callTool({ name: 'utils_doc-convert', arguments: { text: '# Hi', to: 'json' } });
+      if ((answer.structuredContent as { error?: string } | undefined)?.error === 'engine_busy') refused = answer;
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(refused?.isError).toBe(true);
+    expect(refused?.structuredContent).toMatchObject({ error: 'engine_busy', retryAfterSeconds: 2 });
+    expect((await holding).status).toBe(200);
+  }, 60_000);
 });

@@ -57,6 +57,17 @@ describe('engine threads', () => {
     expect(next).toEqual({ status: 'fulfilled', value: 42 });
   }, 60_000);
 
+  it('runs a job that runs out of heap on a thread holding other jobs\' memory again on a fresh thread: the verdict follows the input, not the thread', async () => {
+    const threads = pool(1, 4, 64);
+    await threads.run(ENGINES, 'holdBallast', [40]);
+    // Out of heap beside the ballast, within the heap on a thread of its own.
+    expect(await threads.run(ENGINES, 'allocate', [40])).toBe(40);
+    // Too much for any thread: refused after the fresh thread ran out too.
+    await threads.run(ENGINES, 'holdBallast', [40]);
+    await expect(threads.run(ENGINES, 'allocate', [400])).rejects.toBeInstanceOf(EngineOutOfMemoryError);
+    expect(await threads.run(ENGINES, 'sum', [1, 2])).toBe(3);
+  }, 60_000);
+
   it('is saturated when every thread is busy and the queue is full, and runs the queue in order', async () => {
     const threads = pool(1, 2);
     await threads.run(ENGINES, 'sum', [0, 0]);

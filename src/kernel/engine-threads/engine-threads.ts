@@ -21,7 +21,11 @@ export interface EngineThreadOptions {
   idleMs?: number;
 }
 
-/** The engine needed more than a thread's heap: deterministic for its input, so a retry meets it again. */
+/**
+ * The engine needed more than a thread's heap, on a thread that had run nothing before (a job
+ * that runs out on a thread holding other engines' modules is run again on a fresh one), so the
+ * verdict follows the input, not the thread's history: a retry meets it again.
+ */
 export class EngineOutOfMemoryError extends Error {
   constructor(readonly heapMb: number) {
     super(`the engine needed more than the ${heapMb} MB heap of its thread`);
@@ -35,11 +39,15 @@ interface Pending {
   job: EngineJob;
   resolve(value: unknown): void;
   reject(err: unknown): void;
+  /** Out of heap on a thread that had run other jobs: run again on a thread that has run nothing. */
+  onFreshThread?: true;
 }
 
 interface Thread {
   worker: Worker;
   running?: Pending;
+  /** Jobs given to it so far: the modules they loaded stay in its heap. */
+  jobs: number;
 }
 
 function rebuilt(thrown: ThrownByEngine): Error {
@@ -86,10 +94,11 @@ export class EngineThreads {
   private dispatch(): void {
     clearTimeout(this.idleTimer);
     while (this.waiting.length > 0) {
-      const thread = [...this.threads].find((t) => !t.running) ?? (this.threads.size < this.options.threads ? this.started() : undefined);
+      const thread = this.threadFor(this.waiting[0]!);
       if (!thread) return;
       const pending = this.waiting.shift()!;
       thread.running = pending;
+      thread.jobs++;
       thread.worker.ref();
       thread.worker.postMessage(pending.job);
     }
@@ -99,8 +108,21 @@ export class EngineThreads {
     }
   }
 
+  /** An idle thread for the job, or a new one when there is room (or room made by ending an idle thread, for a job that needs a fresh one). */
+  private threadFor(pending: Pending): Thread | undefined {
+    const idle = [...this.threads].filter((t) => !t.running);
+    if (!pending.onFreshThread) return idle[0] ?? (this.threads.size < this.options.threads ? this.started() : undefined);
+    const fresh = idle.find((t) => t.jobs === 0);
+    if (fresh) return fresh;
+    if (this.threads.size >= this.options.threads) {
+      if (!idle[0]) return undefined;
+      void this.end(idle[0], new Error('ended to make room for a fresh thread'));
+    }
+    return this.started();
+  }
+
   private started(): Thread {
-    const thread: Thread = { worker: new Worker(threadEntry(), { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } }) };
+    const thread: Thread = { jobs: 0, worker: new Worker(threadEntry(), { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } }) };
     this.threads.add(thread);
     thread.worker.on('message', (reply: EngineReply) => this.answered(thread, reply));
     thread.worker.on('error', (err: Error & { code?: string }) => {
@@ -121,11 +143,16 @@ export class EngineThreads {
     this.dispatch();
   }
 
-  /** A thread that ended on its own: its call is rejected, and the calls waiting get a new thread. */
+  /**
+   * A thread that ended on its own: its call is rejected (or, out of heap after other jobs,
+   * queued first to run again on a fresh thread), and the calls waiting get a new thread.
+   */
   private lose(thread: Thread, err: Error): void {
     if (!this.threads.delete(thread)) return;
-    thread.running?.reject(err);
+    const pending = thread.running;
     thread.running = undefined;
+    if (pending && err instanceof EngineOutOfMemoryError && thread.jobs > 1 && !pending.onFreshThread) this.waiting.unshift({ ...pending, onFreshThread: true });
+    else pending?.reject(err);
     this.dispatch();
   }
 

@@ -37,3 +37,17 @@ export function threadAfter(ms: number): number {
   busyFor(ms);
   return threadId;
 }
+
+const ballast: string[][] = [];
+/** Keeps about `mb` MB in the thread's heap for good, as a loaded engine's modules do. */
+export function holdBallast(mb: number): number {
+  for (let i = 0; i < mb; i++) ballast.push(Array.from({ length: 16_000 }, (_, j) => `ballast ${i} ${j}`));
+  return ballast.length;
+}
+
+/** Needs about `mb` MB at once, then lets it go. */
+export function allocate(mb: number): number {
+  const held: string[][] = [];
+  for (let i = 0; i < mb; i++) held.push(Array.from({ length: 16_000 }, (_, j) => `held ${i} ${j}`));
+  return held.length;
+}

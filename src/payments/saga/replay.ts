@@ -1,3 +1,4 @@
+import { EventStoreUnavailableError } from '../../events/port.ts';
 import { presentSignedResult, runOperation } from '../../kernel/run-operation.ts';
 import type { PaidCallOutcome, SagaStep } from './context.ts';
 import type { PaymentProgress } from './payment-stream.ts';
@@ -15,7 +16,16 @@ export async function replayResult(step: SagaStep, progress: PaymentProgress): P
   const at = progress.signed!.position === undefined ? {} : { position: progress.signed!.position };
   if (!op.outputBeside) return { kind: 'signed', body: presentSignedResult(op, stored.record, stored, step.deps.baseUrl), settlement, sha256: stored.sha256, ...at };
   const authorized = progress.authorized!.data;
-  const rebuilt = await runOperation(op, step.call.input, { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream });
+  let rebuilt;
+  try {
+    rebuilt = await runOperation(op, step.call.input, { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream });
+  } catch (err) {
+    // The call was paid and its record is stored: whatever stops the rebuild now (an engine
+    // thread's heap set lower since, a store that is down) is answered as a charged call to
+    // retry, never as a refusal that reads as free.
+    if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: true };
+    return { kind: 'failed-after-charge', error: err, transaction: settlement.transaction };
+  }
   if (rebuilt.seal.sha256 !== stored.sha256) return { kind: 'failed-after-charge', error: new Error(`${op.id} did not rebuild its stored record ${stored.sha256}`), transaction: settlement.transaction };
   return { kind: 'signed', body: rebuilt.body, settlement, sha256: stored.sha256, ...at };
 }

@@ -223,6 +223,28 @@ describe('outputs answered beside the record', () => {
     expect(JSON.stringify(again)).toBe(JSON.stringify(first));
     expect(runs).toBe(2);
   });
+
+  it('a rebuild that fails or refuses on replay answers a charged call to retry, never a refusal that reads as free', async () => {
+    const deps = freshDeps();
+    const { settings, baseUrl } = deps;
+    let runs = 0;
+    const refusingOnReplay = {
+      ...op,
+      outputBeside: true,
+      command: {
+        async execute(_input: unknown, ctx: { now: number }) {
+          // As an engine thread's heap set lower since the first call would refuse.
+          if (++runs > 1) throw new DomainRefusal(422, 'input_too_complex', 'this input needs more than the 64 MB heap of an engine thread', 'INVALID-INPUT');
+          return { record: { kind: 'test-output', output_sha256: canonicalSha256('x'), servedAt: ctx.now }, beside: { output: 'x' } };
+        },
+      },
+    };
+    const gateway = createGateway(createLocalSettler());
+    const p = await signPayment(paymentRequired(op, settings, baseUrl));
+    const req = { op: refusingOnReplay, input: op.input.parse(input), requestHash, payment: { header: 'PAYMENT-SIGNATURE' as const, value: p.header } };
+    expect(await gateway.handle(req, deps)).toMatchObject({ kind: 'paid' });
+    expect(await gateway.handle(req, deps)).toMatchObject({ kind: 'failed-after-charge' });
+  });
 });
 
 describe('a result the event store cannot hold in one append (EventStoreDB: MaxAppendSize)', () => {
