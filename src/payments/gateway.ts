@@ -1,5 +1,5 @@
-import type { PaymentPayload, SettleResponse } from '@x402/core/types';
-import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier';
+import type { SettleResponse } from '@x402/core/types';
+import { isValidPaymentId, PAYMENT_ID_MAX_LENGTH, PAYMENT_ID_MIN_LENGTH, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PricedOperation, Refusal, ServiceDeps } from '../kernel/operation.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import { createPaidCallSaga, type PaidCallSaga } from './saga/paid-call.ts';
@@ -101,11 +101,25 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
 }
 
 /** v2 payloads may carry the payment-identifier extension; a malformed one is a payload problem. */
+/**
+ * The payment-identifier extension's id, checked by the extension's own rules: `info.required` a
+ * boolean, `info.id` absent or 16-128 letters, digits, _ and -. The schema a client sends beside
+ * `info` is ignored. The SDK's validator (extractAndValidatePaymentIdentifier) compiled it with
+ * Ajv and ran its patterns, so a client's pattern such as ^(a+)+$ held the event loop for seconds,
+ * doubling with each character (found by fuzzing), and compiling the quoted schema cost about
+ * 40 ms of CPU a call.
+ */
 function paymentIdentifierOf(decoded: DecodedHeader): string | undefined {
-  if (decoded.payment.x402Version !== 2 || !decoded.payment.extensions?.['payment-identifier']) return undefined;
-  const { id, validation } = extractAndValidatePaymentIdentifier(decoded.raw as unknown as PaymentPayload);
-  if (!validation.valid) throw new PaymentRejected(PAYMENT_REASONS.payload, `invalid payment-identifier extension: ${(validation.errors ?? []).join('; ')}`);
-  return id ?? undefined;
+  const extension = decoded.payment.x402Version === 2 ? decoded.payment.extensions?.[PAYMENT_IDENTIFIER] : undefined;
+  if (!extension) return undefined;
+  const refuse = (problem: string) => new PaymentRejected(PAYMENT_REASONS.payload, `invalid payment-identifier extension: ${problem}`);
+  const info = typeof extension === 'object' ? (extension as { info?: unknown }).info : undefined;
+  if (typeof info !== 'object' || info === null || Array.isArray(info)) throw refuse('it must have an info object');
+  const { required, id } = info as { required?: unknown; id?: unknown };
+  if (typeof required !== 'boolean') throw refuse('info.required must be a boolean');
+  if (id === undefined) return undefined;
+  if (typeof id !== 'string' || !isValidPaymentId(id)) throw refuse(`info.id must be ${PAYMENT_ID_MIN_LENGTH}-${PAYMENT_ID_MAX_LENGTH} characters, each a letter, a digit, _ or -`);
+  return id;
 }
 
 function settleResponseOf(settled: PaymentSettled): SettleResponse {

@@ -46,6 +46,17 @@ describe('the payment-identifier extension', () => {
     expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).error).toBe(PAYMENT_REASONS.payload);
   });
 
+  it('the schema a client sends beside the identifier is ignored: its patterns never run on the server', async () => {
+    // ^(a+)+$ takes time doubling with each "a" when it fails; the extension's own rules are fixed.
+    const extensions = { 'payment-identifier': { info: { required: false, id: 'pay_schema_ignored_0001', x: `${'a'.repeat(12)}!` }, schema: { properties: { x: { pattern: '^(a+)+$' } } } } };
+    const p = await signPayment(f.quote, { extensions });
+    expect((await f.post(f.bodyA, p.header)).status).toBe(200);
+    const noInfo = await signPayment(f.quote, { extensions: { 'payment-identifier': { schema: {} } } });
+    const refused = await f.post(f.bodyA, noInfo.header);
+    expect(refused.status).toBe(402);
+    expect(decodePaymentRequiredHeader(refused.headers.get('payment-required')!)).toMatchObject({ error: PAYMENT_REASONS.payload });
+  });
+
   it('the quote declares the extension', () => {
     expect(f.quote.extensions?.['payment-identifier']).toBeDefined();
   });
