@@ -76,6 +76,18 @@ describe('discovery documents that tell the truth', () => {
     for (const [, url] of llms.matchAll(/\]\((https?:\/\/[^)]+)\)/g)) if (!url!.endsWith('/mcp')) expect((await fetch(local(url!))).status, url).not.toBe(404);
   });
 
+  it('every path template of /openapi.json names its parameters whole, each declared as a path parameter', async () => {
+    const openapi = await get<{ paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> }>('/openapi.json');
+    const templated = Object.entries(openapi.paths).filter(([path]) => path.includes('{'));
+    expect(templated.length).toBeGreaterThan(0);
+    for (const [path, operations] of templated) {
+      // A template ends each parameter at a / (no '{sha}256').
+      expect(path, path).toMatch(/^(?:\/(?:[^/{}]+|\{[A-Za-z_][A-Za-z0-9_]*\}))+$/);
+      const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      for (const operation of Object.values(operations)) expect((operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name).sort(), path).toEqual([...names].sort());
+    }
+  });
+
   it('the discovery documents are served cacheable (Cache-Control), the same bytes each time, with their content types', async () => {
     for (const [path, type] of [['/openapi.json', 'application/json'], ['/mcp.json', 'application/json'], ['/.well-known/x402', 'application/json'], ['/.well-known/agent-card.json', 'application/json'], ['/llms.txt', 'text/markdown']] as const) {
       const [first, second] = await Promise.all([fetch(`${service.url}${path}`), fetch(`${service.url}${path}`)]);

@@ -31,6 +31,24 @@ describe('input a signature cannot carry faithfully is refused, not altered (I-J
     expect(((await res.json()) as { issues: Array<{ path: string }> }).issues[0]!.path).toBe(path);
   });
 
+  it('an integer parameter has one spelling: leading zeros, or digits beyond 2^53 - 1, are 422', async () => {
+    for (const attested_at of ['01767225600', '0001767225600', '9999999999999999', '-0']) {
+      const qs = new URLSearchParams({ kind: 'x', attested_at, signature: '00', sha256: '00', claim: '{}' });
+      const res = await fetch(`${service.url}/v1/veritrack/verify?${qs}`);
+      expect(res.status, attested_at).toBe(422);
+      expect(((await res.json()) as { issues: Array<{ path: string }> }).issues[0]!.path).toBe('attested_at');
+    }
+    const qs = new URLSearchParams({ kind: 'x', attested_at: '0', signature: '00', sha256: '00', claim: '{}' });
+    expect((await fetch(`${service.url}/v1/veritrack/verify?${qs}`)).status).toBe(200);
+  });
+
+  it('a record sent as JSON text nested deeper than any signed record is 422, not a stack overflow', async () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const res = await fetch(`${service.url}/v1/mcp/verify/uptime/recheck`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: deep, sha256: '00', signature: '00' }) });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { issues: Array<{ path: string; message: string }> }).issues[0]).toMatchObject({ path: 'body', message: expect.stringMatching(/must not nest deeper than 40 levels/) });
+  });
+
   it('a __proto__ member is refused 422, before the quote, on paid routes, verify routes and MCP alike; constructor is an ordinary member', async () => {
     const res = await attest('{"kind":"proto-test","claim":{"__proto__":{"admin":true},"n":1}}');
     expect(res.status).toBe(422);

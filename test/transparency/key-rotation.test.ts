@@ -116,4 +116,19 @@ describe('key rotation by configuration', () => {
     const report = await auditEventLog({ store: service.deps.store, keyring: service.deps.keyring, chainRules: [] });
     expect(report.failuresByKind).toMatchObject({ 'result-key-window': 1 });
   });
+
+  it('the governance re-check routes hold a record to the key of its time too, and name the key that signed', async () => {
+    const oldKeyring = createKeyring(TEST_SECRET);
+    const verify = async (record: JsonObject, keyring: typeof oldKeyring) => {
+      const bytes = canonicalBytes(record);
+      const body = JSON.stringify({ body: JSON.stringify(record), sha256: sha256Hex(bytes), signature: keyring.sign('governance', bytes) });
+      return (await (await fetch(`${service.url}/v1/bureau/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as { valid: boolean; keyId: string; key_generation?: number };
+    };
+    const stamped = (at: number): JsonObject => ({ kind: 'bureau.audit', auditedAt: at, target: 'https://bureau.example' });
+    // Signed by generation 0 within its window: valid, and generation 0 is named.
+    expect(await verify(stamped(rotationAt - 60), oldKeyring)).toMatchObject({ valid: true, key_generation: 0, keyId: oldKeyring.publicKey('governance').keyId });
+    // Stamped after the rotation, signed by the retired key: not valid.
+    expect(await verify(stamped(rotationAt + 60), oldKeyring)).toMatchObject({ valid: false });
+    expect(await verify(stamped(rotationAt + 60), service.deps.keyring)).toMatchObject({ valid: true, key_generation: 1 });
+  });
 });

@@ -15,7 +15,9 @@ const errorBody: JsonObject = {
   },
 };
 
-const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+/** A Koa path parameter: a letter or _, then letters, digits or _ (`:sha256`). */
+const PATH_PARAMETER = /:([A-Za-z_][A-Za-z0-9_]*)/g;
+const toOpenApiPath = (path: string) => path.replace(PATH_PARAMETER, '{$1}');
 
 const ERROR_REF: JsonObject = { $ref: '#/components/schemas/Error' };
 const errorResponse = (description: string): JsonObject => ({ description, content: { 'application/json': { schema: ERROR_REF } } });
@@ -50,7 +52,7 @@ class SharedSchemas {
 function parametersOf(route: Route, shared: SharedSchemas): JsonObject[] {
   // A path parameter is documented with the pattern its route validates it against.
   const declared = route.input ? (((shared.adopt(inputJsonSchema(route.input), `${route.id}.path`).properties ?? {}) as Record<string, JsonObject>)) : {};
-  const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: declared[m[1]!] ?? { type: 'string' } }));
+  const pathParams = [...route.path.matchAll(PATH_PARAMETER)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: declared[m[1]!] ?? { type: 'string' } }));
   const queryFrom = route.kind === 'priced' ? route.inputFrom === 'query' : route.inputFrom === 'query' || route.inputFrom === 'query-or-json' || route.inputFrom === 'query-or-path';
   if (!queryFrom || !route.input) return pathParams;
   const schema = shared.adopt(inputJsonSchema(route.input), `${route.id}.query`);

@@ -4,13 +4,19 @@ import type { HistoricKey } from '../../signing/keyring.ts';
 import type { KeyFamily } from '../../signing/key-families.ts';
 import { check, type CheckResult } from '../../signing/seal.ts';
 import { IJsonRefused, parseIJson } from '../rfc7493.ts';
+import { jsonTextDepth, MAX_JSON_DEPTH } from '../json.ts';
 import { freeRoute, type Family, type FreeRoute, type HttpMethod } from '../operation.ts';
 
 /** Query-parameter building blocks: every verify parameter arrives as text. */
 export const param = {
   text: () => z.string(),
   optionalText: () => z.string().default(''),
-  integer: () => z.string().regex(/^-?\d{1,16}$/, 'must be an integer'),
+  /** As RFC 8785 writes an integer: no leading zero, no plus sign, within +-(2^53 - 1), so one record has one spelling. */
+  integer: () =>
+    z
+      .string()
+      .regex(/^(?:0|-?[1-9]\d{0,15})$/, 'must be an integer written without leading zeros')
+      .refine((text) => Number.isSafeInteger(Number(text)), 'must be an integer within +-(2^53 - 1)'),
   /** JSON carried as text; parsed by the route so that a tampered value fails the check, not the request. */
   json: () => z.string(),
   optionalJson: (fallback: string) => z.string().default(fallback),
@@ -40,6 +46,8 @@ export class UnusableContent extends Error {}
  * faithfully is refused with 422 naming the member, as on the paid routes.
  */
 export function parseJsonParam(name: string, text: string): JsonValue {
+  // Deeper than any record is signed; deeper still, canonicalising would overflow the stack.
+  if (jsonTextDepth(text) > MAX_JSON_DEPTH + 8) throw new IJsonRefused(name, `must not nest deeper than ${MAX_JSON_DEPTH + 8} levels`);
   const parsed = parseIJson(text);
   if (parsed.ok) return parsed.value as JsonValue;
   if (parsed.malformed) throw new UnusableContent(`${name} is not valid JSON`);

@@ -72,12 +72,13 @@ const utilsVerify = freeRoute({
     }
     const record = utilityRecord({ kind: params.kind, utility: params.utility, servedAt: parseIntegerParam(params.served_at), utility_result: utilityResult });
     // servedAt is the receipt's signing time: only the utils key valid then verifies it (key rotation).
-    const { signer: _signer, ...result } = check(deps.keyring, KEY_FAMILY, record, params.sha256, params.signature, parseIntegerParam(params.served_at));
-    if (params.output === undefined) return { body: { ...result, ...answer } };
+    const { signer, ...result } = check(deps.keyring, KEY_FAMILY, record, params.sha256, params.signature, parseIntegerParam(params.served_at));
+    const signedBy = signer ? { family: KEY_FAMILY, keyId: signer.keyId, key_generation: signer.generation } : answer;
+    if (params.output === undefined) return { body: { ...result, ...signedBy } };
     const output = checkOutputDigest(utilityResult, params.output);
     const checks = { ...result.checks, output_sha256: output.ok };
     const reason = [result.reason, output.reason].filter((r) => r !== undefined).join('; ');
-    return { body: { valid: result.valid && output.ok, checks, ...answer, ...(reason ? { reason } : {}) } };
+    return { body: { valid: result.valid && output.ok, checks, ...signedBy, ...(reason ? { reason } : {}) } };
   },
 });
 

@@ -1,4 +1,4 @@
-import { parseJsonParam, UnusableContent } from '../../../kernel/route-kit/verify-route.ts';
+import { parseJsonParam, signingStampOf, UnusableContent } from '../../../kernel/route-kit/verify-route.ts';
 import { z } from 'zod';
 import { type JsonValue } from '../../../signing/rfc8785.ts';
 import { check } from '../../../signing/seal.ts';
@@ -21,12 +21,14 @@ export function recheck(kinds: readonly string[]) {
       if (!(err instanceof UnusableContent)) throw err;
       return { body: { valid: false, checks: { sha256: false, signature: false }, ...answer, reason: 'body is not valid JSON' } };
     }
-    const { signer: _signer, ...result } = check(deps.keyring, 'governance', record, input.sha256, input.signature);
+    // Its signing stamp, where it has one, admits only the governance key valid then (key rotation).
+    const { signer, ...result } = check(deps.keyring, 'governance', record, input.sha256, input.signature, signingStampOf(record));
+    const signedBy = signer ? { family: 'governance', keyId: signer.keyId, key_generation: signer.generation } : answer;
     const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record.kind : undefined;
     if (result.valid && !kinds.includes(String(kind))) {
-      return { body: { ...result, valid: false, ...answer, reason: `a ${String(kind)} record is not re-checked here (expected ${kinds.join(', ')})` } };
+      return { body: { ...result, valid: false, ...signedBy, reason: `a ${String(kind)} record is not re-checked here (expected ${kinds.join(', ')})` } };
     }
-    return { body: { ...result, ...answer } };
+    return { body: { ...result, ...signedBy } };
   };
 }
 
