@@ -1,5 +1,6 @@
 import { isValidServiceName, validateDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { freeRoutes, pricedOperations } from '../../src/catalog/index.ts';
 import { useTestService } from '../support/service.ts';
 
 const service = useTestService();
@@ -74,6 +75,15 @@ describe('discovery documents that tell the truth', () => {
     expect(((await init.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBeTruthy();
     const llms = await (await fetch(`${service.url}/llms.txt`)).text();
     for (const [, url] of llms.matchAll(/\]\((https?:\/\/[^)]+)\)/g)) if (!url!.endsWith('/mcp')) expect((await fetch(local(url!))).status, url).not.toBe(404);
+  });
+
+  it('every signed result names a free route that re-checks it (verifyUrl), and that route is in the catalogue', () => {
+    const free = new Set(freeRoutes().map((r) => `${r.method} ${r.path}`));
+    for (const op of pricedOperations().filter((o) => o.command && o.keyFamily)) {
+      expect(op.verifyPath, op.id).toBeDefined();
+      const path = op.verifyPath!.replace(/\{[^}]+\}/g, (name) => `:${name.slice(1, -1)}`);
+      expect(free.has(`GET ${path}`) || free.has(`POST ${path}`), `${op.id} -> ${op.verifyPath}`).toBe(true);
+    }
   });
 
   it('every path template of /openapi.json names its parameters whole, each declared as a path parameter', async () => {

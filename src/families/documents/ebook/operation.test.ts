@@ -7,6 +7,7 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSignedRecord } from '../../../kernel/signed-record.ts';
 import { createPayingClient } from '../../../../test/support/paying-client.ts';
+import { verifyBody } from '../../../../test/support/http.ts';
 import { startTestService, useTestService, type TestService } from '../../../../test/support/service.ts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
@@ -89,6 +90,10 @@ describe('the ebook: an operator\'s PDF, bought with the official x402 client', 
     expect(receipt.receipt.product.sha256).toBe(fileSha256);
     const { publicKey } = (await (await fetch(`${service.url}/v1/utils/public-key`)).json()) as { publicKey: string };
     expect(checkSignedRecord(receipt.receipt as never, receipt.sha256, receipt.ed25519Sig, publicKey).valid).toBe(true);
+    // And free, on the route the receipt names.
+    const verifyUrl = (receipt as { verifyUrl?: string }).verifyUrl!;
+    expect(verifyUrl).toBe(`${service.url}/api/ebook/receipt/recheck`);
+    expect(await verifyBody(service, 'POST', '/api/ebook/receipt/recheck', receipt.receipt as never, receipt.sha256, receipt.ed25519Sig)).toMatchObject({ valid: true });
 
     const paidCalls = async () => ((await (await fetch(`${service.url}/v1/public/stats`)).json()) as { paidCalls: number }).paidCalls;
     const callsBefore = await paidCalls();

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { freeRoute, pricedOperation, type FileDelivery, type FreeResponse, type Route, type ServiceDeps } from '../../../kernel/operation.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { ebookOf, fileMadeOnce, samplePdf, type Ebook } from './ebook-file.ts';
 
@@ -72,6 +73,7 @@ const ebookDownload = pricedOperation({
   output: signedResponse(purchase, 'receipt'),
   keyFamily: 'utils',
   signedMember: 'receipt',
+  verifyPath: '/api/ebook/receipt/recheck',
   async precheckState(_i, deps) {
     const state = await ebookOf(deps.settings);
     return state.ok ? undefined : { status: 503, error: 'ebook_unavailable', message: `${state.reason}; nothing was charged`, retryAfterSeconds: 60 };
@@ -87,4 +89,6 @@ const ebookDownload = pricedOperation({
   deliver,
 });
 
-export const ebookRoutes: Route[] = [ebookCard, ebookSample, ebookDownload];
+const receiptRecheck = verifyRoute({ id: 'ebook.receipt.recheck', method: 'POST', path: '/api/ebook/receipt/recheck', family: 'documents', keyFamily: 'utils', summary: 'Re-checks an ebook purchase receipt (body = the receipt as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+
+export const ebookRoutes: Route[] = [ebookCard, ebookSample, ebookDownload, receiptRecheck];

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../signing/hash.ts';
 import { canonicalBytes, type JsonValue } from '../../../signing/rfc8785.ts';
 import { useTestService } from '../../../../test/support/service.ts';
-import { postJson, runAgainst, tampers } from '../../../../test/support/http.ts';
+import { postJson, runAgainst, tampers, verifyBody } from '../../../../test/support/http.ts';
 import { USDC_DEPLOYMENTS } from './data.ts';
 
 const service = useTestService();
@@ -17,7 +17,7 @@ const quote = {
 };
 const input = { quote: Buffer.from(JSON.stringify(quote)).toString('base64'), requested_url: 'https://api.example.com/v1/report', policy: { max_per_call_usd: '1.00', daily_cap_usd: '20' }, spent_today_usd: '3.75' };
 
-/** The only re-check there is: the budget public key, RFC 8785 bytes, SHA-256 and Ed25519. */
+/** Offline: the budget public key, RFC 8785 bytes, SHA-256 and Ed25519. */
 async function recheckOffline(record: JsonValue, sha256: string, signature: string): Promise<boolean> {
   const published = (await (await fetch(`${service.url}/v1/budget/public-key`)).json()) as { publicKey: string };
   const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(published.publicKey, 'hex').toString('base64url') }, format: 'jwk' });
@@ -34,13 +34,18 @@ describe('budget preflight over HTTP', () => {
     expect(noUrl).toMatchObject({ status: 422, body: { issues: [{ path: 'requested_url' }] } });
   });
 
-  it('signs the evidenceCore with the budget key; it re-checks offline with the public key, and every tamper fails', async () => {
+  it('signs the evidenceCore with the budget key; it re-checks on its free route and offline with the public key, and every tamper fails', async () => {
     const result = await runAgainst(service, 'budget.preflight', input);
     expect(result.body).toMatchObject({ evidenceCore: { outcome: 'ALLOW', recommended_entry: 0, entries: [{ verdict: 'ALLOW', amount_usd: '0.25' }] } });
     expect(result.body.publicKeyUrl).toBe(`${service.url}/v1/budget/public-key`);
     const { sha256, ed25519Sig } = result.seal;
     expect(await recheckOffline(result.record, sha256, ed25519Sig)).toBe(true);
-    for (const t of tampers(result.record as Record<string, JsonValue>, sha256, ed25519Sig)) expect(await recheckOffline(t.record, t.sha256, t.signature), t.name).toBe(false);
+    expect(result.body.verifyUrl).toBe(`${service.url}/v1/budget/preflight/recheck`);
+    expect(await verifyBody(service, 'POST', '/v1/budget/preflight/recheck', result.record, sha256, ed25519Sig)).toMatchObject({ valid: true });
+    for (const t of tampers(result.record as Record<string, JsonValue>, sha256, ed25519Sig)) {
+      expect(await recheckOffline(t.record, t.sha256, t.signature), t.name).toBe(false);
+      expect((await verifyBody(service, 'POST', '/v1/budget/preflight/recheck', t.record, t.sha256, t.signature)).valid, t.name).toBe(false);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { USDC_DEPLOYMENTS } from './data.ts';
 import { CHECK_RESULTS, ENTRY_VERDICTS, MAX_SANE_TIMEOUT_SECONDS, preflightPayment, PREFLIGHT_OUTCOMES } from './engine.ts';
 import { budgetPreflightInput, type BudgetPreflightInput } from './input.ts';
@@ -70,7 +71,10 @@ const budgetPreflight = pricedOperation({
   output: signedResponse(preflightRecord, 'evidenceCore'),
   keyFamily: 'budget',
   signedMember: 'evidenceCore',
+  verifyPath: '/v1/budget/preflight/recheck',
   command: fromEngine((input: BudgetPreflightInput, now: number) => preflightPayment(input, now, USDC_DEPLOYMENTS)),
 });
 
-export const budgetPreflightRoutes: Route[] = [budgetPreflight];
+const recheck = verifyRoute({ id: 'budget.preflight.recheck', method: 'POST', path: '/v1/budget/preflight/recheck', family: 'security', keyFamily: 'budget', summary: 'Re-checks a payment preflight result (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+
+export const budgetPreflightRoutes: Route[] = [budgetPreflight, recheck];

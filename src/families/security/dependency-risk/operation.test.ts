@@ -2,7 +2,7 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalBytes, type JsonValue } from '../../../signing/rfc8785.ts';
 import { useTestService } from '../../../../test/support/service.ts';
-import { postJson, runAgainst, tampers } from '../../../../test/support/http.ts';
+import { postJson, runAgainst, tampers, verifyBody } from '../../../../test/support/http.ts';
 
 const service = useTestService();
 const path = '/v1/security/dependency-risk';
@@ -18,7 +18,7 @@ const lockfile = {
   },
 };
 
-/** What a user does without any free route: the family public key, RFC 8785 bytes, SHA-256, Ed25519. */
+/** Offline: the family public key, RFC 8785 bytes, SHA-256, Ed25519. */
 async function recheckOffline(record: JsonValue, sha256: string, signature: string): Promise<boolean> {
   const published = (await (await fetch(`${service.url}/v1/compliance/public-key`)).json()) as { publicKey: string };
   const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(published.publicKey, 'hex').toString('base64url') }, format: 'jwk' });
@@ -37,13 +37,17 @@ describe('dependency risk over HTTP', () => {
     expect(two).toMatchObject({ status: 422, body: { error: 'one_document_required', issues: [{ path: 'package_lock' }, { path: 'purls' }] } });
   });
 
-  it('signs the evidenceCore with the compliance key; it re-checks offline with the public key, and every tamper fails', async () => {
+  it('signs the evidenceCore with the compliance key; it re-checks on its free route and offline with the public key, and every tamper fails', async () => {
     const result = await runAgainst(service, 'security.dependency-risk', { package_lock: lockfile });
     expect(result.body).toMatchObject({ evidenceCore: { outcome: 'VULNERABLE', summary: { dependencies: 3, vulnerable: 1, not_affected: 1, unknown: 1 } } });
     expect(result.body.publicKeyUrl).toBe(`${service.url}/v1/compliance/public-key`);
-    expect(result.body).not.toHaveProperty('verifyUrl');
+    expect(result.body.verifyUrl).toBe(`${service.url}/v1/security/dependency-risk/recheck`);
     const { sha256, ed25519Sig } = result.seal;
     expect(await recheckOffline(result.record, sha256, ed25519Sig)).toBe(true);
-    for (const t of tampers(result.record as Record<string, JsonValue>, sha256, ed25519Sig)) expect(await recheckOffline(t.record, t.sha256, t.signature), t.name).toBe(false);
+    expect(await verifyBody(service, 'POST', '/v1/security/dependency-risk/recheck', result.record, sha256, ed25519Sig)).toMatchObject({ valid: true });
+    for (const t of tampers(result.record as Record<string, JsonValue>, sha256, ed25519Sig)) {
+      expect(await recheckOffline(t.record, t.sha256, t.signature), t.name).toBe(false);
+      expect((await verifyBody(service, 'POST', '/v1/security/dependency-risk/recheck', t.record, t.sha256, t.signature)).valid, t.name).toBe(false);
+    }
   });
 });

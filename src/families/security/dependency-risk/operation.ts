@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { ADVISORIES } from './data.ts';
 import { assessDependencyRisk, DEPENDENCY_RISK_OUTCOMES, DEPENDENCY_STATUSES, UNKNOWN_REASONS } from './engine.ts';
 import { dependencyRiskInput, INPUT_FORMATS, type DependencyRiskInput } from './input.ts';
@@ -80,6 +81,7 @@ const dependencyRisk = pricedOperation({
   output: signedResponse(dependencyRiskRecord, 'evidenceCore'),
   keyFamily: 'compliance',
   signedMember: 'evidenceCore',
+  verifyPath: '/v1/security/dependency-risk/recheck',
   // Which document to read is the caller's to say: none or several cannot be assessed.
   precheck(input) {
     const given = INPUT_FORMATS.filter((field) => input[field] !== undefined);
@@ -90,4 +92,6 @@ const dependencyRisk = pricedOperation({
   command: fromEngine((input: DependencyRiskInput, now: number) => assessDependencyRisk(input, now, ADVISORIES)),
 });
 
-export const dependencyRiskRoutes: Route[] = [dependencyRisk];
+const recheck = verifyRoute({ id: 'security.dependency-risk.recheck', method: 'POST', path: '/v1/security/dependency-risk/recheck', family: 'security', keyFamily: 'compliance', summary: 'Re-checks a dependency risk result (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+
+export const dependencyRiskRoutes: Route[] = [dependencyRisk, recheck];
