@@ -42,7 +42,10 @@ describe('npm start runs the compiled service', () => {
       expect(converted.status).toBe(200);
       expect(((await converted.json()) as { utility_result: { output_media_type: string } }).utility_result.output_media_type).toContain('wordprocessingml');
     } finally {
+      // The service finishes what it was writing before it exits; the directory goes after.
+      const exited = child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      await exited;
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);

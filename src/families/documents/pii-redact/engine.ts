@@ -144,9 +144,3 @@ export function runPiiRedact(data: PiiData) {
     });
   };
 }
-
-/** The engine over the data shipped with the service, as an engine thread runs it (operation.ts). */
-export async function redactWithShippedData(input: PiiRedactInput, now: number): Promise<CommandResult> {
-  const { PII_DATA } = await import('./data.ts');
-  return runPiiRedact(PII_DATA)(input, now);
-}

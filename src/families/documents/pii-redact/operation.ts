@@ -74,7 +74,7 @@ const piiRedact = pricedOperation({
     return { status: 422, error: 'unknown_phone_region', message: `${input.phone_region} is not a region of the phone numbering metadata`, outcome: 'INVALID-INPUT', issues: [{ path: 'phone_region', message: 'is not a known phone region' }] };
   },
   // On an engine thread: phone numbers in 200,000 characters take the metadata seconds.
-  command: fromThreadedEngine(moduleBeside(import.meta.url, 'engine'), 'redactWithShippedData'),
+  command: fromThreadedEngine(moduleBeside(import.meta.url, 'data'), 'redactWithShippedData'),
   outputBeside: true,
 });
 
