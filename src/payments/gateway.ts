@@ -103,10 +103,10 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
 /**
  * The payment-identifier extension's id (v2 payloads only; a malformed one is a payload
  * problem), checked by the extension's own rules: `info.required` a boolean, `info.id` absent or
- * 16-128 letters, digits, _ and -. The schema a client sends beside `info` is ignored. The SDK's validator (extractAndValidatePaymentIdentifier) compiled it with
- * Ajv and ran its patterns, so a client's pattern such as ^(a+)+$ held the event loop for seconds,
- * doubling with each character (found by fuzzing), and compiling the quoted schema cost about
- * 40 ms of CPU a call.
+ * 16-128 letters, digits, _ and -. The schema a client sends beside `info` is ignored. The SDK's
+ * validator (extractAndValidatePaymentIdentifier) compiled it with Ajv and ran its patterns, so a
+ * client's pattern such as ^(a+)+$ held the event loop for seconds, doubling with each character
+ * (found by fuzzing), and compiling the quoted schema cost about 40 ms of CPU a call.
  */
 function paymentIdentifierOf(decoded: DecodedHeader): string | undefined {
   const extension = decoded.payment.x402Version === 2 ? decoded.payment.extensions?.[PAYMENT_IDENTIFIER] : undefined;
