@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Middleware } from 'koa';
-import { toolNameOf } from '../catalog/discovery/manifests.ts';
+import { isMcpTool, toolNameOf } from '../catalog/discovery/manifests.ts';
 import type { FreeRoute, PricedOperation, Route } from '../kernel/operation.ts';
 import type { HttpDeps } from '../http/routes.ts';
 import { inputJsonSchema } from '../payments/x402/quote.ts';
@@ -13,14 +13,13 @@ type ToolEntry = { tool: Tool; route: PricedOperation } | { tool: Tool; route: F
 
 /**
  * The catalogue as MCP tools: every built priced operation (paid with the x402 MCP transport)
- * and every free verify or re-check route. An operation that takes a file upload (invoice OCR)
- * is HTTP only: a tool call's arguments are JSON, and the upload path is multipart. Names are valid LLM function names; the operation id
- * rides along in `_meta`.
+ * and every free verify or re-check route; an operation that takes a file upload is HTTP only
+ * (isMcpTool). Names are valid LLM function names; the operation id rides along in `_meta`.
  */
 export function mcpTools(routes: readonly Route[]): Map<string, ToolEntry> {
   const tools = new Map<string, ToolEntry>();
   for (const route of routes) {
-    if (route.kind === 'priced' && route.command && route.inputFrom !== 'multipart') {
+    if (route.kind === 'priced' && isMcpTool(route)) {
       tools.set(toolNameOf(route.id), {
         route,
         tool: {

@@ -32,6 +32,11 @@ describe('the MCP server at /mcp (official SDK client, Streamable HTTP)', () => 
     expect(attest?.inputSchema.type).toBe('object');
     expect(tools.some((t) => t.name === 'veritrack_verify')).toBe(true);
     expect(tools.some((t) => t.name === 'invoice-ocr')).toBe(false); // takes a file upload: HTTP only
+    // /mcp.json says which of its tools the MCP server offers: exactly the priced ones of tools/list.
+    const manifest = (await (await fetch(`${service.url}/mcp.json`)).json()) as { tools: Array<{ name: string; overMcp: boolean }> };
+    const priced = tools.filter((t) => (t._meta as { 'x402/price'?: unknown } | undefined)?.['x402/price']).map((t) => t.name);
+    expect(manifest.tools.filter((t) => t.overMcp).map((t) => t.name).sort()).toEqual([...priced].sort());
+    expect(manifest.tools.find((t) => t.name === 'invoice-ocr')?.overMcp).toBe(false);
   });
 
   it('a priced tool without payment answers the x402 payment-required result; invalid input is a tool error, free', async () => {

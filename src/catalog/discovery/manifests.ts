@@ -38,7 +38,17 @@ const SERVING_SINCE = new Date().toISOString();
 
 const priceOf = (op: PricedOperation): JsonObject => ({ usd: op.priceUsd, atomic: usdToAtomic(op.priceUsd).toString(), asset: 'USDC' });
 
-/** /mcp.json: each priced operation as an MCP tool, with the payment rail. */
+/**
+ * Whether the MCP server offers the operation as a tool: built, and taking JSON (a file upload,
+ * invoice OCR, is HTTP only: a tool call's arguments are JSON).
+ */
+export const isMcpTool = (op: PricedOperation): boolean => op.command !== undefined && op.inputFrom !== 'multipart';
+
+/**
+ * /mcp.json: each priced operation as a tool over HTTP, with the payment rail; `overMcp` says
+ * whether the MCP server at `server.url` offers it too (its tools/list also holds the free verify
+ * routes).
+ */
 export function mcpManifest(ops: PricedOperation[], settings: Settings, baseUrl: string): JsonObject {
   return {
     name: SERVICE_NAME,
@@ -58,6 +68,7 @@ export function mcpManifest(ops: PricedOperation[], settings: Settings, baseUrl:
       inputSchema: inputJsonSchema(op.input),
       price: priceOf(op),
       status: op.command ? 'available' : 'not_implemented',
+      overMcp: isMcpTool(op),
       ...(op.verifyPath ? { verifyUrl: `${baseUrl}${op.verifyPath}` } : {}),
     })),
   };
