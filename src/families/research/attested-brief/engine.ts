@@ -1,3 +1,4 @@
+import type { CommandResult } from '../../../kernel/operation.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { RETRIEVAL_RULES } from '../retrieval/rank.ts';
 import { retrieve, type Document } from '../retrieval/retrieve.ts';
@@ -27,4 +28,9 @@ export function composeBrief(input: BriefInput, now: number): JsonObject {
     limitations: ['extractive only: every point is a verbatim sentence of a source, chosen by the published scores; nothing is paraphrased, summarised or judged true', 'conflicts are numbers that differ near the same question term; units and contexts are not interpreted'],
     generatedAt: now,
   };
+}
+
+/** The brief as the command's result, as an engine thread runs it (operation.ts). */
+export function composeBriefResult(input: BriefInput, now: number): CommandResult {
+  return { record: composeBrief(input, now) };
 }
