@@ -168,6 +168,19 @@ describe('C2PA binding engine', () => {
     }
   });
 
+  it('takes the content hash as base64 in every form the docs name (standard or URL-safe, padded or not), for every algorithm', () => {
+    for (const alg of ['sha256', 'sha384', 'sha512'] as const) {
+      // Bytes whose base64 holds + and / (so the URL-safe form differs), of a length that pads.
+      const digest = Buffer.alloc(createHash(alg).digest().length, 0xfb);
+      const forms = [digest.toString('base64'), digest.toString('base64url'), digest.toString('base64').replace(/=+$/, ''), digest.toString('base64url').padEnd(digest.toString('base64').length, '=')];
+      for (const value of forms) {
+        const parsed = c2paVerifyInputSchema.safeParse({ manifest_store: summaryReport(), hard_binding: dataHash, content_hash: { alg, value } });
+        expect(parsed.success, `${alg} ${value}`).toBe(true);
+      }
+      expect(c2paVerifyInputSchema.safeParse({ manifest_store: summaryReport(), hard_binding: dataHash, content_hash: { alg, value: digest.subarray(1).toString('base64url') } }).success).toBe(false);
+    }
+  });
+
   it('is deterministic (property)', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.boolean(), fc.nat(), (bytes, useHex, now) => {

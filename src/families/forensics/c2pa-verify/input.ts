@@ -11,8 +11,9 @@ const jsonRecord = jsonObjectData;
 function digestOf<A extends string>(alg: A, bytes: number) {
   const base64Chars = Math.ceil(bytes / 3) * 4;
   const padding = '='.repeat(base64Chars - Math.ceil((bytes * 4) / 3));
-  const last = padding.length === 2 ? '[AQgw]' : padding.length === 1 ? '[AEIMQUYcgkosw048]' : '[A-Za-z0-9+/]';
-  const pattern = new RegExp(`^(?:[0-9a-fA-F]{${bytes * 2}}|[A-Za-z0-9+/]{${base64Chars - padding.length - 1}}${last}${padding})$`);
+  const last = padding.length === 2 ? '[AQgw]' : padding.length === 1 ? '[AEIMQUYcgkosw048]' : '[A-Za-z0-9+/_-]';
+  // Standard or URL-safe base64, padded or not (decodeDigest reads both).
+  const pattern = new RegExp(`^(?:[0-9a-fA-F]{${bytes * 2}}|[A-Za-z0-9+/_-]{${base64Chars - padding.length - 1}}${last}(?:${padding})?)$`);
   return z
     .object({ alg: z.literal(alg), value: z.string().regex(pattern, `must be a ${alg} digest: ${bytes * 2} hex characters or base64 of ${bytes} bytes`).describe('The digest as hex (exactly twice the digest length) or base64') })
     .strict();
