@@ -10,6 +10,11 @@ describe('the verdict fold', () => {
     expect(record).toMatchObject({ verdict: 'INSUFFICIENT-DATA', score: null, likelihood: null, usable_blocks: 1, excluded: [{ index: 1, reason: 'no signature: listed, weight 0' }] });
   });
 
+  it('says why a signed block with content counts for nothing: its strength, not "no content"', () => {
+    const record = foldVerdict({ question: 'q', blocks: [signed('supports'), signed('supports', { strength: 0 }), signed('supports', { content: '  ' })] }, NOW);
+    expect(record).toMatchObject({ usable_blocks: 1, excluded: [{ index: 1, reason: expect.stringMatching(/^weight 0: strength 0 /) }, { index: 2, reason: 'no content' }] });
+  });
+
   it('agreeing signed blocks: SUPPORTED with the score and its likelihood term', () => {
     const record = foldVerdict({ question: 'q', blocks: [signed('supports'), signed('supports', { type: 'audit', strength: 0.5 })] }, NOW);
     expect(record).toMatchObject({ verdict: 'SUPPORTED', score: 1, disagreement: 0, likelihood: { probability: 1, term: 'virtually certain' } });

@@ -51,6 +51,13 @@ function likelihoodOf(p: number): string {
   return 'exceptionally unlikely';
 }
 
+/** Why a block counts for nothing: its signature, its empty content, or a weight that rounds to 0. */
+function exclusionOf(block: VerdictInput['blocks'][number], strength: number): string {
+  if (block.signature.status === 'unsigned' || block.signature.status === 'signature-invalid') return block.signature.detail;
+  if (block.content.trim().length === 0) return 'no content';
+  return `weight 0: strength ${strength} gives a weight below 0.0001 (weights are rounded to 4 decimals)`;
+}
+
 export function foldVerdict(input: VerdictInput, now: number): JsonObject {
   const weighed = input.blocks.map((block, index) => {
     const strength = block.strength ?? VERDICT_RULESET.default_strength;
@@ -70,7 +77,7 @@ export function foldVerdict(input: VerdictInput, now: number): JsonObject {
     weight,
     usable: counts,
     signature: { ...block.signature },
-    ...(counts ? {} : { excluded_because: block.signature.status === 'unsigned' || block.signature.status === 'signature-invalid' ? block.signature.detail : 'no content' }),
+    ...(counts ? {} : { excluded_because: exclusionOf(block, strength) }),
   }));
   const base = {
     kind: 'synthesis-verdict',

@@ -24,6 +24,9 @@ describe('synthesis verdict over HTTP', () => {
     expect(core.verdict).toBe('SUPPORTED');
     const { sha256, ed25519Sig } = result.seal;
     expect((await verifyBody(service, 'GET', '/v1/synthesis/verify', result.record, sha256, ed25519Sig)).valid).toBe(true);
+    // The same on POST with a JSON body, for records too large for a URL.
+    expect((await verifyBody(service, 'POST', '/v1/synthesis/verify', result.record, sha256, ed25519Sig)).valid).toBe(true);
+    expect((await verifyBody(service, 'POST', '/v1/synthesis/verify', { ...result.record, verdict: 'REFUTED' }, sha256, ed25519Sig)).valid).toBe(false);
     for (const t of tampers(result.record as Record<string, JsonValue>, sha256, ed25519Sig))
       expect((await verifyBody(service, 'GET', '/v1/synthesis/verify', t.record, t.sha256, t.signature)).valid, t.name).toBe(false);
   });

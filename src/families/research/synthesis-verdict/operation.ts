@@ -93,4 +93,7 @@ const verdict = pricedOperation({
 
 const synthesisVerify = verifyRoute({ id: 'synthesis.verify', method: 'GET', path: '/v1/synthesis/verify', family: 'research', keyFamily: 'synthesis', summary: 'Re-checks a synthesis verdict or finance evidence (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
 
-export const synthesisVerdict: Route[] = [verdict, synthesisVerify];
+// The same check with the record in a JSON body: briefs and finance records are often too large for a URL.
+const synthesisVerifyByPost = verifyRoute({ id: 'synthesis.verify.post', method: 'POST', path: '/v1/synthesis/verify', family: 'research', keyFamily: 'synthesis', summary: 'Re-checks a synthesis verdict, brief, research or finance record sent as a JSON body {body, sha256, signature} (body = the evidenceCore as JSON text).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+
+export const synthesisVerdict: Route[] = [verdict, synthesisVerify, synthesisVerifyByPost];
