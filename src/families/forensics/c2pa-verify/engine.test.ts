@@ -52,6 +52,7 @@ describe('C2PA binding engine', () => {
     expect(core.binding).toMatchObject({ label: 'c2pa.hash.data', source: 'hard_binding', alg: 'sha256', hash_hex: content.toString('hex'), exclusions: dataHash.exclusions });
     expect(core.manifest).toMatchObject({ label: LABEL, claim_generator: 'ExampleCam/1.0 c2pa-rs/0.49.0', assertions: ['c2pa.actions'] });
     expect(core.verifiedAt).toBe(NOW);
+    expect(core.evidence_source).toBe('caller-supplied');
   });
 
   it('BINDING-MATCH: detailed report carrying the binding itself, hash as a byte array', () => {

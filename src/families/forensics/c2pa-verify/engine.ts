@@ -181,6 +181,8 @@ export function verifyC2paBinding(input: C2paVerifyInput, verifiedAt: number): J
     manifest: manifestReport,
     checks,
     signature: signatureReport(manifest?.manifest ?? null),
+    // The manifest report, the binding and the content hash are the caller's; the service compared them.
+    evidence_source: 'caller-supplied',
     verifiedAt,
   });
 

@@ -44,6 +44,7 @@ const c2paEvidenceCoreSchema = z.object({
     reason: z.string(),
     reported_by_manifest: z.record(z.string(), z.string()),
   }),
+  evidence_source: z.literal('caller-supplied').optional().describe('The manifest report, binding and content hash are the caller\'s, compared by the service, not read from the asset (absent from verifications stored before 2026-11-27)'),
   verifiedAt: unixSeconds.describe('Unix seconds of the first verification of this pair'),
 });
 

@@ -12,6 +12,8 @@ describe('evidence entry engine', () => {
     expect(record.action_hash).toBe(canonicalSha256({ rules: EVIDENCE_ENTRY_RULES, purpose: 'action_hash', entry: evidenceEntryContent(base) }));
     expect(record.action_hash_source).toBe('derived');
     expect(record.ruleset).toEqual(EVIDENCE_ENTRY_RULESET);
+    // The caller's account, sealed: never presented as observed.
+    expect(record.evidence_source).toBe('caller-supplied');
   });
 
   it('keeps a supplied action_hash and says whether it matches the derivation', () => {

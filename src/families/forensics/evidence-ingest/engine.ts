@@ -54,6 +54,8 @@ export function sealEvidenceEntry(input: EvidenceIngestInput, sealedAt: number):
       entry,
       action_hash: actionHash,
       action_hash_source: source,
+      // The entry is what the caller says happened; the service seals it, it did not observe it.
+      evidence_source: 'caller-supplied',
       sealedAt,
     },
   };

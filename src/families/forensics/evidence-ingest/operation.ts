@@ -23,6 +23,7 @@ const sealedEvidenceSchema = z.object({
   }),
   action_hash: hex64,
   action_hash_source: z.enum(['derived', 'supplied-matches-derivation', 'supplied']),
+  evidence_source: z.literal('caller-supplied').optional().describe('The entry is the caller\'s account, sealed as given, not observed by the service (absent from entries sealed before 2026-11-27)'),
   sealedAt: unixSeconds.describe('Unix seconds of the first seal of this entry'),
 });
 

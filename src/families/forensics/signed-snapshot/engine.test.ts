@@ -20,6 +20,7 @@ describe('signed snapshot engine', () => {
     expect(core.missing).toEqual([]);
     expect(core.ruleset).toEqual({ id: 'signed-snapshot', version: '1', usability: 'snapshot-usability/v1', freshness: FRESHNESS_TIERS.version });
     expect(core.stampedAt).toBe(NOW);
+    expect(core.evidence_source).toBe('caller-supplied');
   });
 
   it.each([

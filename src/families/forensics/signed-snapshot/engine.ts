@@ -115,6 +115,8 @@ export function buildSignedSnapshot(input: SignedSnapshotInput, stampedAt: numbe
     citations: citations.usable,
     citations_count: citations.usable.length,
     citations_rejected: citations.rejected,
+    // Rows, citations and fetchedAt are the caller's; the service checked their form and sealed them.
+    evidence_source: 'caller-supplied',
     stampedAt,
   };
 }

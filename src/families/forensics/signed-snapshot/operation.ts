@@ -24,6 +24,7 @@ const snapshotSchema = z.object({
   citations: z.array(z.json()),
   citations_count: z.number().int(),
   citations_rejected: rejectionSchema,
+  evidence_source: z.literal('caller-supplied').describe('Rows, citations and fetchedAt are the caller\'s, checked for form and sealed, not fetched by the service'),
   stampedAt: unixSeconds,
 });
 
