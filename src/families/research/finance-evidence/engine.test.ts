@@ -84,6 +84,14 @@ describe('financial findings, exact', () => {
     expect((score['components'] as JsonObject[]).find((c) => c['id'] === 'no_new_shares')).toMatchObject({ status: 'NOT-PROVIDED' });
     expect((score['components'] as JsonObject[]).find((c) => c['id'] === 'roa_improved')).toMatchObject({ point: 1 });
   });
+
+  it('no Piotroski signal computable: NOT-PROVIDED with what is missing, and no score (not 0 out of 0)', () => {
+    const bare: Statement = { period_end: '2025-12-31', currency: 'USD', income_statement: {}, balance_sheet: {}, cash_flow: {} } as unknown as Statement;
+    const score = findingOf(run({ statement: bare, prior: { ...bare, period_end: '2024-12-31' } }), 'piotroski_f_score');
+    expect(score).toMatchObject({ status: 'NOT-PROVIDED', missing: expect.arrayContaining(['NetIncomeLoss', 'Assets', 'prior.Revenues']) });
+    expect(score).not.toHaveProperty('result');
+    expect(score).not.toHaveProperty('out_of');
+  });
 });
 
 describe('exact decimal quotients', () => {

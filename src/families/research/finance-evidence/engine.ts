@@ -135,14 +135,18 @@ function piotroski(now: Figures, before: Figures): Finding {
   score('gross_margin_rose', 'gross margin above prior', ['Revenues', 'CostOfRevenue', 'prior.Revenues', 'prior.CostOfRevenue'], () => up(gross(now), gross(before)));
   score('asset_turnover_rose', 'Revenues / Assets above prior', ['Revenues', 'Assets', 'prior.Revenues', 'prior.Assets'], () => up(turnover(now), turnover(before)));
   const computed = components.filter((c) => c['status'] === 'COMPUTED');
+  const formula = 'sum of the nine Piotroski (2000) signals the statements allow';
+  const note = 'year-end total assets stand in for beginning-of-year assets';
+  // No signal computable: no score at all, as any finding whose concepts are absent (not 0 out of 0).
+  if (computed.length === 0) return { id: 'piotroski_f_score', formula, status: 'NOT-PROVIDED', missing: [...new Set(components.flatMap((c) => c['needs'] as string[]))], components, note };
   return {
     id: 'piotroski_f_score',
-    formula: 'sum of the nine Piotroski (2000) signals the statements allow',
-    status: computed.length === 0 ? 'NOT-PROVIDED' : 'COMPUTED',
+    formula,
+    status: 'COMPUTED',
     result: computed.reduce((sum, c) => sum + (c['point'] as number), 0),
     out_of: computed.length,
     components,
-    note: 'year-end total assets stand in for beginning-of-year assets',
+    note,
   };
 }
 
