@@ -11,8 +11,17 @@ describe('the verdict fold', () => {
   });
 
   it('says why a signed block with content counts for nothing: its strength, not "no content"', () => {
-    const record = foldVerdict({ question: 'q', blocks: [signed('supports'), signed('supports', { strength: 0 }), signed('supports', { content: '  ' })] }, NOW);
+    const record = foldVerdict({ question: 'q', blocks: [signed('supports'), signed('supports', { strength: 0, content: 'another finding' }), signed('supports', { content: '  ' })] }, NOW);
     expect(record).toMatchObject({ usable_blocks: 1, excluded: [{ index: 1, reason: expect.stringMatching(/^weight 0: strength 0 /) }, { index: 2, reason: 'no content' }] });
+  });
+
+  it('counts the same evidence once however often it is sent, whatever strength each copy claims', () => {
+    const once = foldVerdict({ question: 'q', blocks: [signed('supports'), signed('refutes')] }, NOW);
+    const repeated = foldVerdict({ question: 'q', blocks: [signed('supports'), signed('refutes'), ...Array.from({ length: 50 }, () => signed('supports', { strength: 1 }))] }, NOW);
+    expect(repeated).toMatchObject({ verdict: once.verdict, score: once.score, usable_blocks: 2 });
+    expect((repeated.excluded as Array<{ reason: string }>)[0]).toMatchObject({ index: 2, reason: 'duplicate of block 0: the same evidence counts once' });
+    // Another content, or another stance, is other evidence.
+    expect(foldVerdict({ question: 'q', blocks: [signed('supports'), signed('supports', { content: 'other text' })] }, NOW)).toMatchObject({ usable_blocks: 2 });
   });
 
   it('agreeing signed blocks: SUPPORTED with the score and its likelihood term', () => {
@@ -32,7 +41,7 @@ describe('the verdict fold', () => {
   });
 
   it('a tampered block counts for nothing and is listed with why', () => {
-    const record = foldVerdict({ question: 'q', blocks: [signed('supports'), signed('refutes', { signature: { status: 'signature-invalid', detail: 'sha256 does not match the canonical record (changed after signing?)' } }), signed('supports')] }, NOW);
+    const record = foldVerdict({ question: 'q', blocks: [signed('supports'), signed('refutes', { signature: { status: 'signature-invalid', detail: 'sha256 does not match the canonical record (changed after signing?)' } }), signed('supports', { content: 'a second study' })] }, NOW);
     expect(record).toMatchObject({ verdict: 'SUPPORTED', usable_blocks: 2, excluded: [{ index: 1, reason: expect.stringMatching(/sha256 does not match/) }] });
   });
 });

@@ -6,11 +6,12 @@ import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
  */
 export const VERDICT_RULESET = {
   id: 'synthesis-verdict',
-  version: '1',
+  version: '2',
   signature_weight: { 'service-signed': 1, 'externally-signed': 0.8, unsigned: 0, 'signature-invalid': 0 },
   type_weight: { research: 1, quant: 1, audit: 1.5 },
   stance_value: { supports: 1, refutes: -1, neutral: 0 },
   default_strength: 0.5,
+  duplicates: 'a block with the type, stance, content and signer of an earlier block counts once: the later ones are excluded (since version 2)',
   score: 'sum(weight * stance) / sum(weight), weight = signature_weight * type_weight * strength',
   disagreement: 'min(weight supporting, weight refuting) / (weight supporting + weight refuting)',
   verdicts: { CONTESTED: 'disagreement >= 0.35', SUPPORTED: 'score >= 0.5', REFUTED: 'score <= -0.5', INCONCLUSIVE: 'otherwise', 'INSUFFICIENT-DATA': 'fewer than 2 usable blocks (score withheld)' },
@@ -58,18 +59,25 @@ function exclusionOf(block: VerdictInput['blocks'][number], strength: number): s
   return `weight 0: strength ${strength} gives a weight below 0.0001 (weights are rounded to 4 decimals)`;
 }
 
+/** What makes two blocks the same evidence: the strength a caller gives is not part of it. */
+const evidenceOf = (block: CheckedBlock): string => JSON.stringify([block.type, block.stance, block.content, block.signature.status, block.signature.key_id ?? null, block.signature.detail]);
+
 export function foldVerdict(input: VerdictInput, now: number): JsonObject {
+  const firstOf = new Map<string, number>();
   const weighed = input.blocks.map((block, index) => {
     const strength = block.strength ?? VERDICT_RULESET.default_strength;
+    const evidence = evidenceOf(block);
+    const duplicateOf = firstOf.get(evidence);
+    if (duplicateOf === undefined) firstOf.set(evidence, index);
     const weight = round4(VERDICT_RULESET.signature_weight[block.signature.status] * VERDICT_RULESET.type_weight[block.type] * strength);
-    const usable = weight > 0 && block.content.trim().length > 0;
-    return { index, block, strength, weight: usable ? weight : 0, usable };
+    const usable = duplicateOf === undefined && weight > 0 && block.content.trim().length > 0;
+    return { index, block, strength, weight: usable ? weight : 0, usable, duplicateOf };
   });
   const usable = weighed.filter((w) => w.usable);
   const total = usable.reduce((s, w) => s + w.weight, 0);
   const towards = (stance: Stance) => usable.filter((w) => w.block.stance === stance).reduce((s, w) => s + w.weight, 0);
   const [supporting, refuting] = [towards('supports'), towards('refutes')];
-  const blocks: JsonValue[] = weighed.map(({ index, block, strength, weight, usable: counts }) => ({
+  const blocks: JsonValue[] = weighed.map(({ index, block, strength, weight, usable: counts, duplicateOf }) => ({
     index,
     type: block.type,
     stance: block.stance,
@@ -77,7 +85,7 @@ export function foldVerdict(input: VerdictInput, now: number): JsonObject {
     weight,
     usable: counts,
     signature: { ...block.signature },
-    ...(counts ? {} : { excluded_because: exclusionOf(block, strength) }),
+    ...(counts ? {} : { excluded_because: duplicateOf === undefined ? exclusionOf(block, strength) : `duplicate of block ${duplicateOf}: the same evidence counts once` }),
   }));
   const base = {
     kind: 'synthesis-verdict',
