@@ -144,7 +144,7 @@ describe('Forensics free routes and refusals', () => {
   it('publishes the freshness tier table', async () => {
     const res = await fetch(`${service.url}/v1/data/freshness-tiers`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ freshness: { version: 'freshness-tiers/v1' }, usability: { version: 'snapshot-usability/v1' } });
+    expect(await res.json()).toMatchObject({ freshness: { version: 'freshness-tiers/v1' }, usability: { version: 'snapshot-usability/v2' } });
   });
 
   it.each([

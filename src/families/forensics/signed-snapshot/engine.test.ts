@@ -18,7 +18,7 @@ describe('signed snapshot engine', () => {
     expect(core.outcome).toBe('SEALED');
     expect(core.freshness).toEqual({ tier: 'LIVE', fetchedAt: NOW - 60, age_seconds: 60 });
     expect(core.missing).toEqual([]);
-    expect(core.ruleset).toEqual({ id: 'signed-snapshot', version: '1', usability: 'snapshot-usability/v1', freshness: FRESHNESS_TIERS.version });
+    expect(core.ruleset).toEqual({ id: 'signed-snapshot', version: '1', usability: 'snapshot-usability/v2', freshness: FRESHNESS_TIERS.version });
     expect(core.stampedAt).toBe(NOW);
     expect(core.evidence_source).toBe('caller-supplied');
   });
@@ -83,6 +83,10 @@ describe('signed snapshot engine', () => {
     expect(citationRejection({ title: 'a book' })).toBe('no-url-or-doi');
     expect(citationRejection({ url: 'javascript:alert(1)', doi: 'nope' })).toBe('url-not-http-and-doi-malformed');
     expect(citationRejection(42)).toBe('not-a-string-or-object');
+    // Written out in full (v2): look-alikes the URL parser alone accepted.
+    for (const lookAlike of ['https:/example.org', 'https:example.org', 'https://\u200bexample.org', 'https://exa mple.org', ' https://example.org', 'https://example.org/\u202e'])
+      expect(citationRejection(lookAlike), JSON.stringify(lookAlike)).toBe('not-an-http-url');
+    expect(citationRejection('HTTPS://Example.org/Path?q=1#f')).toBeUndefined();
   });
 
   it('refuses malformed input with the field named', () => {

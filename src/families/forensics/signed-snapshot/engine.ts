@@ -6,7 +6,7 @@ import type { SignedSnapshotInput } from './input.ts';
  * data was when sealed. Which rows and citations count is a published, versioned rule, and so is
  * the freshness tier table, because a verifier must know what "FRESH" meant when it was signed.
  */
-export const SNAPSHOT_USABILITY_RULES = 'snapshot-usability/v1';
+export const SNAPSHOT_USABILITY_RULES = 'snapshot-usability/v2';
 /** The record's ruleset names both tables it was judged by (published on GET /v1/data/freshness-tiers). */
 export const SNAPSHOT_RULESET = { id: 'signed-snapshot', version: '1', usability: SNAPSHOT_USABILITY_RULES, freshness: 'freshness-tiers/v1' } as const;
 
@@ -54,8 +54,15 @@ export function rowRejection(row: JsonValue): string | undefined {
 }
 
 const DOI = /^10\.\d{4,9}\/\S+$/;
+/**
+ * Written out as a reader follows it: the scheme, two slashes, and no white space, control or
+ * invisible format character (a zero-width space in the host). The URL parser alone also took
+ * `https:/x` and `https://\u200bexample.com`, and the citation is sealed as written (v2).
+ */
+const WRITTEN_HTTP_URL = /^https?:\/\/[^\s\p{Cc}\p{Cf}]+$/iu;
 
 function isHttpUrl(text: string): boolean {
+  if (!WRITTEN_HTTP_URL.test(text)) return false;
   try {
     const url = new URL(text);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
