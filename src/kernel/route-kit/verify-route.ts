@@ -130,9 +130,12 @@ export function signingStampOf(record: JsonValue): number | undefined {
   return stamps.length === 1 ? (stamps[0]![1] as number) : undefined;
 }
 
+/** The members of a verify answer that name the key that made the signature. */
+export const signedByKey = (family: string, key: HistoricKey) => ({ family, keyId: key.keyId, key_generation: key.generation });
+
 /** A signature of an old key on a record stamped after that key's window is not valid. */
 function checkKeyWindow(key: HistoricKey, record: JsonValue, result: Omit<CheckResult, 'signer'>, family: string) {
-  const answer = { family, keyId: key.keyId, key_generation: key.generation };
+  const answer = signedByKey(family, key);
   const stamp = signingStampOf(record);
   const inWindow = stamp === undefined || (stamp >= key.validFrom && (key.validUntil === null || stamp < key.validUntil));
   if (inWindow) return { ...result, ...answer };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { freeRoute, type Route } from '../../../kernel/operation.ts';
 import { utilityRecord } from '../../../kernel/route-kit/records.ts';
-import { param, parseIntegerParam, parseJsonParam, UnusableContent, verifyResultSchema } from '../../../kernel/route-kit/verify-route.ts';
+import { param, parseIntegerParam, parseJsonParam, signedByKey, UnusableContent, verifyResultSchema } from '../../../kernel/route-kit/verify-route.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 import type { JsonValue } from '../../../signing/rfc8785.ts';
 import { check } from '../../../signing/seal.ts';
@@ -73,7 +73,7 @@ const utilsVerify = freeRoute({
     const record = utilityRecord({ kind: params.kind, utility: params.utility, servedAt: parseIntegerParam(params.served_at), utility_result: utilityResult });
     // servedAt is the receipt's signing time: only the utils key valid then verifies it (key rotation).
     const { signer, ...result } = check(deps.keyring, KEY_FAMILY, record, params.sha256, params.signature, parseIntegerParam(params.served_at));
-    const signedBy = signer ? { family: KEY_FAMILY, keyId: signer.keyId, key_generation: signer.generation } : answer;
+    const signedBy = signer ? signedByKey(KEY_FAMILY, signer) : answer;
     if (params.output === undefined) return { body: { ...result, ...signedBy } };
     const output = checkOutputDigest(utilityResult, params.output);
     const checks = { ...result.checks, output_sha256: output.ok };

@@ -1,4 +1,4 @@
-import { parseJsonParam, signingStampOf, UnusableContent } from '../../../kernel/route-kit/verify-route.ts';
+import { parseJsonParam, signedByKey, signingStampOf, UnusableContent } from '../../../kernel/route-kit/verify-route.ts';
 import { z } from 'zod';
 import { type JsonValue } from '../../../signing/rfc8785.ts';
 import { check } from '../../../signing/seal.ts';
@@ -23,7 +23,7 @@ export function recheck(kinds: readonly string[]) {
     }
     // Its signing stamp, where it has one, admits only the governance key valid then (key rotation).
     const { signer, ...result } = check(deps.keyring, 'governance', record, input.sha256, input.signature, signingStampOf(record));
-    const signedBy = signer ? { family: 'governance', keyId: signer.keyId, key_generation: signer.generation } : answer;
+    const signedBy = signer ? signedByKey('governance', signer) : answer;
     const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record.kind : undefined;
     if (result.valid && !kinds.includes(String(kind))) {
       return { body: { ...result, valid: false, ...signedBy, reason: `a ${String(kind)} record is not re-checked here (expected ${kinds.join(', ')})` } };
