@@ -2,7 +2,7 @@ import { readingStore } from '../events/borrowed-store.ts';
 import { eventId } from '../events/event-ids.ts';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../events/port.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
-import type { Refusal } from './operation.ts';
+import type { Refusal } from './refusal.ts';
 
 /** A domain event as deciders see it: a type and a JSON payload. */
 export interface DomainEvent {

@@ -6,6 +6,10 @@ import type { JsonObject, JsonValue } from '../signing/rfc8785.ts';
 import type { KeyFamily } from '../signing/key-families.ts';
 import type { Keyring } from '../signing/keyring.ts';
 import type { ChainRule } from './audit-rule.ts';
+import { engineThreadsBusy } from './engine-threads/pool.ts';
+import type { Refusal } from './refusal.ts';
+
+export type { Refusal } from './refusal.ts';
 
 /** The 7 families of spec section 1, keyed by a short id used in paths of the code. */
 export const FAMILIES = {
@@ -73,19 +77,6 @@ export interface CommandResult {
   beside?: JsonObject;
 }
 
-/** An answer given instead of running, free of charge (nothing settled). */
-export interface Refusal {
-  /** 413: the input is too large to process; 503: the service is too busy now (with retryAfterSeconds). */
-  status: 403 | 409 | 413 | 422 | 503;
-  error: string;
-  message: string;
-  /** An outcome label of spec section 2 when one applies (INVALID-INPUT, BUDGET-EXCEEDED). */
-  outcome?: string;
-  issues?: Array<{ path: string; message: string }>;
-  /** For a 503: when to try again (the Retry-After header). */
-  retryAfterSeconds?: number;
-}
-
 export interface Command<I> {
   /**
    * Runs after the payment is verified and before it is settled: a refusal here (403 for
@@ -106,6 +97,12 @@ export interface Command<I> {
    * record from them.
    */
   execute(input: I, ctx: CallContext): Promise<CommandResult>;
+  /**
+   * The engine runs on the engine threads (engine-threads/): with every thread busy and the
+   * queue full, the route refuses before its quote (503 engine_busy) rather than take a payment
+   * for a call that would wait minutes.
+   */
+  runsOnEngineThread?: true;
 }
 
 /** A pure engine: the caller's validated input and the call's clock in, the record out. */
@@ -218,11 +215,15 @@ export type Route = PricedOperation<unknown> | FreeRoute<unknown>;
 /** Helper that keeps the input type of an entry inferred from its schema. */
 /**
  * What an operation answers before its quote for a validated input: its precheck's refusal
- * (the input alone), else its state precheck's, else undefined to quote it. HTTP and MCP ask the
- * same; nothing is charged for a refusal.
+ * (the input alone), else engine_busy when its engine would wait for a full pool, else its state
+ * precheck's, else undefined to quote it. HTTP and MCP ask the same; nothing is charged for a refusal.
  */
 export async function refusalBeforeQuote<I>(op: PricedOperation<I>, input: I, deps: ServiceDeps, now: number): Promise<Refusal | undefined> {
-  return op.precheck?.(input, deps.settings, now) ?? (await op.precheckState?.(input, deps));
+  return (
+    op.precheck?.(input, deps.settings, now) ??
+    (op.command?.runsOnEngineThread ? engineThreadsBusy(deps.settings) : undefined) ??
+    (await op.precheckState?.(input, deps))
+  );
 }
 
 export function pricedOperation<S extends z.ZodType>(entry: Omit<PricedOperation<z.infer<S>>, 'kind' | 'input'> & { input: S }): PricedOperation<z.infer<S>> {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pricedOperation, type Command, type Route } from '../../../kernel/operation.ts';
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 import { CODE_REVIEW_ID, type CodeReviewInput } from './engine.ts';
-import { engineThreadsBusy, fromThreadedEngine } from '../../../kernel/engine-threads/engine-threads.ts';
+import { fromThreadedEngine } from '../../../kernel/engine-threads/threaded-command.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
 
 export const MAX_FILES = 50;
@@ -74,9 +74,9 @@ const codeReviewBrief = pricedOperation({
   signedMember: null,
   verifyPath: '/v1/utils/verify',
   outputBeside: true,
-  precheck(i, settings) {
+  precheck(i) {
     const given = (['files', 'diff'] as const).filter((k) => i[k] !== undefined);
-    if (given.length === 1) return engineThreadsBusy(settings);
+    if (given.length === 1) return undefined;
     const message = given.length === 0 ? 'give files or diff' : 'give files or diff, not both';
     return { status: 422, error: 'one_source_required', message, outcome: 'INVALID-INPUT', issues: [{ path: given[1] ?? 'files', message }] };
   },

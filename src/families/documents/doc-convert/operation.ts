@@ -3,7 +3,7 @@ import { pricedOperation, type Command, type Route } from '../../../kernel/opera
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import type { DocConvertInput, RenderedConversion } from './engine.ts';
-import { engineThreadsBusy, runOnEngineThread } from '../../../kernel/engine-threads/engine-threads.ts';
+import { runOnEngineThread } from '../../../kernel/engine-threads/pool.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 import { MAX_EMPHASIS_MARKS, MAX_MARKDOWN_NESTING, markdownShapeProblem } from './markdown-limits.ts';
@@ -65,6 +65,7 @@ const convert: Command<DocConvertInput> = {
       findings: { ...conversion.findings, engines: enginesFor(conversion, HOST_UNICODE) },
     });
   },
+  runsOnEngineThread: true,
 };
 
 const docConvertFindings = {
@@ -98,10 +99,9 @@ const docConvert = pricedOperation({
   verifyPath: '/v1/utils/verify',
   outputBeside: true,
   // Decided by the input alone, before the quote: shapes the Markdown parser takes minutes over.
-  precheck(input, settings) {
+  precheck(input) {
     const problem = (input.from ?? 'markdown') === 'markdown' ? markdownShapeProblem(input.text) : undefined;
-    if (problem) return { status: 422, error: 'markdown_too_complex', message: problem, outcome: 'INVALID-INPUT', issues: [{ path: 'text', message: problem }] };
-    return engineThreadsBusy(settings);
+    return problem ? { status: 422, error: 'markdown_too_complex', message: problem, outcome: 'INVALID-INPUT', issues: [{ path: 'text', message: problem }] } : undefined;
   },
   command: convert,
 });

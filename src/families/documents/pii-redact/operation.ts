@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { codePointSpan, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { engineThreadsBusy, fromThreadedEngine } from '../../../kernel/engine-threads/engine-threads.ts';
+import { fromThreadedEngine } from '../../../kernel/engine-threads/threaded-command.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
 import { PII_MODES, PII_REDACT_RULESET, PII_TYPES } from './vocabulary.ts';
 
@@ -60,11 +60,11 @@ const piiRedact = pricedOperation({
   keyFamily: 'utils',
   signedMember: null,
   verifyPath: '/v1/utils/verify',
-  precheck(input, settings) {
+  precheck(input) {
     if (input.mode === 'pseudonym' && input.pseudonym_key === undefined) {
       return { status: 422, error: 'pseudonym_key_required', message: 'mode "pseudonym" needs pseudonym_key: pseudonyms are an HMAC under your key, never a plain hash', outcome: 'NOT-PROVIDED', issues: [{ path: 'pseudonym_key', message: 'is required for mode "pseudonym"' }] };
     }
-    return engineThreadsBusy(settings);
+    return undefined;
   },
   // Asynchronous only because the phone metadata loads on first use; still free, before any quote.
   async precheckState(input) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pricedOperation, type Refusal, type Route } from '../../../kernel/operation.ts';
 import { codePointSpan, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
-import { engineThreadsBusy, fromThreadedEngine } from '../../../kernel/engine-threads/engine-threads.ts';
+import { fromThreadedEngine } from '../../../kernel/engine-threads/threaded-command.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
 import { SEGMENT_STATUSES, TRANSLATE_DOC_RULESET, type TermPair } from './engine.ts';
 
@@ -74,8 +74,7 @@ const translateDoc = pricedOperation({
   keyFamily: 'utils',
   signedMember: null,
   verifyPath: '/v1/utils/verify',
-  precheck: (input, settings) =>
-    conflict('memory', input.memory, (s) => s.normalize('NFC').trim()) ?? conflict('glossary', input.glossary, (s) => s.normalize('NFC')) ?? engineThreadsBusy(settings),
+  precheck: (input) => conflict('memory', input.memory, (s) => s.normalize('NFC').trim()) ?? conflict('glossary', input.glossary, (s) => s.normalize('NFC')),
   // On an engine thread: 200,000 characters of short lines take it seconds.
   command: fromThreadedEngine(moduleBeside(import.meta.url, 'engine'), 'runTranslateDoc'),
   outputBeside: true,

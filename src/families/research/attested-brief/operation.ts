@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { documentSentencesUpTo, MAX_RANKED_SENTENCES } from '../retrieval/retrieve.ts';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
-import { engineThreadsBusy, fromThreadedEngine } from '../../../kernel/engine-threads/engine-threads.ts';
+import { fromThreadedEngine } from '../../../kernel/engine-threads/threaded-command.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { DEFAULT_POINTS } from './engine.ts';
@@ -48,11 +48,11 @@ export const attestedBrief = pricedOperation({
   keyFamily: 'synthesis',
   signedMember: 'evidenceCore',
   verifyPath: '/v1/synthesis/verify',
-  precheck(i, settings) {
+  precheck(i) {
     const ids = i.sources.map((s) => s.id);
     const duplicate = ids.find((id, k) => ids.indexOf(id) !== k);
     if (duplicate !== undefined) return { status: 422, error: 'duplicate_source_id', message: `source id ${duplicate} appears twice: ids name the citations`, outcome: 'INVALID-INPUT', issues: [{ path: `sources.${ids.lastIndexOf(duplicate)}.id`, message: 'duplicate id' }] };
-    if (documentSentencesUpTo(i.sources, MAX_RANKED_SENTENCES) <= MAX_RANKED_SENTENCES) return engineThreadsBusy(settings);
+    if (documentSentencesUpTo(i.sources, MAX_RANKED_SENTENCES) <= MAX_RANKED_SENTENCES) return undefined;
     const message = `the sources hold more than ${MAX_RANKED_SENTENCES} sentences; at most ${MAX_RANKED_SENTENCES} are ranked (each is compared with every other)`;
     return { status: 422, error: 'too_many_sentences', message, outcome: 'INVALID-INPUT', issues: [{ path: 'sources', message }] };
   },

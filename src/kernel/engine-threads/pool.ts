@@ -3,7 +3,7 @@ import { DomainRefusal } from '../decider.ts';
 import type { EngineJob, EngineReply, ThrownByEngine } from './protocol.ts';
 import { workerScript } from '../worker-script.ts';
 import type { Settings } from '../../config.ts';
-import type { Command, CommandResult, Refusal } from '../operation.ts';
+import type { Refusal } from '../refusal.ts';
 
 /**
  * A bounded pool of threads that run the engines whose worst inputs take seconds or hundreds of
@@ -193,12 +193,4 @@ export async function runOnEngineThread<T>(settings: ThreadSettings, module: URL
     if (!(err instanceof EngineOutOfMemoryError)) throw err;
     throw new DomainRefusal(422, 'input_too_complex', `this input needs more than the ${err.heapMb} MB heap of an engine thread (ENGINE_HEAP_MB): split it or make it simpler`, 'INVALID-INPUT');
   }
-}
-
-/**
- * The command of a stateless operation whose engine runs on an engine thread: `exportName` of
- * `module` (see worker-script.ts, moduleBeside), called with the input and the call's clock, answers the result.
- */
-export function fromThreadedEngine<I>(module: URL, exportName: string): Command<I> {
-  return { execute: (input, ctx) => runOnEngineThread<CommandResult>(ctx.settings, module, exportName, [input, ctx.now]) };
 }

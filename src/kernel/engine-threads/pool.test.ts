@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DomainRefusal } from '../decider.ts';
 import { moduleBeside } from '../worker-script.ts';
-import { EngineOutOfMemoryError, EngineThreads } from './engine-threads.ts';
+import { EngineOutOfMemoryError, EngineThreads } from './pool.ts';
 
 const ENGINES = moduleBeside(import.meta.url, 'test-engines.test-support');
 const pools: EngineThreads[] = [];
