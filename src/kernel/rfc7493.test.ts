@@ -57,4 +57,12 @@ describe('I-JSON (RFC 7493)', () => {
   it('does not overflow its stack on absurd nesting', () => {
     expect(parseIJson(`${'['.repeat(100_000)}${']'.repeat(100_000)}`).ok).toBe(true);
   });
+
+  it('refuses nesting deeper than maxDepth at the root, counting brackets outside strings only', () => {
+    const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}["[[[{"]${'}'.repeat(depth - 1)}`;
+    expect(parseIJson(nested(48), 48).ok).toBe(true);
+    expect(parseIJson(nested(49), 48)).toMatchObject({ ok: false, path: '(root)', reason: 'must not nest deeper than 48 levels' });
+    expect(parseIJson(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 48)).toMatchObject({ ok: false, reason: 'must not nest deeper than 48 levels' });
+    expect(parseIJson(nested(49)).ok).toBe(true);
+  });
 });

@@ -36,7 +36,11 @@ const MAX_EXACT_INTEGER = Number.MAX_SAFE_INTEGER;
  */
 const MAX_SCAN_DEPTH = 128;
 
-export function parseIJson(text: string): IJsonResult {
+/**
+ * `maxDepth`: where the text itself is the record (a verify parameter), nesting deeper than this
+ * is refused at the root, in the same pass; elsewhere the caller's schema bounds it.
+ */
+export function parseIJson(text: string, maxDepth?: number): IJsonResult {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -44,7 +48,7 @@ export function parseIJson(text: string): IJsonResult {
     return { ok: false, path: '(body)', reason: 'malformed JSON', malformed: true };
   }
   // Only a text JSON.parse accepts is scanned, so the scanner may assume well-formed JSON.
-  const problem = new IJsonScanner(text).scan();
+  const problem = new IJsonScanner(text, maxDepth).scan();
   return problem ?? { ok: true, value };
 }
 
@@ -53,7 +57,10 @@ class IJsonScanner {
   /** The member names and indices leading to the current value, for the message. */
   private readonly path: Array<string | number> = [];
 
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly maxDepth?: number,
+  ) {}
 
   scan(): IJsonResult | undefined {
     return this.value();
@@ -74,6 +81,9 @@ class IJsonScanner {
   private value(): IJsonResult | undefined {
     this.skipWhitespace();
     const c = this.text.charCodeAt(this.i);
+    if ((c === 0x7b || c === 0x5b) && this.maxDepth !== undefined && this.path.length >= this.maxDepth) {
+      return { ok: false, path: '(root)', reason: `must not nest deeper than ${this.maxDepth} levels` };
+    }
     if ((c === 0x7b || c === 0x5b) && this.path.length >= MAX_SCAN_DEPTH) return this.skipNested();
     if (c === 0x7b) return this.object();
     if (c === 0x5b) return this.array();

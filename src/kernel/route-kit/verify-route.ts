@@ -4,7 +4,7 @@ import type { HistoricKey } from '../../signing/keyring.ts';
 import type { KeyFamily } from '../../signing/key-families.ts';
 import { check, type CheckResult } from '../../signing/seal.ts';
 import { IJsonRefused, parseIJson } from '../rfc7493.ts';
-import { jsonTextDepth, MAX_JSON_DEPTH } from '../json.ts';
+import { MAX_JSON_DEPTH } from '../json.ts';
 import { freeRoute, type Family, type FreeRoute, type HttpMethod } from '../operation.ts';
 
 /** Query-parameter building blocks: every verify parameter arrives as text. */
@@ -47,8 +47,7 @@ export class UnusableContent extends Error {}
  */
 export function parseJsonParam(name: string, text: string): JsonValue {
   // Deeper than any record is signed; deeper still, canonicalising would overflow the stack.
-  if (jsonTextDepth(text) > MAX_JSON_DEPTH + 8) throw new IJsonRefused(name, `must not nest deeper than ${MAX_JSON_DEPTH + 8} levels`);
-  const parsed = parseIJson(text);
+  const parsed = parseIJson(text, MAX_JSON_DEPTH + 8);
   if (parsed.ok) return parsed.value as JsonValue;
   if (parsed.malformed) throw new UnusableContent(`${name} is not valid JSON`);
   throw new IJsonRefused(parsed.path === '(root)' ? name : `${name}.${parsed.path}`, parsed.reason);
