@@ -58,7 +58,7 @@ export function retrieve(question: string, documents: Document[], maxPoints: num
     const d = usable[s.docIndex]!;
     return { rank: rank + 1, source_id: d.doc.id, quote: s.text, start: s.start, end: s.end, source_sha256: d.sha256, score: scores[i]! };
   });
-  const conflicts = numberConflicts(question, pool.map((s) => ({ sourceId: usable[s.docIndex]!.doc.id, text: s.text, start: s.start, end: s.end })));
+  const { conflicts, termsNotListed } = numberConflicts(question, pool.map((s) => ({ sourceId: usable[s.docIndex]!.doc.id, text: s.text, start: s.start, end: s.end })));
   const sources: JsonValue[] = documentsRead.map((d) => ({ id: d.doc.id, title: d.doc.title, url: d.doc.url ?? null, published_at: d.doc.published_at ?? null, sha256: d.sha256, usable: d.reason === null, ...(d.reason ? { reason: d.reason } : {}) }));
-  return { points, conflicts, sources, usableCount: usable.length, sentenceCount: pool.length };
+  return { points, conflicts, conflictTermsNotListed: termsNotListed, sources, usableCount: usable.length, sentenceCount: pool.length };
 }
