@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeRecordPayload } from '../../src/events/file-log/framing.ts';
+import { MAX_RECORD_BYTES, writeRecordPayload } from '../../src/events/file-log/framing.ts';
 import { jsonText, writeJson } from '../../src/events/file-log/json-text.ts';
 import { quoteJsonString } from '../../src/signing/rfc8785.ts';
 import { StagedBatch } from '../../src/events/file-log/staged-batch.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
-import type { EventData, RecordedEvent } from '../../src/events/port.ts';
+import { AppendTooLargeError, type EventData, type RecordedEvent } from '../../src/events/port.ts';
 import type { JsonObject, JsonValue } from '../../src/signing/rfc8785.ts';
 import { silentLogger } from './helpers.ts';
 
@@ -182,6 +182,20 @@ describe('file log append path', () => {
     const reopened = await openFileEventStore({ dir, log: silentLogger });
     expect((await reopened.readStream('s')).map((e) => e.id)).toEqual([ok.id]);
     await reopened.close();
+  });
+
+  it('refuses an event larger than a record may be as a store with a limit per append does (AppendTooLargeError), writing nothing of that append', async () => {
+    const store = await openFileEventStore({ dir, log: silentLogger });
+    const small = { id: randomUUID(), type: 'T', data: { n: 1 } };
+    // Many small members: refused while being written, not only when the record is closed.
+    const huge = { id: randomUUID(), type: 'T', data: { rows: Array.from({ length: 700_000 }, (_, i) => `row ${i} ${'x'.repeat(90)}`) } };
+    const refused = await store.appendToStream('s', [small, huge]).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(AppendTooLargeError);
+    expect(refused).toMatchObject({ stream: 's', limit: MAX_RECORD_BYTES });
+    expect((refused as AppendTooLargeError).bytes).toBeGreaterThan(MAX_RECORD_BYTES);
+    await store.appendToStream('s', [small], { expectedRevision: 'no_stream' });
+    expect((await store.readStream('s')).map((e) => e.id)).toEqual([small.id]);
+    await store.close();
   });
 });
 

@@ -11,6 +11,22 @@ export class CorruptLogError extends Error {
   }
 }
 
+/**
+ * One record would be larger than a frame may be (MAX_RECORD_BYTES). Not a RangeError: the JSON
+ * writer falls back to JSON.stringify on a RangeError (a stack overflow on deep data), which
+ * would serialise the oversized value once more before failing again.
+ */
+export class RecordTooLargeError extends Error {
+  constructor(
+    readonly eventId: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`event ${eventId} is ${bytes} bytes; the limit is ${limit}`);
+    this.name = 'RecordTooLargeError';
+  }
+}
+
 /** Another live process already writes this data directory. */
 export class DataDirectoryLockedError extends Error {
   constructor(

@@ -1,7 +1,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import { writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { EventStoreUnavailableError, type EventData } from '../port.ts';
+import { AppendTooLargeError, EventStoreUnavailableError, type EventData } from '../port.ts';
+import { RecordTooLargeError } from './errors.ts';
 import { PIPELINE_DEPTH, writeRecordPayload } from './framing.ts';
 import type { LogIndex } from './log-index.ts';
 import { createSegment } from './recovery.ts';
@@ -100,6 +101,8 @@ export class GroupCommitWriter {
       }
     } catch (err) {
       batch.rollback(mark);
+      // As a store with a limit per append refuses it: the saga answers 413 when nothing was charged.
+      if (err instanceof RecordTooLargeError) throw new AppendTooLargeError(stream, err.bytes, err.limit);
       throw err;
     }
     // An append never spans batches; one that takes a non-empty batch past the bound starts the

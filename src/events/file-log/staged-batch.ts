@@ -1,4 +1,5 @@
 import { BATCH_HEADER_BYTES, FRAME_HEADER_BYTES, MAX_RECORD_BYTES, writeBatchHeader, writeFrameHeader } from './framing.ts';
+import { RecordTooLargeError } from './errors.ts';
 import { hasQuoteOrBackslash, type TextOut } from './json-text.ts';
 
 /** Room a fresh batch starts with: 64 one-KiB records, the size of a full batch under load. */
@@ -247,6 +248,6 @@ function isPlainAsciiByte(byte: number): boolean {
   return byte >= 0x20 && byte < 0x80;
 }
 
-function tooLarge(eventId: string, bytes: number): RangeError {
-  return new RangeError(`event ${eventId} is ${bytes} bytes; the limit is ${MAX_RECORD_BYTES}`);
+function tooLarge(eventId: string, bytes: number): RecordTooLargeError {
+  return new RecordTooLargeError(eventId, bytes, MAX_RECORD_BYTES);
 }
