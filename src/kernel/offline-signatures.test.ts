@@ -51,6 +51,17 @@ describe('signatures', () => {
     expect(verifyEd25519(s.publicKey, Buffer.from('hello'), Buffer.from(sig, 'hex').toString('base64'))).toEqual({ ok: true });
   });
 
+  it('refuses a key of small order: R the identity and S zero would otherwise "verify" any message under the identity as key (did:key included)', () => {
+    const identityKey = `01${'00'.repeat(31)}`;
+    const forged = `01${'00'.repeat(63)}`;
+    const did = 'did:key:z6MkeXATEjyXENzBXBxgC5EHk2JE5aqd7qMGGtDpLUH1e2Sj';
+    expect(Buffer.from(ed25519KeyOf(did)!).toString('hex')).toBe(identityKey);
+    for (const key of [ed25519KeyOf(identityKey)!, ed25519KeyOf(did)!]) {
+      expect(verifyEd25519(key, Buffer.from('I am the CEO of example.com'), forged)).toEqual({ ok: false, reason: expect.stringContaining('small order') });
+    }
+    expect(verifyBySigner(did, 'anything', forged).ok).toBe(false);
+  });
+
   it('recovers an EIP-191 signer exactly as viem does', async () => {
     const w = evmSigner(0x11);
     const sig = await w.sign('prove it');

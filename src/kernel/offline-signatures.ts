@@ -1,6 +1,7 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { isWeakPublicKey } from '../signing/rfc8032.ts';
 
 /**
  * Offline signature checks shared by the engines: Ed25519 (raw key, did:key) and EIP-191
@@ -85,6 +86,7 @@ export function ed25519KeyOf(identifier: string): Uint8Array | undefined {
 export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signatureText: string): SignatureCheck {
   const signature = decodeBinary(signatureText, 64);
   if (!signature) return { ok: false, reason: 'signature is not 64 bytes of hex or base64' };
+  if (isWeakPublicKey(publicKey)) return { ok: false, reason: 'public key is of small order or not canonically encoded: a signature under it proves nothing (any message can be made to verify)' };
   try {
     const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
     return verifySignature(null, message, key, signature) ? { ok: true } : { ok: false, reason: 'Ed25519 signature does not verify' };

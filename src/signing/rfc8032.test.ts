@@ -1,8 +1,9 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify as nodeVerify } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ed25519Backend, ed25519Signer, ed25519Verifier, signerWith, verifyEd25519, verifyWithNodeCrypto } from './rfc8032.ts';
+import { ed25519Backend, ed25519Signer, ed25519Verifier, isWeakPublicKey, signerWith, verifyEd25519, verifyWithNodeCrypto } from './rfc8032.ts';
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const rawPublicKey = (key: ReturnType<typeof createPublicKey>) => key.export({ format: 'der', type: 'spki' }).subarray(12).toString('hex');
@@ -65,13 +66,45 @@ describe('Ed25519 verification (RFC 8032), libsodium first with node:crypto verd
     );
   });
 
-  it('accepts what node:crypto accepts although libsodium refuses it: the identity as key, R the identity, S zero', () => {
+  it('refuses weak keys with either library: against the identity as key, R the identity and S zero "verify" any message in OpenSSL', () => {
     const identity = `01${'00'.repeat(31)}`;
     const signature = Buffer.concat([Buffer.from(identity, 'hex'), Buffer.alloc(32)]);
     const message = Buffer.from('any message at all');
+    expect(nodeVerify(null, message, createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(identity, 'hex')]), format: 'der', type: 'spki' }), signature)).toBe(true);
     expect(libsodium!.crypto_sign_verify_detached(signature, message, Buffer.from(identity, 'hex'))).toBe(false);
-    expect(verifyWithNodeCrypto(message, signature, identity)).toBe(true);
-    expect(withLibsodium(message, signature, identity)).toBe(true);
+    for (const verify of [withLibsodium, verifyWithNodeCrypto, verifyEd25519]) expect(verify(message, signature, identity)).toBe(false);
+  });
+
+  it('calls a key weak exactly when it is of small order or not canonically encoded, as @noble/curves decides it', () => {
+    const le = (n: bigint, signBit: boolean) => {
+      const bytes = Buffer.from(n.toString(16).padStart(64, '0'), 'hex').reverse();
+      if (signBit) bytes[31]! |= 0x80;
+      return bytes;
+    };
+    const decide = (raw: Uint8Array): boolean | undefined => {
+      const y = BigInt(`0x${Buffer.from(raw).reverse().toString('hex')}`) & ((1n << 255n) - 1n);
+      if (y >= (1n << 255n) - 19n) return true;
+      try {
+        return ed25519.Point.fromBytes(raw).isSmallOrder();
+      } catch {
+        return undefined; // not a point at all: OpenSSL refuses it anyway
+      }
+    };
+    // The eight points of small order: every multiple of a point of order 8, in both signs of x.
+    const torsion = Array.from({ length: 8 }, (_, k) => ed25519.Point.fromBytes(le(2707385501144840649318225287225658788936804267575313519463743609750303402022n, false)).multiply(BigInt(k + 1)));
+    for (const point of torsion) {
+      expect(point.isSmallOrder()).toBe(true);
+      expect(isWeakPublicKey(point.toBytes())).toBe(true);
+    }
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (raw) => {
+        const expected = decide(raw);
+        if (expected !== undefined) expect(isWeakPublicKey(raw)).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+    for (let i = 0; i < 50; i++) expect(isWeakPublicKey(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))).toBe(false);
+    expect(isWeakPublicKey(le((1n << 255n) - 19n + 1n, false))).toBe(true);
   });
 
   it('refuses an S that is not below the group order L, malformed lengths and keys, without throwing', () => {
