@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { takenBeforeRefusal } from '../http/payment-answer.ts';
 import type { HttpDeps } from '../http/routes.ts';
 import { refusalBeforeQuote, type FreeRoute, type PricedOperation } from '../kernel/operation.ts';
+import { IJsonRefused } from '../kernel/rfc7493.ts';
 import { paymentRequired } from '../payments/x402/quote.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
@@ -80,12 +81,23 @@ function paymentRequiredResult(op: PricedOperation, deps: HttpDeps, reason?: str
   return { isError: true, structuredContent: structured, content: text(structured) };
 }
 
+function invalidInput(issues: Array<{ path: string; message: string }>): CallToolResult {
+  return toolError(`invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { error: 'validation_error', issues });
+}
+
 /** A free verify or re-check tool: the route's own handler, answered as structured content. */
 export async function callFreeTool(route: FreeRoute, args: Record<string, unknown>, deps: HttpDeps): Promise<CallToolResult> {
   const parsed = route.input!.safeParse(args);
-  if (!parsed.success) return toolError(`invalid input: ${parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) return invalidInput(parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message })));
   const query = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-  const answer = await route.handle(parsed.data, deps, { query, params: {}, body: args });
+  let answer;
+  try {
+    answer = await route.handle(parsed.data, deps, { query, params: {}, body: args });
+  } catch (err) {
+    // A parameter whose JSON a signature could not carry: over HTTP a 422 naming the member.
+    if (err instanceof IJsonRefused) return invalidInput([{ path: err.path, message: err.reason }]);
+    throw err;
+  }
   // Only verify and re-check routes are tools, and they answer JSON or text; a file is never a tool's answer.
   if ('file' in answer) return toolError('this route answers a file: fetch it over HTTP');
   const body = 'body' in answer ? answer.body : answer.text;

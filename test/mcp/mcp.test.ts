@@ -55,6 +55,15 @@ describe('the MCP server at /mcp (official SDK client, Streamable HTTP)', () => 
     expect(invalid.structuredContent).toMatchObject({ error: 'validation_error', issues: expect.any(Array) });
   });
 
+  it('a free verify tool refuses JSON a signature could not carry as HTTP does: a tool error naming the member, not an internal error', async () => {
+    const client = await connect();
+    const refused = await client.callTool({ name: 'memory_verify', arguments: { body: '{"a":12345678901234567890}', signature: '00', sha256: '00' } });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ error: 'validation_error', issues: [{ path: 'body.a', message: expect.stringContaining('2^53') }] });
+    const malformed = await client.callTool({ name: 'memory_verify', arguments: { body: 7 } });
+    expect(malformed.structuredContent).toMatchObject({ error: 'validation_error', issues: expect.any(Array) });
+  });
+
   it('pays a tool end to end, replays the same payment, verifies the result with the free verify tool, and refuses the payment for another request over HTTP', async () => {
     const client = await connect();
     const unpaid = await client.callTool({ name: 'veritrack_attest', arguments: input });
