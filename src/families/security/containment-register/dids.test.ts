@@ -8,13 +8,20 @@ describe('canonicalDid: one text for the spellings of one DID', () => {
     expect(canonicalDid('did:web:example%2Ecom:Users:Alice')).toBe('did:web:example.com:Users:Alice');
     expect(canonicalDid('did:web:example.com%3a8443')).toBe('did:web:example.com%3A8443');
     expect(canonicalDid('did:pkh:eip155:1:0xAbCdEf0123456789abcdef0123456789ABCDEF01')).toBe('did:pkh:eip155:1:0xabcdef0123456789abcdef0123456789abcdef01');
+    // Other spellings of one host and one chain (found by fuzzing: each registered a second agent).
+    expect(canonicalDid('did:web:victim.example.com.')).toBe('did:web:victim.example.com');
+    expect(canonicalDid('did:web:Victim.example.com.:agents:a')).toBe('did:web:victim.example.com:agents:a');
+    expect(canonicalDid('did:web:victim.example.com%3A443')).toBe('did:web:victim.example.com');
+    expect(canonicalDid('did:web:victim.example.com.%3a0443')).toBe('did:web:victim.example.com');
+    expect(canonicalDid('did:web:victim.example.com%3A08443')).toBe('did:web:victim.example.com%3A8443');
+    expect(canonicalDid('did:pkh:eip155:08453:0xAbCdEf0123456789abcdef0123456789ABCDEF01')).toBe('did:pkh:eip155:8453:0xabcdef0123456789abcdef0123456789abcdef01');
     const didKey = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
     expect(canonicalDid(didKey)).toBe(didKey);
     for (const notADid of ['DID:WEB:example.com', ' did:web:example.com', 'did:web:example.com\u200b', 'anything']) expect(canonicalDid(notADid)).toBe(notADid);
   });
 
   it('is idempotent and keeps a valid DID valid', () => {
-    const segment = fc.array(fc.oneof(fc.constantFrom(...'aZ09._-'), fc.constantFrom('%2E', '%2e', '%3A', '%3a', '%41', '%20', '%7E')), { minLength: 1, maxLength: 8 }).map((parts) => parts.join(''));
+    const segment = fc.array(fc.oneof(fc.constantFrom(...'aZ09._-'), fc.constantFrom('%2E', '%2e', '%3A', '%3a', '%41', '%20', '%7E', '.', '%3A443', '%3A0443', '0')), { minLength: 1, maxLength: 8 }).map((parts) => parts.join(''));
     const did = fc.tuple(fc.constantFrom('web', 'key', 'pkh', 'example'), fc.array(segment, { minLength: 1, maxLength: 3 }), fc.constantFrom('a', 'Z', '9')).map(([method, segments, last]) => `did:${method}:${segments.join(':')}${last}`);
     fc.assert(
       fc.property(did, (text) => {

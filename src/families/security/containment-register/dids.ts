@@ -24,9 +24,12 @@ export function checkDid(did: string | undefined): DidCheck {
 
 /**
  * The one text of a DID among those that name the same subject: percent-encoded characters that
- * need no encoding decoded, the hex digits of the others in upper case (RFC 3986 section 6.2.2),
- * a did:web host in lower case (DNS names are case-insensitive) and a did:pkh EVM address in lower
- * case (its mixed case is only a checksum). Anything that is not a DID is returned as it is.
+ * need no encoding decoded, the hex digits of the others in upper case (RFC 3986 section 6.2.2);
+ * a did:web host in lower case (DNS names are case-insensitive), without the trailing dot of a
+ * fully qualified name, and without its port when that is 443, the port did:web resolves on
+ * (a port written with leading zeros written without); a did:pkh chain id without leading zeros
+ * and its EVM address in lower case (its mixed case is only a checksum). Anything that is not a
+ * DID is returned as it is.
  */
 export function canonicalDid(did: string): string {
   if (!DID_SYNTAX.test(did)) return did;
@@ -35,9 +38,22 @@ export function canonicalDid(did: string): string {
     return /^[A-Za-z0-9._-]$/.test(char) ? char : encoded.toUpperCase();
   });
   const [, method, ...segments] = text.split(':');
-  if (method === 'web' && segments.length > 0) segments[0] = segments[0]!.replace(/%[0-9A-F]{2}|[A-Z]+/g, (part) => (part.startsWith('%') ? part : part.toLowerCase()));
-  if (method === 'pkh' && segments[0] === 'eip155' && segments.length === 3) segments[2] = segments[2]!.toLowerCase();
+  if (method === 'web' && segments.length > 0) segments[0] = canonicalWebHost(segments[0]!);
+  if (method === 'pkh' && segments[0] === 'eip155' && segments.length === 3) {
+    if (/^\d+$/.test(segments[1]!)) segments[1] = BigInt(segments[1]!).toString();
+    segments[2] = segments[2]!.toLowerCase();
+  }
   return ['did', method, ...segments].join(':');
+}
+
+/** A did:web host segment (its port, if any, after an encoded colon), percent-encodings already normalised. */
+function canonicalWebHost(segment: string): string {
+  const [written, ...after] = segment.split('%3A');
+  const lowered = written!.replace(/%[0-9A-F]{2}|[A-Z]+/g, (part) => (part.startsWith('%') ? part : part.toLowerCase()));
+  const host = lowered.replace(/\.+$/, '') || lowered;
+  if (after.length !== 1 || !/^\d+$/.test(after[0]!)) return [host, ...after].join('%3A');
+  const port = BigInt(after[0]!).toString();
+  return port === '443' ? host : `${host}%3A${port}`;
 }
 
 export function evmAddressOfDidPkh(did: string): string | undefined {
