@@ -1,6 +1,7 @@
 import { once } from '../../../kernel/once.ts';
 import { finding, type Finding } from './findings.ts';
 import { PRIVATE_KEY_RULE, SECRET_RULE } from './rules.ts';
+import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
 
 /** secretlint and its rules load on the first review, not at every start of the service. */
 const loadSecretlint = once(() =>
@@ -26,7 +27,7 @@ function silenceProfiler(profiler: { mark(marker: unknown): void }): void {
 }
 
 /** A secret is never repeated in the brief: its first four characters and its length only. */
-export const maskSecret = (value: string): string => `${value.slice(0, 4)}… (${[...value].length} characters, masked)`;
+export const maskSecret = (value: string): string => `${sliceWholeCharacters(value, 4)}… (${[...value].length} characters, masked)`;
 
 /** secretlint's recommended rule set on one file; every message is rebuilt without the secret. */
 export async function findSecrets(path: string, content: string): Promise<Finding[]> {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalText, type JsonObject } from '../../../signing/rfc8785.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 import { runSecExtract, type SecExtractInput } from './engine.ts';
+import { parseIJson } from '../../../kernel/rfc7493.ts';
 
 const extract = (input: SecExtractInput) => {
   const { record, beside } = runSecExtract(input, 1_767_225_600);
@@ -63,6 +64,13 @@ describe('10-Q and 8-K', () => {
     const text = 'Item 2.02 Results of Operations and Financial Condition\nResults.\nItem 9.01 Financial Statements and Exhibits\nExhibit 99.1';
     expect(extract({ document: text }).result['outcome']).toBe('FORM-TYPE-UNKNOWN');
     expect(extract({ document: text, form_type: '8-K' }).result.items.map((i) => i['item'])).toEqual(['2.02', '9.01']);
+  });
+
+  it('a heading title longer than 200 characters is cut on a whole character: the record stays I-JSON, so its verify route takes it', () => {
+    const text = `Item 2.02 ${'x'.repeat(199)}😀 more\nResults.\nItem 9.01 Financial Statements`;
+    const { result, record } = extract({ document: text, form_type: '8-K' });
+    expect(result.items[0]!['title']).toBe('x'.repeat(199));
+    expect(parseIJson(canonicalText(record)).ok).toBe(true);
   });
 
   it('the same filing twice gives the same bytes', () => {

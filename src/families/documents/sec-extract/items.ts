@@ -1,5 +1,6 @@
 import { sha256Hex } from '../../../signing/hash.ts';
 import { codePointOffsets } from '../../../kernel/uax29-segments.ts';
+import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
 
 /**
  * The items of a 10-K, 10-Q or 8-K, found as headings ("Item 1A. Risk Factors") at the start of
@@ -40,7 +41,7 @@ function headings(text: string, form: FormType): Heading[] {
   const found: Heading[] = [];
   for (const m of text.matchAll(HEADING)) {
     const item = m[1]!.toUpperCase();
-    const title = m[2]!.trim().slice(0, 200);
+    const title = sliceWholeCharacters(m[2]!.trim(), 200);
     const at = m.index! + m[0].length - m[0].trimStart().length;
     if (form === '8-K') {
       if (EIGHT_K_ITEMS.test(item)) found.push({ key: item, item, title, at });

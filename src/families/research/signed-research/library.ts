@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { sha256Hex } from '../../../signing/hash.ts';
+import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
 
 const entrySchema = z.object({
   id: z.string().regex(/^[a-z0-9_]+$/),
@@ -63,7 +64,7 @@ export function readOperatorDocuments(dir: string): OperatorDocument[] {
       const bytes = readFileSync(path);
       const text = bytes.toString('utf8');
       const firstLine = text.split('\n').find((l) => l.trim() !== '')?.replace(/^#+\s*/, '').trim() ?? name;
-      return [{ id: `operator:${name}`, title: firstLine.slice(0, 200), text, file: name, sha256: sha256Hex(bytes) }];
+      return [{ id: `operator:${name}`, title: sliceWholeCharacters(firstLine, 200), text, file: name, sha256: sha256Hex(bytes) }];
     });
 }
 
