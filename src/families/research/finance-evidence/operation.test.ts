@@ -14,6 +14,10 @@ describe('finance attested evidence over HTTP', () => {
     expect(float).toMatchObject({ status: 422, body: { issues: [{ path: 'statement.income_statement.Revenues' }] } });
     const unknown = await postJson(`${service.url}${path}`, { statement: { ...FINANCE_EXAMPLE.statement, balance_sheet: { Goodwill: '1' } } });
     expect(unknown.status).toBe(422);
+    for (const currency of ['ABC', 'XXX', 'XTS']) {
+      const notInUse = await postJson(`${service.url}${path}`, { ...FINANCE_EXAMPLE, statement: { ...FINANCE_EXAMPLE.statement, currency } });
+      expect(notInUse, currency).toMatchObject({ status: 422, body: { issues: [{ path: 'statement.currency' }] } });
+    }
     const prior = await postJson(`${service.url}${path}`, { ...FINANCE_EXAMPLE, prior: { ...FINANCE_EXAMPLE.statement, currency: 'EUR', period_end: '2024-12-31' } });
     expect(prior).toMatchObject({ status: 422, body: { error: 'prior_not_comparable', issues: [{ path: 'prior.currency' }] } });
   });

@@ -12,9 +12,13 @@ const section = <C extends readonly string[]>(concepts: C, what: string) =>
     .strict()
     .describe(`${what}: US-GAAP concept names (${concepts.join(', ')}), amounts as decimal strings`);
 
+// The currencies the host's ICU knows as in use (ISO 4217 less the historic codes, XXX and XTS): a
+// statement's amounts are in a currency, and three capital letters alone took ABC and XXX.
+const CURRENCIES_IN_USE = Intl.supportedValuesOf('currency') as [string, ...string[]];
+
 const statement = z
   .object({
-    currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD'),
+    currency: z.enum(CURRENCIES_IN_USE, { error: 'must be the ISO 4217 code of a currency in use, such as USD (XXX, "no currency", and XTS, "for testing", are not)' }),
     period_end: z.iso.date().describe('The last day of the period, YYYY-MM-DD'),
     income_statement: section(INCOME_STATEMENT_CONCEPTS, 'Income statement'),
     balance_sheet: section(BALANCE_SHEET_CONCEPTS, 'Balance sheet at period end'),
