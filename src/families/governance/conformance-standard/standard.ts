@@ -3,7 +3,8 @@
  * judged against; a change to any check's meaning is a new version.
  */
 export const CONFORMANCE_RULESET = { id: 'x402-conformance', version: '1' } as const;
-export const RECEIPT_CHECK_RULESET = { id: 'x402-offer-receipt-conformance', version: '1' } as const;
+/** Version 2 (2026-11-27): a JWS header or payload that is not I-JSON (RFC 7493) fails ORC-FMT-001. */
+export const RECEIPT_CHECK_RULESET = { id: 'x402-offer-receipt-conformance', version: '2' } as const;
 /** The version strings this document has always been published under ("x402-conformance/v1"). */
 export const CONFORMANCE_STANDARD_VERSION = `${CONFORMANCE_RULESET.id}/v${CONFORMANCE_RULESET.version}`;
 export const RECEIPT_CHECK_STANDARD_VERSION = `${RECEIPT_CHECK_RULESET.id}/v${RECEIPT_CHECK_RULESET.version}`;
@@ -43,7 +44,7 @@ export const AUDIT_CHECKS: readonly ConformanceCheck[] = [
 ];
 
 export const RECEIPT_CHECKS: readonly ConformanceCheck[] = [
-  { id: 'ORC-FMT-001', title: 'Signed envelope', requires: 'format is "jws" or "eip712"; an eip712 artefact carries payload and a 65-byte 0x signature; a jws artefact carries a compact JWS and no payload.', reference: 'x402 offer-and-receipt extension v1.0, section 3.1.1', severity: 'critical', appliesTo: 'paid' },
+  { id: 'ORC-FMT-001', title: 'Signed envelope', requires: 'format is "jws" or "eip712"; an eip712 artefact carries payload and a 65-byte 0x signature; a jws artefact carries a compact JWS and no payload, whose header and payload are UTF-8 I-JSON objects (RFC 7493: no duplicate member names, no lone surrogates, every number exactly representable; no __proto__ member) nesting at most 31 levels, so the signed record carries the payload exactly as the issuer signed it.', reference: 'x402 offer-and-receipt extension v1.0, section 3.1.1', severity: 'critical', appliesTo: 'paid' },
   { id: 'ORC-REQ-001', title: 'Required payload members', requires: 'An offer payload carries version, resourceUrl, scheme, network, asset, payTo, amount (validUntil optional); a receipt payload carries version, network, resourceUrl, payer, issuedAt.', reference: 'x402 offer-and-receipt extension v1.0, sections 4.2 and 5.2', severity: 'critical', appliesTo: 'paid' },
   { id: 'ORC-NET-001', title: 'CAIP-2 network', requires: 'The payload network is a CAIP-2 chain id.', reference: 'x402 offer-and-receipt extension v1.0, sections 4.2 and 5.2 (network)', severity: 'major', appliesTo: 'paid' },
   { id: 'ORC-AMT-001', title: 'Atomic-unit amount', requires: 'An offer amount is a string of a non-negative integer in atomic units.', reference: 'x402 offer-and-receipt extension v1.0, section 4.2 (amount)', severity: 'major', appliesTo: 'paid' },

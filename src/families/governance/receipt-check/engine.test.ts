@@ -14,6 +14,7 @@ const PAYER = '0x1111111111111111111111111111111111111111';
 
 const check = (input: ReceiptCheckInput) => checkOfferOrReceipt(input, { now: 1_767_225_600 });
 const statusOf = (r: JsonObject) => Object.fromEntries((r.checks as Array<{ id: string; status: string }>).map((c) => [c.id, c.status]));
+const part = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 const failed = (r: JsonObject) => Object.entries(statusOf(r)).filter(([, s]) => s === 'fail').map(([id]) => id);
 
 async function offer(): Promise<JsonObject> {
@@ -25,7 +26,7 @@ describe('bureau receipt check', () => {
     const signed = await offer();
     const r = check({ artefact: 'offer', signed, requirements, resourceUrl: RESOURCE, signer: { address: account.address } });
     expect(failed(r)).toEqual([]);
-    expect(r).toMatchObject({ outcome: 'CONFORMANT', format: 'eip712', recoveredSigner: account.address.toLowerCase(), ruleset: { id: 'x402-offer-receipt-conformance', version: '1' } });
+    expect(r).toMatchObject({ outcome: 'CONFORMANT', format: 'eip712', recoveredSigner: account.address.toLowerCase(), ruleset: { id: 'x402-offer-receipt-conformance', version: '2' } });
   });
 
   it('an EIP-712 receipt passes; the wrong signer, payer or network fail the right check', async () => {
@@ -63,11 +64,34 @@ describe('bureau receipt check', () => {
 });
 
 describe('compact JWS parts', () => {
+  const part = (bytes: Buffer) => bytes.toString('base64url');
+  const header = part(Buffer.from('{"alg":"EdDSA"}'));
+  const signature = part(Buffer.alloc(64));
+  const withPayload = (text: string) => parseCompactJws(`${header}.${part(Buffer.from(text))}.${signature}`);
+
   it('a header or payload that is not UTF-8 JSON makes no JWS (RFC 7515), rather than JSON with U+FFFD in it', () => {
-    const part = (bytes: Buffer) => bytes.toString('base64url');
-    const header = part(Buffer.from('{"alg":"EdDSA"}'));
-    const signature = part(Buffer.alloc(64));
-    expect(parseCompactJws(`${header}.${part(Buffer.from('{"a":"b"}'))}.${signature}`)).toMatchObject({ payload: { a: 'b' } });
-    expect(parseCompactJws(`${header}.${part(Buffer.from('{"a":"caf\xe9"}', 'latin1'))}.${signature}`)).toBeUndefined();
+    expect(withPayload('{"a":"b"}')).toMatchObject({ ok: true, jws: { payload: { a: 'b' } } });
+    expect(parseCompactJws(`${header}.${part(Buffer.from('{"a":"caf\xe9"}', 'latin1'))}.${signature}`)).toMatchObject({ ok: false, defect: expect.stringMatching(/^the JWS payload is not UTF-8: the byte 0xE9/) });
+  });
+
+  it('a payload or header that is not I-JSON is a defect naming the member, never a value the issuer did not sign', () => {
+    expect(withPayload('{"issuedAt":1e400}')).toEqual({ ok: false, defect: 'the JWS payload is not I-JSON (RFC 7493), so it cannot be carried exactly: issuedAt: number 1e400 overflows: send it as a string' });
+    expect(withPayload('{"n":1e-400}')).toMatchObject({ ok: false, defect: expect.stringContaining('n: number 1e-400 underflows to 0') });
+    expect(withPayload('{"big":123456789012345678901234567890}')).toMatchObject({ ok: false, defect: expect.stringContaining('big: ') });
+    expect(withPayload('{"a":"\\ud800"}')).toMatchObject({ ok: false, defect: expect.stringContaining('a: lone surrogate') });
+    expect(withPayload('{"__proto__":{"injected":true}}')).toMatchObject({ ok: false, defect: expect.stringContaining('__proto__: the member name "__proto__" is refused') });
+    expect(parseCompactJws(`${part(Buffer.from('{"alg":"EdDSA","alg":"none"}'))}.${part(Buffer.from('{}'))}.${signature}`)).toMatchObject({ ok: false, defect: expect.stringMatching(/^the JWS header is not I-JSON .*duplicate member name "alg"/) });
+    // The payload sits one level down in the signed record, which the verify route takes 32 deep.
+    expect(withPayload(`${'{"a":'.repeat(31)}1${'}'.repeat(31)}`)).toMatchObject({ ok: true });
+    expect(withPayload(`${'{"a":'.repeat(32)}1${'}'.repeat(32)}`)).toEqual({ ok: false, defect: 'the JWS payload must not nest deeper than 31 levels' });
+    expect(withPayload('[1]')).toEqual({ ok: false, defect: 'the JWS payload is not a JSON object' });
+  });
+});
+
+describe('receipt check of a JWS payload that is not I-JSON', () => {
+  it('fails the envelope check with the reason and carries no payload; the other checks are not assessed', () => {
+    const r = check({ artefact: 'receipt', signed: { format: 'jws', signature: `${part('{"alg":"EdDSA"}')}.${part('{"n":1e-400,"big":123456789012345678901234567890}')}.${Buffer.alloc(64).toString('base64url')}` }, payer: PAYER, signer: { publicKey: '00'.repeat(32) } });
+    expect(r).toMatchObject({ outcome: 'NON-CONFORMANT', payload: null, defects: ['ORC-FMT-001'], ruleset: { version: '2' } });
+    expect(statusOf(r)).toEqual({ 'ORC-FMT-001': 'fail', 'ORC-REQ-001': 'not-provided', 'ORC-NET-001': 'not-provided', 'ORC-AMT-001': 'not-provided', 'ORC-CON-001': 'not-provided', 'ORC-SIG-001': 'not-provided' });
   });
 });

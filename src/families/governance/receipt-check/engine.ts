@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from '../conformance-standard/verdicts.ts';
 import { RECEIPT_CHECKS, RECEIPT_CHECK_RULESET } from '../conformance-standard/standard.ts';
-import { jwsVerifies, parseCompactJws, recoverAddress, typedDataDigest } from './offer-receipt-signatures.ts';
+import { jwsVerifies, parseCompactJws, recoverAddress, typedDataDigest, type JwsParts } from './offer-receipt-signatures.ts';
 
 export interface ReceiptCheckInput {
   artefact: 'offer' | 'receipt';
@@ -33,7 +33,7 @@ interface Envelope {
   format?: 'jws' | 'eip712';
   payload?: JsonObject;
   defect?: string;
-  jws?: ReturnType<typeof parseCompactJws>;
+  jws?: JwsParts;
 }
 
 function readEnvelope(signed: JsonObject): Envelope {
@@ -44,8 +44,11 @@ function readEnvelope(signed: JsonObject): Envelope {
     return { format: 'eip712', payload };
   }
   if (signed.format === 'jws') {
-    const jws = typeof signed.signature === 'string' ? parseCompactJws(signed.signature) : undefined;
-    if (!jws) return { format: 'jws', defect: 'signature is not a compact JWS (header.payload.signature)' };
+    if (typeof signed.signature !== 'string') return { format: 'jws', defect: 'signature is not a compact JWS (header.payload.signature)' };
+    const read = parseCompactJws(signed.signature);
+    // A payload the record could not carry exactly is no readable payload: nothing else is judged on it.
+    if (!read.ok) return { format: 'jws', defect: read.defect };
+    const jws = read.jws;
     const payload = jws.payload as JsonObject;
     if (signed.payload !== undefined) return { format: 'jws', payload, jws, defect: 'a jws artefact must omit payload' };
     return { format: 'jws', payload, jws };

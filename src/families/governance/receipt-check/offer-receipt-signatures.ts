@@ -3,6 +3,8 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createHash } from 'node:crypto';
 import { ed25519Verifies } from '../../../kernel/signed-record.ts';
 import { decodeUtf8, describeIllFormed } from '../../../kernel/rfc3629.ts';
+import { parseIJson } from '../../../kernel/rfc7493.ts';
+import { MAX_JSON_DEPTH } from '../../../kernel/json.ts';
 
 /**
  * Signature checks of the x402 offer-and-receipt extension (v1.0): EIP-712 typed data over
@@ -69,24 +71,39 @@ export interface JwsParts {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function strictUtf8(bytes: Uint8Array): string {
-  const decoded = decodeUtf8(bytes);
-  if (!decoded.ok) throw new Error(describeIllFormed(decoded));
-  return decoded.text;
+/**
+ * The payload is carried into the signed record one level down: deeper than this, the record
+ * would nest beyond what the bureau's own verify route accepts.
+ */
+const MAX_PART_DEPTH = MAX_JSON_DEPTH - 1;
+
+/** A JWS part as a JSON object, or why it is not one the bureau can carry exactly. */
+function readPart(name: 'header' | 'payload', part: string): { value: Record<string, unknown> } | { defect: string } {
+  // RFC 7515: the header and payload here are UTF-8 JSON; other bytes make no JWS of this kind.
+  const decoded = decodeUtf8(Buffer.from(part, 'base64url'));
+  if (!decoded.ok) return { defect: `the JWS ${name} is not UTF-8: ${describeIllFormed(decoded)}` };
+  // I-JSON, not JSON.parse: 1e400 read as Infinity could not be signed, 1e-400 read as 0 and
+  // integers beyond 2^53 rounded would be sealed as what the issuer never signed, and a lone
+  // surrogate or __proto__ member would make a record the verify route refuses. RFC 7515
+  // section 4 lets a parser reject a header with a duplicate name.
+  const parsed = parseIJson(decoded.text, MAX_PART_DEPTH);
+  if (!parsed.ok) {
+    if (parsed.malformed) return { defect: `the JWS ${name} is not JSON` };
+    if (parsed.path === '(root)') return { defect: `the JWS ${name} ${parsed.reason}` };
+    return { defect: `the JWS ${name} is not I-JSON (RFC 7493), so it cannot be carried exactly: ${parsed.path}: ${parsed.reason}` };
+  }
+  return isObject(parsed.value) ? { value: parsed.value } : { defect: `the JWS ${name} is not a JSON object` };
 }
 
-export function parseCompactJws(jws: string): JwsParts | undefined {
+/** A compact JWS split and read, or the defect that makes it none the check can read. */
+export function parseCompactJws(jws: string): { ok: true; jws: JwsParts } | { ok: false; defect: string } {
   const parts = jws.split('.');
-  if (parts.length !== 3 || !parts.every((p) => /^[A-Za-z0-9_-]*$/.test(p))) return undefined;
-  try {
-    // RFC 7515: the header and payload here are UTF-8 JSON; other bytes make no JWS of this kind.
-    const header = JSON.parse(strictUtf8(Buffer.from(parts[0]!, 'base64url'))) as unknown;
-    const payload = JSON.parse(strictUtf8(Buffer.from(parts[1]!, 'base64url'))) as unknown;
-    if (!isObject(header) || !isObject(payload)) return undefined;
-    return { header, payload, signingInput: utf8(`${parts[0]}.${parts[1]}`), signature: Buffer.from(parts[2]!, 'base64url') };
-  } catch {
-    return undefined;
-  }
+  if (parts.length !== 3 || !parts.every((p) => /^[A-Za-z0-9_-]*$/.test(p))) return { ok: false, defect: 'signature is not a compact JWS (header.payload.signature)' };
+  const header = readPart('header', parts[0]!);
+  if ('defect' in header) return { ok: false, defect: header.defect };
+  const payload = readPart('payload', parts[1]!);
+  if ('defect' in payload) return { ok: false, defect: payload.defect };
+  return { ok: true, jws: { header: header.value, payload: payload.value, signingInput: utf8(`${parts[0]}.${parts[1]}`), signature: Buffer.from(parts[2]!, 'base64url') } };
 }
 
 /** JWS verification with a supplied raw public key in hex: EdDSA (32 bytes) or ES256K (33 or 65 bytes). */

@@ -31,7 +31,7 @@ const receiptCheckOperation = pricedOperation({
     priceUsd: '0.05',
     summary: "Conformance check of an issuer's receipt or offer.",
     description:
-      'Checks a signed offer or receipt of the x402 offer-and-receipt extension (format jws or eip712) against the receipt-check standard (GET /v1/bureau/standard, receiptCheck): envelope, required payload members, CAIP-2 network, atomic amount, consistency with the supplied requirements/offer/resourceUrl/payer, and the signature when a signer is supplied (eip712: expected address; jws: raw EdDSA or ES256K public key in hex). The signed record is under evidenceCore (governance key).',
+      'Checks a signed offer or receipt of the x402 offer-and-receipt extension (format jws or eip712) against the receipt-check standard (GET /v1/bureau/standard, receiptCheck): envelope, required payload members, CAIP-2 network, atomic amount, consistency with the supplied requirements/offer/resourceUrl/payer, and the signature when a signer is supplied (eip712: expected address; jws: raw EdDSA or ES256K public key in hex). A JWS whose header or payload is not I-JSON (RFC 7493: a number such as 1e400 or an integer beyond 2^53, a lone surrogate, a duplicate or __proto__ member) or nests deeper than 31 levels fails ORC-FMT-001 with the reason, and the record carries payload null rather than a value the issuer did not sign. The signed record is under evidenceCore (governance key).',
     inputFrom: 'json',
     input: z
       .object({
