@@ -9,8 +9,27 @@ export const reputationRecord = z.object({
   ruleset: rulesetMember(REPUTATION_RULESET),
   endpoint: z.string(),
   minObservations: z.number().int(),
-  observations: z.object({ supplied: z.number().int(), accepted: z.number().int(), rejected: z.array(z.object({ index: z.number().int(), reason: z.string() })) }),
-  observationsSha256: z.array(z.string()),
+  evidence_source: z.literal('caller-supplied').describe('The caller chose which observations to send; only those this bureau signed are scored'),
+  observations: z.object({
+    supplied: z.number().int(),
+    accepted: z.number().int().describe('Bureau-signed observations of this endpoint: the ones scored'),
+    foreign: z.number().int().describe('Observations that verify only with a key the caller supplied: counted, never scored'),
+    rejected: z.array(z.object({ index: z.number().int(), reason: z.string() })),
+    verified: z
+      .array(
+        z.object({
+          index: z.number().int(),
+          sha256: z.string(),
+          signedBy: z.enum(['bureau', 'other-key']),
+          publicKey: z.string().describe('The key the signature verified with'),
+          keyId: z.string().optional().describe('bureau only: the governance key id (any generation, see /v1/keys/history)'),
+          key_generation: z.number().int().optional(),
+          scored: z.boolean(),
+        }),
+      )
+      .describe('Each observation not rejected, in input order, with the key that verified it'),
+  }),
+  observationsSha256: z.array(z.string()).describe('The scored observations, in time order'),
   assessedAt: z.number().int(),
   outcome: z.enum(['GOOD', 'FAIR', 'POOR', 'INSUFFICIENT-DATA']),
   reason: z.string().optional().describe('INSUFFICIENT-DATA only'),
@@ -29,7 +48,7 @@ const bureauReputationOperation = pricedOperation({
     priceUsd: '0.10',
     summary: 'Reputation from signed observation history.',
     description:
-      "An endpoint's reputation from supplied signed observations (bureau audits and receipt checks, each {evidenceCore, sha256, ed25519Sig, publicKey?}): ours are verified with the governance key, others' with the supplied key; observations that do not verify, concern another endpoint or repeat one are set aside with the reason. Pass rate, trend (earlier half vs later half), open defects; INSUFFICIENT-DATA under min_observations (default 3). The signed record is under evidenceCore (governance key).",
+      "An endpoint's reputation from supplied signed observations (bureau audits and receipt checks, each {evidenceCore, sha256, ed25519Sig, publicKey?}). Only observations signed by this bureau (its governance key of any generation, the key of the record's time) are scored; one that verifies only with a publicKey the caller supplies is listed and counted (observations.foreign), never scored, since anyone can sign a record saying CONFORMANT. Observations that do not verify, concern another endpoint or repeat one are set aside with the reason. Pass rate, trend (earlier half vs later half), open defects; INSUFFICIENT-DATA under min_observations (default 3) bureau-signed observations. The signed record is under evidenceCore (governance key).",
     inputFrom: 'json',
     input: z
       .object({
