@@ -220,7 +220,7 @@ describe('Trust and Reputation, refused before any payment', () => {
       expect([402, 422], path).toContain(res.status);
     }
     const standard = (await (await fetch(`${service.url}/v1/readiness/standard`)).json()) as { standard: string; elements: unknown[] };
-    expect(standard.standard).toBe('containment-readiness/1');
+    expect(standard.standard).toBe('containment-readiness/2');
     expect(standard.elements).toHaveLength(5);
   });
 });

@@ -133,3 +133,50 @@ describe('amounts in outcome events', () => {
     expect(c.rejected_events[0]!.reason).toContain('amount');
   });
 });
+
+describe('self-attestation is told by the key, however it is spelled', () => {
+  const selfKey = edSigner(43);
+  const selfWallet = evmSigner(0x45);
+
+  async function scoreOwnEvent(agentId: string, signer: string, sign: (text: string) => Promise<string> | string) {
+    const event = { agent: agentId, outcome: 'success', at: T };
+    const signed = { event, signature: await sign(canonicalText(event)), signer };
+    return composeReputation({ agent: agentId, events: [signed, (await signedOutcome(event, counterparty)) as JsonValue] }, 0);
+  }
+
+  it.each([
+    ['did:key agent, signer as hex', () => selfKey.didKey, () => selfKey.hex],
+    ['did:key agent, signer as base64', () => selfKey.didKey, () => selfKey.base64],
+    ['hex agent, signer as did:key', () => selfKey.hex, () => selfKey.didKey],
+  ])('Ed25519: %s -> rejected as self-attested', async (_name, agentOf, signerOf) => {
+    const c = await scoreOwnEvent(agentOf(), signerOf(), (text) => selfKey.sign(text));
+    expect(c.counts).toMatchObject({ valid: 1, rejected: 1 });
+    expect(c.rejected_events).toEqual([{ index: 0, reason: expect.stringMatching(/^self-attested: signed by the agent's own key/) }]);
+    expect(c.self_attestation_check).toMatchObject({ compared: 'key identity', agent_key: `ed25519:${selfKey.hex}` });
+  });
+
+  it.each([
+    ['did:pkh on Base, signer the address', () => `did:pkh:eip155:8453:${selfWallet.address}`, () => selfWallet.address],
+    ['did:pkh on mainnet, signer the lower-case address', () => `did:pkh:eip155:1:${selfWallet.address}`, () => selfWallet.lower],
+    ['lower-case address, signer checksummed', () => selfWallet.lower, () => selfWallet.address],
+  ])('EVM: %s -> rejected as self-attested (the chain id does not matter)', async (_name, agentOf, signerOf) => {
+    const c = await scoreOwnEvent(agentOf(), signerOf(), (text) => selfWallet.sign(text));
+    expect(c.counts).toMatchObject({ valid: 1, rejected: 1 });
+    expect(c.rejected_events).toEqual([{ index: 0, reason: expect.stringMatching(/^self-attested/) }]);
+    expect(c.self_attestation_check).toMatchObject({ compared: 'key identity', agent_key: `evm:${selfWallet.lower}` });
+  });
+
+  it('a did:web agent names no key: the record says signers were compared as text', async () => {
+    const c = composeReputation({ agent, events: [await sign(outcome('success', T))] }, 0);
+    expect(c.outcome).toBe('SCORED');
+    expect(c.self_attestation_check).toEqual({ compared: 'text', detail: expect.stringContaining('not detected') });
+  });
+
+  it('one key spelled two ways is one signer', async () => {
+    const asHex = await sign(outcome('success', T));
+    const asBase64 = { ...((await sign(outcome('failure', T - 1))) as JsonObject), signer: counterparty.base64 };
+    const c = composeReputation({ agent, events: [asHex, asBase64] }, 0);
+    expect(c.counts).toMatchObject({ valid: 2 });
+    expect(c.distinct_signers).toBe(1);
+  });
+});

@@ -3,8 +3,10 @@ import { AMOUNT_PATTERN } from '../../../kernel/decimal-amount.ts';
 import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
 import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
 import { round, wilsonLowerBound } from '../shared/stats.ts';
+import { keyIdentityOf, keyIdentityText, sameHolder } from '../shared/key-identity.ts';
 
-export const REPUTATION_RULESET = { id: 'agent-reputation', version: '1' } as const;
+/** Version 2 (2026-11-27): self-attestation is told by the signing key, not by how it is spelled. */
+export const REPUTATION_RULESET = { id: 'agent-reputation', version: '2' } as const;
 export const REPUTATION_KIND = 'agent-reputation';
 /** Recency half-life: an outcome 30 days older than the newest one counts half. */
 export const RECENCY_HALF_LIFE_SECONDS = 30 * 24 * 3600;
@@ -34,6 +36,8 @@ export interface ReputationInput {
 
 interface ValidEvent extends OutcomeEvent {
   signer: string;
+  /** The signer's key however it was spelled (keyIdentityText): one key is one signer. */
+  signerKey: string;
 }
 
 type Screened = { ok: true; event: ValidEvent } | { ok: false; reason: string };
@@ -50,11 +54,32 @@ export function screenEvent(raw: JsonValue, agent: string): Screened {
   const parsed = outcomeEvent.safeParse(event);
   if (!parsed.success) return { ok: false, reason: `unparseable event: ${issueText(parsed.error)}` };
   if (parsed.data.agent !== agent) return { ok: false, reason: `event is about agent ${parsed.data.agent}, not ${agent}` };
-  if (signer.toLowerCase() === agent.toLowerCase()) return { ok: false, reason: 'self-attested: signed by the agent itself' };
+  const self = sameHolder(signer, agent);
+  if (self.same) {
+    return { ok: false, reason: self.compared === 'key identity' ? "self-attested: signed by the agent's own key" : 'self-attested: signed by the agent itself' };
+  }
   // The signature covers the RFC 8785 text of the event exactly as supplied.
   const check = verifyBySigner(signer, canonicalText(event), signature);
   if (!check.ok) return { ok: false, reason: `bad signature: ${check.reason}` };
-  return { ok: true, event: { ...parsed.data, signer } };
+  const signerKey = keyIdentityOf(signer);
+  if (!signerKey) return { ok: false, reason: 'bad signature: signer names no key' };
+  return { ok: true, event: { ...parsed.data, signer, signerKey: keyIdentityText(signerKey) } };
+}
+
+/**
+ * What self-attestation was told by: the agent's key when the agent names one, else its text
+ * (a did:web or a name resolves to no key offline, and the record says so).
+ */
+function selfAttestationCheck(agent: string): JsonObject {
+  const identity = keyIdentityOf(agent);
+  if (identity) {
+    return { compared: 'key identity', agent_key: keyIdentityText(identity), detail: "each signer's key (Ed25519 key or EVM address, however spelled) was compared with the agent's" };
+  }
+  return {
+    compared: 'text',
+    detail:
+      "the agent names no key readable offline (not a did:key, did:pkh:eip155, EVM address or raw Ed25519 key): each signer was compared with it as text, case-insensitively, so a signer holding the agent's key under another name is not detected",
+  };
 }
 
 function issueText(error: z.ZodError): string {
@@ -78,7 +103,14 @@ export function composeReputation(input: ReputationInput, now: number): JsonObje
     if (screened.ok) valid.push(screened.event);
     else rejected.push({ index, reason: screened.reason.length > MAX_REASON_CHARS ? `${screened.reason.slice(0, MAX_REASON_CHARS - 3)}...` : screened.reason });
   });
-  const base = { kind: REPUTATION_KIND, agent: input.agent, ruleset: { ...REPUTATION_RULESET }, events_supplied: input.events.length, rejected_events: rejected };
+  const base = {
+    kind: REPUTATION_KIND,
+    agent: input.agent,
+    ruleset: { ...REPUTATION_RULESET },
+    self_attestation_check: selfAttestationCheck(input.agent),
+    events_supplied: input.events.length,
+    rejected_events: rejected,
+  };
   if (valid.length === 0) {
     return { ...base, outcome: 'INSUFFICIENT-DATA', verdict: 'insufficient data: no valid signed outcome event, no score', composedAt: now };
   }
@@ -111,7 +143,7 @@ export function composeReputation(input: ReputationInput, now: number): JsonObje
     newest_event_at: newest,
     oldest_event_at: oldest,
     distinct_counterparties: counterparties.size,
-    distinct_signers: new Set(valid.map((e) => e.signer.toLowerCase())).size,
+    distinct_signers: new Set(valid.map((e) => e.signerKey)).size,
     weights: { ...WEIGHTS },
     reputation_score: score,
     verdict: verdictText(score, valid.length, successes),

@@ -19,6 +19,9 @@ export const reputationRecordSchema = z.object({
   kind: z.literal(REPUTATION_KIND),
   agent: z.string(),
   ruleset: rulesetMember(REPUTATION_RULESET),
+  self_attestation_check: z
+    .object({ compared: z.enum(['key identity', 'text']), agent_key: z.string().optional(), detail: z.string() })
+    .describe("How a signer was told from the agent: by key (agent_key, ed25519:<hex> or evm:<address>) when the agent names one, else by text"),
   events_supplied: z.number().int(),
   rejected_events: z.array(z.object({ index: z.number().int(), reason: z.string() })),
   outcome: z.enum(['SCORED', 'INSUFFICIENT-DATA']),
@@ -47,7 +50,7 @@ const agentReputationOperation = pricedOperation({
     family: 'trust',
     priceUsd: '0.25',
     summary: 'Composite from supplied signed outcome events; reputation_score in [0,1].',
-    description: `Every event's signature (Ed25519 or EIP-191, over the RFC 8785 text of event) is checked; unparseable, unsigned, self-attested or badly signed events are listed with the reason and left out. Ruleset ${REPUTATION_RULESET.id}/${REPUTATION_RULESET.version}: counts, success rate, Wilson lower bound, dispute rate, recency weighting from the newest event, distinct counterparties, reputation_score in [0,1] and a verdict. No valid event: INSUFFICIENT-DATA and no score.`,
+    description: `Every event's signature (Ed25519 or EIP-191, over the RFC 8785 text of event) is checked; unparseable, unsigned, self-attested (signed by the agent's own key, however spelled: did:key, hex or base64 key, address or did:pkh) or badly signed events are listed with the reason and left out. Ruleset ${REPUTATION_RULESET.id}/${REPUTATION_RULESET.version}: counts, success rate, Wilson lower bound, dispute rate, recency weighting from the newest event, distinct counterparties, reputation_score in [0,1] and a verdict. No valid event: INSUFFICIENT-DATA and no score.`,
     inputFrom: 'json',
     input: reputationInput,
     example: {

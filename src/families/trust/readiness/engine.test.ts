@@ -98,3 +98,42 @@ describe('readiness engine', () => {
     );
   });
 });
+
+describe('the custodian is told from the agent by key, however either is spelled', () => {
+  const signedBy = (sign: (text: string) => string) => ({ ...readyPolicy(), rules: [{ rule, signature: sign(canonicalText(rule)) }] });
+
+  it.each([
+    ['custodian hex, agent its did:key', () => custodian.hex, () => custodian.didKey],
+    ['custodian base64, agent its did:key', () => custodian.base64, () => custodian.didKey],
+    ['custodian did:key, agent the same did:key', () => custodian.didKey, () => custodian.didKey],
+  ])('Ed25519: %s -> READINESS-GAP', (_name, custodianOf, agentOf) => {
+    const policy = { ...signedBy((text) => custodian.sign(text)), agent_did: agentOf() };
+    const record = attestReadiness({ target: 't', custodian: custodianOf(), policy }, 1);
+    expect(record.verdict).toBe('READINESS-GAP');
+    const found = (record.evidence as JsonObject[]).find((f) => f.element === 'kill_switch_custodian');
+    expect(found).toMatchObject({ status: 'unevidenced', detail: expect.stringContaining("the agent's own key") });
+    expect(statusOf(record.evidence as JsonObject[], 'signed_rule')).toBe('evidenced');
+  });
+
+  it.each([8453, 1])('EVM: custodian the address of the agent did:pkh (chain %i) -> READINESS-GAP', async (chain) => {
+    const w = evmSigner(0x46);
+    const throttle = { type: 'throttle', maxCallsPerMinute: 10 };
+    const policy = { ...readyPolicy(), agent_did: `did:pkh:eip155:${chain}:${w.lower}`, rules: [{ rule: throttle, signature: await w.sign(canonicalText(throttle)) }] };
+    const record = attestReadiness({ target: 't', custodian: w.address, policy }, 1);
+    expect(record.verdict).toBe('READINESS-GAP');
+    expect(statusOf(record.evidence as JsonObject[], 'kill_switch_custodian')).toBe('unevidenced');
+  });
+
+  it('another key is evidenced, and the finding says keys were compared', () => {
+    const policy = { ...readyPolicy(), agent_did: edSigner(22).didKey };
+    const record = attestReadiness({ target: 't', custodian: custodian.hex, policy }, 1);
+    expect(record.verdict).toBe('READY');
+    expect((record.evidence as JsonObject[]).find((f) => f.element === 'kill_switch_custodian')?.detail).toContain('keys compared');
+  });
+
+  it('a did:web agent names no key: evidenced, and the finding says the two were compared as text', () => {
+    const record = attestReadiness({ target: 't', custodian: custodian.didKey, policy: readyPolicy() }, 1);
+    expect(record.verdict).toBe('READY');
+    expect((record.evidence as JsonObject[]).find((f) => f.element === 'kill_switch_custodian')?.detail).toContain('compared as text: policy.agent_did names no key');
+  });
+});

@@ -1,8 +1,10 @@
 import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
 import { readinessRecord } from '../../../kernel/route-kit/records.ts';
 import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
+import { sameHolder } from '../shared/key-identity.ts';
 
-export const READINESS_RULESET = { id: 'containment-readiness', version: '1' } as const;
+/** Version 2 (2026-11-27): the custodian is told from the agent by key, not by how the key is spelled. */
+export const READINESS_RULESET = { id: 'containment-readiness', version: '2' } as const;
 /** The version string the standard has been published under since its first version. */
 export const READINESS_STANDARD_VERSION = `${READINESS_RULESET.id}/${READINESS_RULESET.version}`;
 
@@ -21,7 +23,8 @@ export const READINESS_STANDARD = {
     {
       element: 'kill_switch_custodian',
       where: 'custodian',
-      requirement: 'a DID, Ed25519 public key or EVM address holding the kill switch, distinct from the agent (not policy.agent_did)',
+      requirement:
+        'a DID, Ed25519 public key or EVM address holding the kill switch, distinct from the agent: not the key of policy.agent_did however either is spelled (did:key, hex or base64 Ed25519 key; EVM address or did:pkh:eip155, any chain). When either names no key readable offline (did:web), the two are compared as text and the finding says so',
     },
     {
       element: 'signed_rule',
@@ -59,10 +62,20 @@ function didFinding(policy: JsonObject, element: ReadinessElement, name: string)
 
 function custodianFinding(custodian: string | undefined, agentDid: string | undefined): JsonObject {
   if (!custodian || custodian.trim() === '') return finding('kill_switch_custodian', 'missing', 'custodian is not provided');
-  if (agentDid !== undefined && custodian.toLowerCase() === agentDid.toLowerCase()) {
-    return finding('kill_switch_custodian', 'unevidenced', 'custodian is the agent itself: a kill switch must be held by someone else');
+  if (agentDid === undefined) return finding('kill_switch_custodian', 'evidenced', 'custodian is named; there is no policy.agent_did to tell it from');
+  const holder = sameHolder(custodian, agentDid);
+  if (holder.compared === 'key identity') {
+    return holder.same
+      ? finding('kill_switch_custodian', 'unevidenced', "custodian is the agent's own key (the key of policy.agent_did, however either is spelled): a kill switch must be held by someone else")
+      : finding('kill_switch_custodian', 'evidenced', 'custodian is named and holds another key than policy.agent_did (keys compared)');
   }
-  return finding('kill_switch_custodian', 'evidenced', 'custodian is named and distinct from the agent');
+  if (holder.same) return finding('kill_switch_custodian', 'unevidenced', 'custodian is the agent itself: a kill switch must be held by someone else');
+  const why = { first: 'the custodian names no key', second: 'policy.agent_did names no key', both: 'neither names a key' }[holder.unresolved];
+  return finding(
+    'kill_switch_custodian',
+    'evidenced',
+    `custodian is named and differs from policy.agent_did, compared as text: ${why} readable offline (a did:web, a name), so one holder under two names is not detected`,
+  );
 }
 
 function ruleFinding(policy: JsonObject, custodian: string | undefined): JsonObject {
