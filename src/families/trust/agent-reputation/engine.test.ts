@@ -180,3 +180,40 @@ describe('self-attestation is told by the key, however it is spelled', () => {
     expect(c.distinct_signers).toBe(1);
   });
 });
+
+describe('an event sent more than once counts once', () => {
+  it('50 copies of one signed event score as one, the 49 repeats listed as duplicates', async () => {
+    const one = await sign(outcome('success', T));
+    const single = composeReputation({ agent, events: [one] }, 0);
+    const fifty = composeReputation({ agent, events: Array<JsonValue>(50).fill(one) }, 0);
+    expect(fifty.counts).toMatchObject({ valid: 1, rejected: 49, success: 1 });
+    expect(fifty.reputation_score).toBe(single.reputation_score);
+    expect(fifty.verdict).toContain('from 1 signed outcome,');
+    expect(fifty.rejected_events).toEqual(Array.from({ length: 49 }, (_, i) => ({ index: i + 1, reason: 'duplicate: the same event signed by the same key as event 0' })));
+  });
+
+  it('the same event and key under another spelling of the key, or another valid signature, is a duplicate', async () => {
+    const event = outcome('failure', T, { counterparty: 'shop-a' });
+    const asHex = (await sign(event)) as JsonObject;
+    const asDidKey = { ...asHex, signer: counterparty.didKey };
+    const byWallet = (await signedOutcome(event, wallet)) as JsonObject;
+    // EIP-191 takes the recovery byte as 27/28 or as 0/1: two texts, one signature.
+    const v = Number.parseInt(String(byWallet.signature).slice(-2), 16);
+    const sameWalletOtherV = { ...byWallet, signature: `${String(byWallet.signature).slice(0, -2)}${(v - 27).toString(16).padStart(2, '0')}` };
+    const c = composeReputation({ agent, events: [asHex, asDidKey, byWallet, sameWalletOtherV] }, 0);
+    expect(c.counts).toMatchObject({ valid: 2, rejected: 2 });
+    expect(c.rejected_events).toEqual([
+      { index: 1, reason: expect.stringMatching(/^duplicate: .* event 0$/) },
+      { index: 3, reason: expect.stringMatching(/^duplicate: .* event 2$/) },
+    ]);
+    expect(c.distinct_signers).toBe(2);
+  });
+
+  it('one outcome attested by two different keys counts twice, and a copy of an invalid event keeps its own reason', async () => {
+    const event = outcome('success', T);
+    const bad = { ...((await sign(event)) as JsonObject), signature: 'ff'.repeat(64) };
+    const c = composeReputation({ agent, events: [await sign(event), (await signedOutcome(event, wallet)) as JsonValue, bad, bad] }, 0);
+    expect(c.counts).toMatchObject({ valid: 2, rejected: 2 });
+    expect((c.rejected_events as JsonObject[]).map((r) => String(r.reason).split(':')[0])).toEqual(['bad signature', 'bad signature']);
+  });
+});

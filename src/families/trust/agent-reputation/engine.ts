@@ -5,7 +5,7 @@ import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
 import { round, wilsonLowerBound } from '../shared/stats.ts';
 import { keyIdentityOf, keyIdentityText, sameHolder } from '../shared/key-identity.ts';
 
-/** Version 2 (2026-11-27): self-attestation is told by the signing key, not by how it is spelled. */
+/** Version 2 (2026-11-27): self-attestation is told by the signing key, not by how it is spelled; an event repeated counts once. */
 export const REPUTATION_RULESET = { id: 'agent-reputation', version: '2' } as const;
 export const REPUTATION_KIND = 'agent-reputation';
 /** Recency half-life: an outcome 30 days older than the newest one counts half. */
@@ -38,6 +38,8 @@ interface ValidEvent extends OutcomeEvent {
   signer: string;
   /** The signer's key however it was spelled (keyIdentityText): one key is one signer. */
   signerKey: string;
+  /** The RFC 8785 text of the event, as signed. */
+  canonical: string;
 }
 
 type Screened = { ok: true; event: ValidEvent } | { ok: false; reason: string };
@@ -59,11 +61,12 @@ export function screenEvent(raw: JsonValue, agent: string): Screened {
     return { ok: false, reason: self.compared === 'key identity' ? "self-attested: signed by the agent's own key" : 'self-attested: signed by the agent itself' };
   }
   // The signature covers the RFC 8785 text of the event exactly as supplied.
-  const check = verifyBySigner(signer, canonicalText(event), signature);
+  const canonical = canonicalText(event);
+  const check = verifyBySigner(signer, canonical, signature);
   if (!check.ok) return { ok: false, reason: `bad signature: ${check.reason}` };
   const signerKey = keyIdentityOf(signer);
   if (!signerKey) return { ok: false, reason: 'bad signature: signer names no key' };
-  return { ok: true, event: { ...parsed.data, signer, signerKey: keyIdentityText(signerKey) } };
+  return { ok: true, event: { ...parsed.data, signer, signerKey: keyIdentityText(signerKey), canonical } };
 }
 
 /**
@@ -98,10 +101,18 @@ function verdictText(score: number, valid: number, successes: number): string {
 export function composeReputation(input: ReputationInput, now: number): JsonObject {
   const valid: ValidEvent[] = [];
   const rejected: JsonObject[] = [];
+  // One signed outcome counts once, whoever sends it again and however its signer is spelled.
+  const firstIndexOf = new Map<string, number>();
   input.events.forEach((raw, index) => {
     const screened = screenEvent(raw, input.agent);
-    if (screened.ok) valid.push(screened.event);
-    else rejected.push({ index, reason: screened.reason.length > MAX_REASON_CHARS ? `${screened.reason.slice(0, MAX_REASON_CHARS - 3)}...` : screened.reason });
+    if (screened.ok) {
+      const key = `${screened.event.signerKey} ${screened.event.canonical}`;
+      const first = firstIndexOf.get(key);
+      if (first === undefined) {
+        firstIndexOf.set(key, index);
+        valid.push(screened.event);
+      } else rejected.push({ index, reason: `duplicate: the same event signed by the same key as event ${first}` });
+    } else rejected.push({ index, reason: screened.reason.length > MAX_REASON_CHARS ? `${screened.reason.slice(0, MAX_REASON_CHARS - 3)}...` : screened.reason });
   });
   const base = {
     kind: REPUTATION_KIND,
