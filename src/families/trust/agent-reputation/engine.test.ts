@@ -217,3 +217,14 @@ describe('an event sent more than once counts once', () => {
     expect((c.rejected_events as JsonObject[]).map((r) => String(r.reason).split(':')[0])).toEqual(['bad signature', 'bad signature']);
   });
 });
+
+describe('reasons cut to length', () => {
+  it('are cut between code points: a reason quoting emoji never ends in half a surrogate pair', () => {
+    const events: JsonValue[] = [{ event: { agent: `a${'😀'.repeat(100)}`, outcome: 'success', at: 1 }, signature: 'x', signer: 'y' }];
+    const c = composeReputation({ agent: 'did:web:a', events }, 0);
+    const reason = String((c.rejected_events as JsonObject[])[0]!.reason);
+    expect(reason).toMatch(/^event is about agent a😀+\.\.\.$/u);
+    expect(reason.length).toBeLessThanOrEqual(160);
+    expect(reason).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+});
