@@ -12,7 +12,7 @@ export const REPUTATION_KIND = 'agent-reputation';
 /** Recency half-life: an outcome 30 days older than the newest one counts half. */
 export const RECENCY_HALF_LIFE_SECONDS = 30 * 24 * 3600;
 const WEIGHTS = { wilson: 0.5, recency: 0.3, noDispute: 0.2 } as const;
-/** Reasons are cut here so that a composite still fits its free GET verify route's URL. */
+/** Reasons are cut here to keep a composite small; one too large for a GET URL is re-checked on POST. */
 const MAX_REASON_CHARS = 160;
 
 const outcomeEvent = z

@@ -50,7 +50,7 @@ const agentReputationOperation = pricedOperation({
     family: 'trust',
     priceUsd: '0.25',
     summary: 'Composite from supplied signed outcome events; reputation_score in [0,1].',
-    description: `Every event's signature (Ed25519 or EIP-191, over the RFC 8785 text of event) is checked; unparseable, unsigned, self-attested (signed by the agent's own key, however spelled: did:key, hex or base64 key, address or did:pkh) or badly signed events are listed with the reason and left out. Ruleset ${REPUTATION_RULESET.id}/${REPUTATION_RULESET.version}: counts, success rate, Wilson lower bound, dispute rate, recency weighting from the newest event, distinct counterparties, reputation_score in [0,1] and a verdict. No valid event: INSUFFICIENT-DATA and no score.`,
+    description: `Every event's signature (Ed25519 or EIP-191, over the RFC 8785 text of event) is checked; unparseable, unsigned, self-attested (signed by the agent's own key, however spelled: did:key, hex or base64 key, address or did:pkh) or badly signed events are listed with the reason and left out. Ruleset ${REPUTATION_RULESET.id}/${REPUTATION_RULESET.version}: counts, success rate, Wilson lower bound, dispute rate, recency weighting from the newest event, distinct counterparties, reputation_score in [0,1] and a verdict. No valid event: INSUFFICIENT-DATA and no score. Free re-check: GET /v1/agent-reputation/verify?evidence=<the composite as JSON>, or POST to the same path with the JSON body {evidence, sha256, signature} when the composite is too large for a URL.`,
     inputFrom: 'json',
     input: reputationInput,
     example: {
@@ -75,4 +75,17 @@ const agentReputationVerify = verifyRoute({
     rebuild: (p) => parseJsonParam('evidence', p.evidence),
   });
 
-export const agentReputation: Route[] = [agentReputationOperation, agentReputationVerify];
+// The same check with the composite in a JSON body: 50 reasons quoting a long agent name in CJK
+// or emoji, percent-encoded, pass the HTTP server's 64 KiB header limit (MAX_HEADER_BYTES).
+const agentReputationVerifyByPost = verifyRoute({
+    id: 'agent-reputation.verify.post',
+    method: 'POST',
+    path: '/v1/agent-reputation/verify',
+    family: 'trust',
+    keyFamily: 'agent-reputation',
+    summary: 'Re-checks an agent reputation composite sent as a JSON body {evidence, sha256, signature} (evidence = the full composite body as JSON text), for composites too large for a URL.',
+    params: { evidence: param.json() },
+    rebuild: (p) => parseJsonParam('evidence', p.evidence),
+  });
+
+export const agentReputation: Route[] = [agentReputationOperation, agentReputationVerify, agentReputationVerifyByPost];

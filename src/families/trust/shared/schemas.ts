@@ -26,8 +26,8 @@ export function requiringFields<S extends z.ZodType>(names: readonly string[], s
 
 /**
  * Caller content that a GET verify route must carry back in its query string: bounded so the
- * whole URL stays well under the HTTP server's header limit (MAX_HEADER_BYTES) even when
- * percent-encoded, which can triple its size, and fits the URL limits of common proxies.
+ * whole URL stays under the HTTP server's header limit (MAX_HEADER_BYTES) even when
+ * percent-encoded, which can triple its size (docs/operations/trust.md lists each route's largest URL).
  */
 export const MAX_URL_VERIFIED_BYTES = 4096;
 export const urlVerifiableObject = jsonObject.refine(
