@@ -54,6 +54,16 @@ describe('verify-catalog engine', () => {
     expect(core.deferred_reasons).toEqual([expect.stringContaining(`${member} ${status}`)]);
   });
 
+  it.each(['https://a b', 'https://@', 'https://x\n', 'https://\u200bexample.org', 'https:/example.org', 'https://'])(
+    'a malformed https source_url %j is not an https URL: no trust index, and the reason says what counts',
+    (source_url) => {
+      const core = assessRegistration({ ...full, source_url }, host, 1);
+      expect(core.source).toEqual({ status: 'NOT-HTTPS', url: source_url });
+      expect(core.trust_index).toBeNull();
+      expect(core.deferred_reasons).toEqual([expect.stringMatching(/^source NOT-HTTPS: .*written out in full/)]);
+    },
+  );
+
   it('counts references to this service in values and keys, case-insensitively', () => {
     expect(countReferences({ [`https://${host}`]: [`x ${host.toUpperCase()} y`, 3, null, { a: host }] }, host)).toBe(3);
     expect(countReferences({ a: 'nothing here' }, host)).toBe(0);

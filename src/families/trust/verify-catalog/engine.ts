@@ -1,8 +1,10 @@
 import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import { decodeBinary, ed25519KeyOf, EVM_ADDRESS, verifyBySigner } from '../../../kernel/offline-signatures.ts';
+import { isWrittenOutUrl } from '../../../kernel/written-url.ts';
 
-export const VERIFY_CATALOG_RULESET = { id: 'verify-catalog-trust', version: '1' } as const;
+/** Version 2 (2026-11-27): source_url counts only as an https URL written out in full, not by its prefix. */
+export const VERIFY_CATALOG_RULESET = { id: 'verify-catalog-trust', version: '2' } as const;
 export const VERIFY_CATALOG_KIND = 'verify-catalog-entry';
 /** The three conditions give the base; each reference to this service adds a step, up to 3. */
 const TRUST_BASE = 0.7;
@@ -42,10 +44,12 @@ function assessSignature(reg: CatalogRegistration): { status: SignatureStatus; d
   return check.ok ? { status: 'VERIFIED', detail: 'signature verifies over the canonical claim' } : { status: 'FAILED', detail: check.reason };
 }
 
+const SOURCE_URL_RULE = 'source_url is not an https URL written out in full (https://, a host, no white space, control or invisible character)';
+
 function assessSource(url: string | undefined): { status: SourceStatus; url?: string } {
   if (!url) return { status: 'NOT-PROVIDED' };
   // Only the form of the URL is checked: the service fetches nothing, so nothing is attested about it.
-  return /^https:\/\/[^\s/?#]+/i.test(url) ? { status: 'HTTPS-URL-SUPPLIED', url } : { status: 'NOT-HTTPS', url };
+  return isWrittenOutUrl(url, ['https:']) ? { status: 'HTTPS-URL-SUPPLIED', url } : { status: 'NOT-HTTPS', url };
 }
 
 /** Occurrences of this service's host in every string (keys included) of the claim. */
@@ -82,7 +86,7 @@ export function assessRegistration(reg: CatalogRegistration, serviceHost: string
   const deferred: string[] = [];
   if (integrity !== 'VERIFIED') deferred.push(`integrity ${integrity}: ${integrity === 'MISMATCH' ? 'claim_sha256 differs from the recomputed digest' : 'no claim_sha256 supplied'}`);
   if (signature.status !== 'VERIFIED') deferred.push(`signature ${signature.status}: ${signature.detail}`);
-  if (source.status !== 'HTTPS-URL-SUPPLIED') deferred.push(`source ${source.status}: ${source.status === 'NOT-HTTPS' ? 'source_url is not an https URL' : 'no source_url supplied'}`);
+  if (source.status !== 'HTTPS-URL-SUPPLIED') deferred.push(`source ${source.status}: ${source.status === 'NOT-HTTPS' ? SOURCE_URL_RULE : 'no source_url supplied'}`);
   const trustIndex = deferred.length === 0 ? Math.min(1, TRUST_BASE + TRUST_PER_REFERENCE * Math.min(references, MAX_COUNTED_REFERENCES)) : null;
   return {
     kind: VERIFY_CATALOG_KIND,

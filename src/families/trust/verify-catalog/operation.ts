@@ -12,7 +12,7 @@ export const catalogRegisterInput = z
     claim_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').optional(),
     signature: shortText(1024).optional().describe('Ed25519 (64 bytes) or EIP-191 (65 bytes), hex or base64'),
     public_key: shortText(512).optional().describe('Ed25519 key (hex, base64, did:key) or EVM address'),
-    source_url: shortText(2048).optional().describe('Where the output is published, as the caller states it (not fetched); an https URL counts toward the trust index'),
+    source_url: shortText(2048).optional().describe('Where the output is published, as the caller states it (not fetched); an https URL written out in full counts toward the trust index'),
   })
   .strict();
 
@@ -47,7 +47,7 @@ const verifyCatalogRegisterOperation = pricedOperation({
     family: 'trust',
     priceUsd: '0.25',
     summary: 'Registers a signed output of any service in a public catalog.',
-    description: `Recomputes SHA-256 over the RFC 8785 form of claim and checks claim_sha256; assesses the signature (well-formed; verified when public_key is supplied); counts references to this service's host in the claim. Ruleset ${VERIFY_CATALOG_RULESET.id}/${VERIFY_CATALOG_RULESET.version}: a trust index in 0..1 only when integrity and signature are verified and source_url is https; otherwise null with the reasons. The entry is persisted in the stream verify-catalog-<entryId>.`,
+    description: `Recomputes SHA-256 over the RFC 8785 form of claim and checks claim_sha256; assesses the signature (well-formed; verified when public_key is supplied); counts references to this service's host in the claim. Ruleset ${VERIFY_CATALOG_RULESET.id}/${VERIFY_CATALOG_RULESET.version}: a trust index in 0..1 only when integrity and signature are verified and source_url is an https URL written out in full (a host; no white space, control or invisible character); otherwise null with the reasons. The entry is persisted in the stream verify-catalog-<entryId>.`,
     inputFrom: 'json',
     input: catalogRegisterInput,
     example: { claim: { kind: 'model-eval', attestedAt: 1767225600, claim: { score: 0.81 } }, source_url: 'https://example.org/attestations/1' },
