@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import type { SignedSnapshotInput } from './input.ts';
+import { isWrittenOutUrl } from '../../../kernel/written-url.ts';
 
 /**
  * Signed data snapshot: series rows and their source citations sealed together with how old the
@@ -55,21 +56,10 @@ export function rowRejection(row: JsonValue): string | undefined {
 
 const DOI = /^10\.\d{4,9}\/\S+$/;
 /**
- * Written out as a reader follows it: the scheme, two slashes, and no white space, control or
- * invisible format character (a zero-width space in the host). The URL parser alone also took
+ * Written out as a reader follows it (kernel/written-url.ts): the URL parser alone also took
  * `https:/x` and `https://\u200bexample.com`, and the citation is sealed as written (v2).
  */
-const WRITTEN_HTTP_URL = /^https?:\/\/[^\s\p{Cc}\p{Cf}]+$/iu;
-
-function isHttpUrl(text: string): boolean {
-  if (!WRITTEN_HTTP_URL.test(text)) return false;
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
+const isHttpUrl = (text: string): boolean => isWrittenOutUrl(text, ['http:', 'https:']);
 
 /**
  * A usable citation names where the data came from in a form a reader can follow: an absolute
