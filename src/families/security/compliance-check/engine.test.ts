@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { classify, type Answer } from './engine.ts';
@@ -8,7 +9,7 @@ const idsOf = (group: string) => QUESTIONNAIRE.questions.filter((q) => q.group =
 const all = (groups: string[], value: Answer) => Object.fromEntries(groups.flatMap(idsOf).map((id) => [id, value]));
 const NOTHING_APPLIES = all(['prohibited', 'annex_i', 'annex_iii', 'transparency'], 'no');
 
-type Assessment = { risk_class: string; matched: Array<{ question: string }>; missing_answers: string[]; obligations: Array<{ article: string; role: string; applies_from: Record<string, string> }>; derogations_considered: Array<{ applies: boolean }>; candidates_from_description: Array<{ question: string; status: string }>; evidence_source: string; ruleset: { data: Array<{ sha256: string }> } };
+type Assessment = { risk_class: string; role: string; matched: Array<{ question: string }>; missing_answers: string[]; obligations: Array<{ article: string; role: string; applies_from: Record<string, string> }>; derogations_considered: Array<{ applies: boolean }>; candidates_from_description: Array<{ question: string; status: string }>; evidence_source: string; ruleset: { version: string; data: Array<{ sha256: string }> } };
 const assess = (answers: Record<string, Answer>, extra: { description?: string; role?: 'provider' | 'deployer' | 'provider-and-deployer' } = {}) =>
   (classify({ asset: 'system under test', use_case: { description: extra.description ?? '', role: extra.role, answers } }, QUESTIONNAIRE, { ...QUESTIONNAIRE_REF }, NOW) as JsonObject & { assessment: Assessment }).assessment;
 const articles = (a: Assessment) => a.obligations.map((o) => o.article);
@@ -19,7 +20,8 @@ describe('EU AI Act classification from questionnaire answers', () => {
     expect(a.risk_class).toBe('HIGH-RISK');
     expect(a.matched.map((m) => m.question)).toEqual(['annex_iii_4_a']);
     expect(a.derogations_considered).toMatchObject([{ applies: false }]);
-    expect(articles(a)).toEqual(expect.arrayContaining(['Article 9', 'Article 10', 'Article 14', 'Article 43', 'Article 49']));
+    expect(articles(a)).toEqual(expect.arrayContaining(['Article 9', 'Article 10', 'Article 14', 'Article 43', 'Article 49(1)']));
+    expect(a.obligations).toHaveLength(11);
     expect(articles(a)).not.toContain('Article 26');
     expect(a.obligations[0]!.applies_from).toMatchObject({ regulation_2024_1689: '2026-08-02', digital_omnibus_on_ai: '2027-12-02' });
     expect(a.evidence_source).toBe('caller-supplied');
@@ -30,6 +32,66 @@ describe('EU AI Act classification from questionnaire answers', () => {
     const a = assess({ ...NOTHING_APPLIES, annex_iii_5_b: 'yes', art6_3_profiling: 'yes' }, { role: 'deployer' });
     expect(a.risk_class).toBe('HIGH-RISK');
     expect(articles(a)).toEqual(['Article 26', 'Article 27']);
+  });
+
+  it('an Annex I product deployed by a public body is high-risk without the Article 27 assessment, which covers Annex III systems only', () => {
+    const annexI = { ...NOTHING_APPLIES, art6_1_annex_i_product: 'yes' as const, art6_1_third_party_assessment: 'yes' as const };
+    const publicBody = assess({ ...annexI, art27_public_service: 'yes' }, { role: 'deployer' });
+    expect(publicBody.risk_class).toBe('HIGH-RISK');
+    expect(articles(publicBody)).toEqual(['Article 26']);
+    expect(publicBody.obligations[0]!.applies_from).toMatchObject({ regulation_2024_1689: '2027-08-02', digital_omnibus_on_ai: '2028-08-02' });
+    const unanswered = assess(annexI, { role: 'deployer' });
+    expect(unanswered).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [] });
+    expect(articles(unanswered)).toEqual(['Article 26']);
+  });
+
+  it('an Annex I provider is not told to register under Article 49, which covers Annex III systems', () => {
+    const a = assess({ ...NOTHING_APPLIES, art6_1_annex_i_product: 'yes', art6_1_third_party_assessment: 'yes' });
+    expect(a.risk_class).toBe('HIGH-RISK');
+    expect(articles(a).filter((article) => article.startsWith('Article 49'))).toEqual([]);
+    expect(articles(a)).toEqual(expect.arrayContaining(['Article 9', 'Article 43']));
+  });
+
+  it('an Annex I product that is also an Annex III use case takes the Annex III dates, registration and Article 27', () => {
+    const both = { ...NOTHING_APPLIES, art6_1_annex_i_product: 'yes' as const, art6_1_third_party_assessment: 'yes' as const, annex_iii_5_d: 'yes' as const, art6_3_profiling: 'yes' as const, art27_public_service: 'yes' as const };
+    const a = assess(both, { role: 'provider-and-deployer' });
+    expect(a.risk_class).toBe('HIGH-RISK');
+    expect(articles(a)).toEqual(expect.arrayContaining(['Article 49(1)', 'Article 26', 'Article 27']));
+    expect(a.obligations.every((o) => o.applies_from['regulation_2024_1689'] === '2026-08-02')).toBe(true);
+    const { annex_iii_5_d: _open, ...annexIIIOpen } = both;
+    expect(assess(annexIIIOpen, { role: 'provider-and-deployer' })).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['annex_iii_5_d'] });
+  });
+
+  it('an Annex I product whose Annex III use is lifted by Article 6(3) stays high-risk under Article 6(1) without the derogation paperwork', () => {
+    const a = assess({ ...NOTHING_APPLIES, art6_1_annex_i_product: 'yes', art6_1_third_party_assessment: 'yes', annex_iii_4_a: 'yes', art6_3_profiling: 'no', art6_3_a: 'yes', art6_3_no_significant_risk: 'yes' });
+    expect(a.risk_class).toBe('HIGH-RISK');
+    expect(articles(a)).not.toContain('Article 6(4)');
+    expect(articles(a)).not.toContain('Article 49(2)');
+    expect(a.obligations[0]!.applies_from).toMatchObject({ regulation_2024_1689: '2027-08-02' });
+  });
+
+  it('a critical-infrastructure system (Annex III point 2) gets no Article 27 assessment even for a public deployer, and registers at national level', () => {
+    const gridControl = { ...NOTHING_APPLIES, annex_iii_2: 'yes' as const, art6_3_profiling: 'yes' as const, art27_public_service: 'yes' as const };
+    const deployer = assess(gridControl, { role: 'deployer' });
+    expect(deployer.risk_class).toBe('HIGH-RISK');
+    expect(articles(deployer)).toEqual(['Article 26']);
+    const provider = assess(gridControl);
+    expect(articles(provider)).toContain('Article 49(5)');
+    expect(articles(provider)).not.toContain('Article 49(1)');
+  });
+
+  it('Article 27 binds public bodies and providers of public services for Annex III systems, and any deployer under points 5(b) and 5(c)', () => {
+    const recruitment = { ...NOTHING_APPLIES, annex_iii_4_a: 'yes' as const, art6_3_profiling: 'yes' as const };
+    expect(articles(assess({ ...recruitment, art27_public_service: 'yes' }, { role: 'deployer' }))).toEqual(['Article 26', 'Article 27']);
+    expect(articles(assess({ ...recruitment, art27_public_service: 'no' }, { role: 'deployer' }))).toEqual(['Article 26']);
+    expect(assess(recruitment, { role: 'deployer' })).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['art27_public_service'] });
+    const lifeInsurance = assess({ ...NOTHING_APPLIES, annex_iii_5_c: 'yes', art6_3_profiling: 'yes', art27_public_service: 'no' }, { role: 'deployer' });
+    expect(articles(lifeInsurance)).toEqual(['Article 26', 'Article 27']);
+    expect(articles(assess({ ...recruitment, art27_public_service: 'yes' }))).not.toContain('Article 27');
+  });
+
+  it('the record carries the rule set version that changed what it says', () => {
+    expect(assess(NOTHING_APPLIES).ruleset.version).toBe('2');
   });
 
   it('social scoring is prohibited by Article 5(1)(c), whatever else is answered', () => {
@@ -57,6 +119,21 @@ describe('EU AI Act classification from questionnaire answers', () => {
     expect(a.risk_class).toBe('MINIMAL-RISK');
     expect(a.derogations_considered).toMatchObject([{ applies: true }]);
     expect(articles(a)).toEqual(['Article 6(4)', 'Article 49(2)']);
+  });
+
+  it('with no Article 6(3) condition met the system is high-risk whatever the profiling answer (third subparagraph only closes the derogation)', () => {
+    const noCondition = { ...NOTHING_APPLIES, annex_iii_4_a: 'yes' as const, art6_3_a: 'no' as const, art6_3_b: 'no' as const, art6_3_c: 'no' as const, art6_3_d: 'no' as const, art6_3_no_significant_risk: 'no' as const };
+    const unknownProfiling = assess({ ...noCondition, art6_3_profiling: 'unknown' });
+    expect(unknownProfiling).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [], derogations_considered: [{ applies: false }] });
+    const { art6_3_no_significant_risk: _open, ...riskUnanswered } = noCondition;
+    expect(assess(riskUnanswered)).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [] });
+  });
+
+  it('asks for profiling only while a condition could still let the derogation apply', () => {
+    const conditionMet = assess({ ...NOTHING_APPLIES, annex_iii_4_a: 'yes', art6_3_a: 'yes', art6_3_no_significant_risk: 'yes', art6_3_profiling: 'unknown' });
+    expect(conditionMet).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['art6_3_profiling'] });
+    const significantRisk = assess({ ...NOTHING_APPLIES, annex_iii_4_a: 'yes', art6_3_a: 'yes', art6_3_no_significant_risk: 'no' });
+    expect(significantRisk).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [] });
   });
 
   it('the same system that profiles people cannot use the derogation', () => {
@@ -91,5 +168,58 @@ describe('EU AI Act classification from questionnaire answers', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const q of QUESTIONNAIRE.questions) expect(q.basis).toMatch(/Regulation \(EU\) 2024\/1689/);
     expect(idsOf('prohibited')).toHaveLength(8);
+  });
+});
+
+/** The answers the Article 6 and Article 27 rules read; every other question is answered no. */
+const RULE_INPUTS = ['art6_1_annex_i_product', 'art6_1_third_party_assessment', 'annex_iii_2', 'annex_iii_4_a', 'annex_iii_5_b', 'art6_3_profiling', 'art6_3_a', 'art6_3_b', 'art6_3_c', 'art6_3_d', 'art6_3_no_significant_risk', 'art27_public_service'];
+type Role = 'provider' | 'deployer' | 'provider-and-deployer';
+const verdict = (a: Assessment) => JSON.stringify({ risk_class: a.risk_class, obligations: a.obligations });
+const caseArb = fc.record({
+  role: fc.constantFrom<Role>('provider', 'deployer', 'provider-and-deployer'),
+  given: fc.tuple(...RULE_INPUTS.map(() => fc.constantFrom<Answer | undefined>('yes', 'no', 'unknown', undefined))),
+});
+const answersOf = (given: Array<Answer | undefined>) => {
+  const answers: Record<string, Answer> = { ...NOTHING_APPLIES };
+  RULE_INPUTS.forEach((id, i) => {
+    if (given[i] === undefined) delete answers[id];
+    else answers[id] = given[i];
+  });
+  return answers;
+};
+/** The verdict for every way of answering the open rule inputs yes or no, by bit mask over `open`. */
+const completions = (answers: Record<string, Answer>, open: string[], role: Role) =>
+  Array.from({ length: 2 ** open.length }, (_, mask) => verdict(assess({ ...answers, ...Object.fromEntries(open.map((id, bit) => [id, mask & (1 << bit) ? 'yes' : 'no'])) }, { role })));
+
+describe('Article 6 and Article 27 rules, over every combination of their answers', () => {
+  it('a decided record stays the same however its open answers are later answered: nothing was guessed', () => {
+    fc.assert(
+      fc.property(caseArb, ({ role, given }) => {
+        const answers = answersOf(given);
+        const a = assess(answers, { role });
+        if (a.risk_class === 'INSUFFICIENT-DATA') return;
+        const open = RULE_INPUTS.filter((id) => answers[id] !== 'yes' && answers[id] !== 'no');
+        expect(new Set(completions(answers, open, role))).toEqual(new Set([verdict(a)]));
+      }),
+      { numRuns: 250 },
+    );
+  });
+
+  it('every answer INSUFFICIENT-DATA names could change the class or the obligations', () => {
+    fc.assert(
+      fc.property(caseArb, ({ role, given }) => {
+        const answers = answersOf(given);
+        const a = assess(answers, { role });
+        if (a.risk_class !== 'INSUFFICIENT-DATA') return;
+        const open = RULE_INPUTS.filter((id) => answers[id] !== 'yes' && answers[id] !== 'no');
+        const verdicts = completions(answers, open, role);
+        for (const id of a.missing_answers) {
+          const bit = 1 << open.indexOf(id);
+          expect(open).toContain(id);
+          expect(verdicts.some((v, mask) => mask & bit && v !== verdicts[mask & ~bit])).toBe(true);
+        }
+      }),
+      { numRuns: 250 },
+    );
   });
 });

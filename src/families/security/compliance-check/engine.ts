@@ -22,7 +22,10 @@ export interface ComplianceInput {
 }
 
 export const COMPLIANCE_RULESET_ID = 'eu-ai-act-classification';
+/** Bumped whenever a record would say something else for the same answers; the doc's version history says why. */
+export const COMPLIANCE_RULESET_VERSION = '2';
 
+/** Every provider of a high-risk system, whichever route made it high-risk; registration depends on the route (see registration). */
 const HIGH_RISK_PROVIDER = [
   ['Article 9', 'risk management system'],
   ['Article 10', 'data and data governance'],
@@ -34,7 +37,6 @@ const HIGH_RISK_PROVIDER = [
   ['Article 16', 'obligations of providers'],
   ['Article 17', 'quality management system'],
   ['Article 43', 'conformity assessment'],
-  ['Article 49', 'registration in the EU database'],
 ] as const;
 const TRANSPARENCY: Record<string, [string, string, string]> = {
   art50_1: ['Article 50(1)', 'inform persons that they are interacting with an AI system', 'provider'],
@@ -57,46 +59,126 @@ interface Rules {
   group: (g: Question['group']) => Question[];
   obligation: (article: string, title: string, role: string, datesKey: string) => Obligation;
 }
+/** Whether one route to high risk holds: decided either way, or open with the answers that would decide it. */
+type Status = 'high' | 'not-high' | 'open';
+interface AnnexIIIRoute {
+  status: Status;
+  points: Question[];
+  considered: JsonValue | null;
+  missing: string[];
+}
 
 const DEROGATION_CONDITIONS = ['art6_3_a', 'art6_3_b', 'art6_3_c', 'art6_3_d'];
+/** Article 27(1) and Article 49(1) and (5) treat the critical-infrastructure point of Annex III apart. */
+const CRITICAL_INFRASTRUCTURE = 'annex_iii_2';
+/** Article 27(1): deployers of these Annex III points owe the assessment whoever they are. */
+const FRIA_WHATEVER_THE_DEPLOYER = ['annex_iii_5_b', 'annex_iii_5_c'];
 const isDecided = (a: Answer | undefined) => a === 'yes' || a === 'no';
 const yesTo = (answers: Answers, qs: Question[]) => qs.filter((q) => answers[q.id] === 'yes');
 const undecided = (answers: Answers, qs: Question[]) => qs.filter((q) => !isDecided(answers[q.id])).map((q) => q.id);
 const matchesOf = (qs: Question[]): JsonValue[] => qs.map((q) => ({ question: q.id, basis: q.basis, answer: 'yes' }));
+const refused = (reason: string) => ({ status: 'high' as const, considered: { article: 'Article 6(3)', applies: false, reason }, missing: [] });
 
-/** Article 6(3): an Annex III system escapes high risk only when it does not profile, meets a condition and poses no significant risk. */
-function derogation(rules: Rules): { high: boolean; considered: JsonValue; obligations: Obligation[]; missing: string[] } {
-  const { answers } = rules;
+/**
+ * Article 6(3) of Regulation (EU) 2024/1689: an Annex III system is not high-risk where it poses no
+ * significant risk of harm (first subparagraph), which holds only where one of conditions (a)-(d)
+ * is met (second subparagraph), and never where it profiles natural persons (third subparagraph).
+ * The questionnaire asks the no-significant-risk finding apart from the conditions, so the
+ * derogation needs a condition, that finding and no profiling; any one of them failing settles
+ * the system as high-risk, so only the answers that could still let the derogation apply are asked.
+ */
+function derogation(answers: Answers): Omit<AnnexIIIRoute, 'points'> {
   const profiling = answers['art6_3_profiling'];
   const conditions = DEROGATION_CONDITIONS.filter((id) => answers[id] === 'yes');
   const noSignificantRisk = answers['art6_3_no_significant_risk'];
-  if (profiling === 'yes')
-    return { high: true, considered: { article: 'Article 6(3)', applies: false, reason: 'the system profiles natural persons: an Annex III system that does is always high-risk (Article 6(3), second subparagraph)' }, obligations: [], missing: [] };
+  if (profiling === 'yes') return refused('the system profiles natural persons: an Annex III system that does is always high-risk (Article 6(3), third subparagraph)');
+  if (DEROGATION_CONDITIONS.every((id) => answers[id] === 'no')) return refused('none of the conditions (a) to (d) of Article 6(3), second subparagraph, is met, so the derogation cannot apply whatever the other answers');
+  if (noSignificantRisk === 'no') return refused('the system may pose a significant risk of harm to health, safety or fundamental rights (Article 6(3), first subparagraph)');
   if (profiling === 'no' && conditions.length > 0 && noSignificantRisk === 'yes')
-    return {
-      high: false,
-      considered: { article: 'Article 6(3)', applies: true, conditions_met: conditions, reason: 'an Article 6(3) condition is met and the provider states no significant risk of harm' },
-      obligations: [
-        rules.obligation('Article 6(4)', 'document the assessment that the Annex III system is not high-risk before placing it on the market, and provide it on request', 'provider', 'annex_iii_high_risk'),
-        rules.obligation('Article 49(2)', 'register the system in the EU database', 'provider', 'annex_iii_high_risk'),
-      ],
-      missing: [],
-    };
-  if (profiling === 'no' && (noSignificantRisk === 'no' || DEROGATION_CONDITIONS.every((id) => answers[id] === 'no')))
-    return { high: true, considered: { article: 'Article 6(3)', applies: false, reason: 'no Article 6(3) condition is met, or the system may pose a significant risk of harm' }, obligations: [], missing: [] };
-  return { high: false, considered: null, obligations: [], missing: ['art6_3_profiling', ...DEROGATION_CONDITIONS, 'art6_3_no_significant_risk'].filter((id) => !isDecided(answers[id])) };
+    return { status: 'not-high', considered: { article: 'Article 6(3)', applies: true, conditions_met: conditions, reason: 'an Article 6(3) condition is met, the provider states no significant risk of harm and the system does not profile natural persons' }, missing: [] };
+  const openConditions = conditions.length > 0 ? [] : DEROGATION_CONDITIONS.filter((id) => !isDecided(answers[id]));
+  return { status: 'open', considered: null, missing: [...(isDecided(profiling) ? [] : ['art6_3_profiling']), ...openConditions, ...(isDecided(noSignificantRisk) ? [] : ['art6_3_no_significant_risk'])] };
 }
 
-function highRiskObligations(rules: Rules, role: string, annexIHigh: boolean): { obligations: Obligation[]; missing: string[] } {
+/** Article 6(1): an Annex I product, or its safety component, that needs a third-party conformity assessment. */
+function annexIRoute(rules: Rules): { status: Status; missing: string[] } {
+  const answers = [rules.answers['art6_1_annex_i_product'], rules.answers['art6_1_third_party_assessment']];
+  if (answers.every((a) => a === 'yes')) return { status: 'high', missing: [] };
+  if (answers.includes('no')) return { status: 'not-high', missing: [] };
+  return { status: 'open', missing: undecided(rules.answers, rules.group('annex_i')) };
+}
+
+/** Article 6(2) with Annex III, less the Article 6(3) derogation. */
+function annexIIIRoute(rules: Rules): AnnexIIIRoute {
+  const points = yesTo(rules.answers, rules.group('annex_iii'));
+  if (points.length > 0) return { ...derogation(rules.answers), points };
+  const open = undecided(rules.answers, rules.group('annex_iii'));
+  return { status: open.length > 0 ? 'open' : 'not-high', points, considered: null, missing: open };
+}
+
+/**
+ * Article 49: a provider registers an Annex III high-risk system in the EU database (paragraph 1),
+ * except one under point 2, which is registered at national level (paragraph 5). Annex I systems
+ * are not registered under Article 49.
+ */
+function registration(rules: Rules, route: AnnexIIIRoute): { obligations: Obligation[]; missing: string[] } {
+  if (route.points.some((q) => q.id !== CRITICAL_INFRASTRUCTURE)) return { obligations: [rules.obligation('Article 49(1)', 'registration in the EU database', 'provider', 'annex_iii_high_risk')], missing: [] };
+  const open = undecided(rules.answers, rules.group('annex_iii')).filter((id) => id !== CRITICAL_INFRASTRUCTURE);
+  if (open.length > 0) return { obligations: [], missing: open };
+  return { obligations: [rules.obligation('Article 49(5)', 'registration at national level (Annex III point 2)', 'provider', 'annex_iii_high_risk')], missing: [] };
+}
+
+/**
+ * Article 27(1), for a system already high-risk under Article 6(2): before first use of one not
+ * intended for the area of Annex III point 2, a deployer that is a body governed by public law or
+ * a private entity providing public services, and any deployer of a system under Annex III point
+ * 5(b) or 5(c), assesses the impact on fundamental rights. So it applies when 5(b) or 5(c) is yes,
+ * or when the deployer is such a body and another point outside point 2 is yes; an open answer is
+ * asked for only when it alone could still tip that.
+ */
+function fundamentalRightsAssessment(rules: Rules): { applies: boolean; missing: string[] } {
   const { answers } = rules;
-  const datesKey = annexIHigh ? 'annex_i_high_risk' : 'annex_iii_high_risk';
-  const obligations = role === 'deployer' ? [] : HIGH_RISK_PROVIDER.map(([article, title]) => rules.obligation(article, title, 'provider', datesKey));
+  const otherPoints = rules.group('annex_iii').map((q) => q.id).filter((id) => id !== CRITICAL_INFRASTRUCTURE && !FRIA_WHATEVER_THE_DEPLOYER.includes(id));
+  const publicBody = answers['art27_public_service'];
+  const otherInScope = otherPoints.some((id) => answers[id] === 'yes');
+  if (FRIA_WHATEVER_THE_DEPLOYER.some((id) => answers[id] === 'yes') || (publicBody === 'yes' && otherInScope)) return { applies: true, missing: [] };
+  const openOther = otherInScope ? [] : otherPoints.filter((id) => !isDecided(answers[id]));
+  const otherPossible = otherInScope || openOther.length > 0;
+  return {
+    applies: false,
+    missing: [...FRIA_WHATEVER_THE_DEPLOYER.filter((id) => !isDecided(answers[id])), ...(publicBody === 'no' ? [] : openOther), ...(otherPossible && !isDecided(publicBody) ? ['art27_public_service'] : [])],
+  };
+}
+
+/**
+ * The obligations of a high-risk system by role. Whether it is also high-risk under Article 6(2)
+ * decides the dates (Article 113: Article 6(1) systems later), registration and Article 27, so an
+ * Annex I system whose Annex III answers are open gets those answers asked for. The Article 6(3)
+ * derogation lifts only the Annex III route: an Annex I system stays high-risk without it.
+ */
+function highRiskObligations(rules: Rules, role: string, route: AnnexIIIRoute): { obligations: Obligation[]; missing: string[] } {
+  // Annex III points left open do not matter when the derogation answers would lift any of them.
+  const liftedIfListed = route.points.length === 0 && derogation(rules.answers).status === 'not-high';
+  if (route.status === 'open' && !liftedIfListed) return { obligations: [], missing: route.missing };
+  const underArticle6_2 = route.status === 'high';
+  const datesKey = underArticle6_2 ? 'annex_iii_high_risk' : 'annex_i_high_risk';
+  const obligations: Obligation[] = [];
   const missing: string[] = [];
+  if (role !== 'deployer') {
+    obligations.push(...HIGH_RISK_PROVIDER.map(([article, title]) => rules.obligation(article, title, 'provider', datesKey)));
+    if (underArticle6_2) {
+      const registered = registration(rules, route);
+      obligations.push(...registered.obligations);
+      missing.push(...registered.missing);
+    }
+  }
   if (role !== 'provider') {
     obligations.push(rules.obligation('Article 26', 'obligations of deployers of high-risk AI systems', 'deployer', datesKey));
-    const creditOrInsurance = answers['annex_iii_5_b'] === 'yes' || answers['annex_iii_5_c'] === 'yes';
-    if (creditOrInsurance || answers['art27_public_service'] === 'yes') obligations.push(rules.obligation('Article 27', 'fundamental rights impact assessment before first use', 'deployer', datesKey));
-    else if (answers['art27_public_service'] !== 'no') missing.push('art27_public_service');
+    if (underArticle6_2) {
+      const fria = fundamentalRightsAssessment(rules);
+      if (fria.applies) obligations.push(rules.obligation('Article 27', 'fundamental rights impact assessment before first use', 'deployer', datesKey));
+      missing.push(...fria.missing);
+    }
   }
   return { obligations, missing };
 }
@@ -111,29 +193,24 @@ function transparencyDuties(rules: Rules): Obligation[] {
 /** Not prohibited: Article 6(1) with Annex I, Annex III with the Article 6(3) derogation, then Article 50 for what is left. */
 function classifyPermitted(rules: Rules, role: string): Findings {
   const { answers } = rules;
-  const annexIAnswer = [answers['art6_1_annex_i_product'], answers['art6_1_third_party_assessment']];
-  const annexIHigh = annexIAnswer.every((a) => a === 'yes');
-  const annexIDecided = annexIHigh || annexIAnswer.includes('no');
-  const annexIIIYes = yesTo(answers, rules.group('annex_iii'));
-  const found: Findings = { riskClass: '', matched: annexIHigh ? matchesOf(yesTo(answers, rules.group('annex_i'))) : [], derogations: [], obligations: [], missing: [] };
-  let high = annexIHigh;
-  if (annexIIIYes.length > 0) {
-    const d = derogation(rules);
-    high ||= d.high;
-    if (d.considered !== null) found.derogations.push(d.considered);
-    found.obligations.push(...d.obligations);
-    found.missing.push(...d.missing);
-    found.matched.push(...matchesOf(annexIIIYes));
-  }
+  const annexI = annexIRoute(rules);
+  const annexIII = annexIIIRoute(rules);
+  const matched = [...(annexI.status === 'high' ? matchesOf(yesTo(answers, rules.group('annex_i'))) : []), ...matchesOf(annexIII.points)];
+  const found: Findings = { riskClass: '', matched, derogations: annexIII.considered === null ? [] : [annexIII.considered], obligations: [], missing: [] };
   const duties = transparencyDuties(rules);
-  if (found.missing.length > 0) return { ...found, riskClass: 'INSUFFICIENT-DATA' };
-  if (high) {
-    const obligations = highRiskObligations(rules, role, annexIHigh);
-    found.obligations.push(...obligations.obligations, ...duties);
-    return { ...found, riskClass: obligations.missing.length > 0 ? 'INSUFFICIENT-DATA' : 'HIGH-RISK', missing: obligations.missing };
+  if (annexI.status === 'high' || annexIII.status === 'high') {
+    const { obligations, missing } = highRiskObligations(rules, role, annexIII);
+    found.obligations.push(...obligations, ...(obligations.length > 0 ? duties : []));
+    return { ...found, riskClass: missing.length > 0 ? 'INSUFFICIENT-DATA' : 'HIGH-RISK', missing };
   }
-  const openHighRisk = [...(annexIDecided ? [] : undecided(answers, rules.group('annex_i'))), ...undecided(answers, rules.group('annex_iii'))];
+  const openHighRisk = [...annexI.missing, ...annexIII.missing];
   if (openHighRisk.length > 0) return { ...found, riskClass: 'INSUFFICIENT-DATA', missing: openHighRisk };
+  // Article 6(4) and 49(2) follow the derogation only when no other route keeps the system high-risk.
+  if (annexIII.points.length > 0)
+    found.obligations.push(
+      rules.obligation('Article 6(4)', 'document the assessment that the Annex III system is not high-risk before placing it on the market, and provide it on request', 'provider', 'annex_iii_high_risk'),
+      rules.obligation('Article 49(2)', 'register the system in the EU database', 'provider', 'annex_iii_high_risk'),
+    );
   const openTransparency = undecided(answers, rules.group('transparency'));
   found.obligations.push(...duties);
   if (duties.length > 0) return { ...found, riskClass: 'LIMITED-RISK', matched: [...found.matched, ...matchesOf(yesTo(answers, rules.group('transparency')))], missing: openTransparency };
@@ -184,7 +261,7 @@ export function classify(input: ComplianceInput, questionnaire: Questionnaire, d
     assessedAt: now,
     asset: input.asset,
     assessment: {
-      ruleset: { id: COMPLIANCE_RULESET_ID, version: '1', regulation: questionnaire.regulation, amendments: questionnaire.amendments as unknown as JsonValue, data: [dataRef] },
+      ruleset: { id: COMPLIANCE_RULESET_ID, version: COMPLIANCE_RULESET_VERSION, regulation: questionnaire.regulation, amendments: questionnaire.amendments as unknown as JsonValue, data: [dataRef] },
       risk_class: findings.riskClass,
       outcome: findings.riskClass,
       role,
