@@ -4,6 +4,7 @@ import { AUDIT_CHECKS, CONFORMANCE_RULESET, CONFORMANCE_STANDARD_VERSION } from 
 import { checkSignedRecord, signedRecordOf } from '../../../kernel/signed-record.ts';
 import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from '../conformance-standard/verdicts.ts';
 import { decodeUtf8 } from '../../../kernel/rfc3629.ts';
+import { shortened, sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
 
 export interface HttpCapture {
   status: number;
@@ -25,7 +26,7 @@ export interface AuditTranscript {
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const quote = (v: unknown): string => {
   const text = JSON.stringify(v) ?? String(v);
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  return shortened(text, 120);
 };
 
 /** HTTP header names are case-insensitive: one lookup for every transcript. */
@@ -59,7 +60,7 @@ function decodeBase64Json(text: string): Decoded {
     if (!isObject(value)) return { value, defect: 'does not decode to a JSON object' };
     return defects.length ? { value, defect: defects.join('; ') } : { value };
   } catch {
-    return { defect: `does not decode to JSON (${quote(text8.slice(0, 40))})` };
+    return { defect: `does not decode to JSON (${quote(sliceWholeCharacters(text8, 40))})` };
   }
 }
 

@@ -4,7 +4,7 @@ import { canonicalText, type JsonObject, type JsonValue } from '../../../signing
 import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
 import { round, wilsonLowerBound } from '../shared/stats.ts';
 import { keyIdentityOf, keyIdentityText, sameHolder } from '../shared/key-identity.ts';
-import { clipText } from '../shared/text.ts';
+import { shortened } from '../../../kernel/whole-characters.ts';
 
 /** Version 2 (2026-11-27): self-attestation is told by the signing key, not by how it is spelled; an event repeated counts once. */
 export const REPUTATION_RULESET = { id: 'agent-reputation', version: '2' } as const;
@@ -113,7 +113,7 @@ export function composeReputation(input: ReputationInput, now: number): JsonObje
         firstIndexOf.set(key, index);
         valid.push(screened.event);
       } else rejected.push({ index, reason: `duplicate: the same event signed by the same key as event ${first}` });
-    } else rejected.push({ index, reason: clipText(screened.reason, MAX_REASON_CHARS) });
+    } else rejected.push({ index, reason: shortened(screened.reason, MAX_REASON_CHARS) });
   });
   const base = {
     kind: REPUTATION_KIND,
