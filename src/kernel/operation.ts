@@ -75,6 +75,14 @@ export interface CommandResult {
    * rebuilds them by running the command again (see `PricedOperation.outputBeside`).
    */
   beside?: JsonObject;
+  /**
+   * A record this service signed before (a first record kept for everyone who sends the same
+   * content), answered again as it was: when it was first signed. It is sealed with the key of
+   * that time, which gives the signature first given; signed with the current key after a
+   * rotation, it would fail its own verify route, which holds a record to the key of its stamp.
+   * Only for a record the service stored itself, never for a time a caller chose.
+   */
+  firstSignedAt?: number;
 }
 
 export interface Command<I> {

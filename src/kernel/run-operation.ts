@@ -9,6 +9,8 @@ export interface SignedResult {
   seal: Seal;
   /** The 200 response body, as presented to the caller. */
   body: JsonObject;
+  /** A stored record answered again: when it was first signed, the time its key was chosen by (CommandResult). */
+  firstSignedAt?: number;
 }
 
 export class NotImplementedError extends Error {
@@ -21,9 +23,10 @@ export class NotImplementedError extends Error {
 /** Runs an operation's command and seals its record with the operation's family key. */
 export async function runOperation<I>(op: PricedOperation<I>, input: I, ctx: CallContext): Promise<SignedResult> {
   if (!op.command || !op.keyFamily) throw new NotImplementedError(op.id);
-  const { record, beside } = await op.command.execute(input, ctx);
-  const s = seal(ctx.keyring, op.keyFamily, record);
-  return { record, seal: s, body: presentSignedResult(op, record, s, ctx.baseUrl, beside) };
+  const { record, beside, firstSignedAt } = await op.command.execute(input, ctx);
+  if (firstSignedAt !== undefined && firstSignedAt > ctx.now) throw new Error(`${op.id}: a record first signed at ${firstSignedAt}, after this call's clock ${ctx.now}`);
+  const s = seal(ctx.keyring, op.keyFamily, record, firstSignedAt);
+  return { record, seal: s, body: presentSignedResult(op, record, s, ctx.baseUrl, beside), ...(firstSignedAt === undefined ? {} : { firstSignedAt }) };
 }
 
 /**

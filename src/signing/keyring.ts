@@ -33,8 +33,12 @@ export interface HistoricKey extends FamilyKey {
 }
 
 export interface Keyring {
-  /** Signs with the family's current key (the generation valid now). */
-  sign(family: KeyFamily, message: Uint8Array): string;
+  /**
+   * Signs with the family's key valid at `at` (Unix seconds; by default now). A time past is for
+   * a record first signed then and answered again as it was: Ed25519 signatures are
+   * deterministic, so the key of its time gives the very signature first given.
+   */
+  sign(family: KeyFamily, message: Uint8Array, at?: number): string;
   /**
    * Whether signatureHex is a valid Ed25519 signature of message under the family's key that
    * was valid at `at` (Unix seconds); without `at`, under any of the family's keys.
@@ -42,8 +46,8 @@ export interface Keyring {
   verify(family: KeyFamily, message: Uint8Array, signatureHex: string, at?: number): boolean;
   /** Which of the family's keys (any generation) made this signature, if any did. */
   signerOf(family: KeyFamily, message: Uint8Array, signatureHex: string): HistoricKey | undefined;
-  /** The family's current key. */
-  publicKey(family: KeyFamily): FamilyKey;
+  /** The family's key valid at `at` (by default now). */
+  publicKey(family: KeyFamily, at?: number): FamilyKey;
   /** The family whose key carries this keyId (any generation), for auditors replaying signatures. */
   familyOfKeyId(keyId: string): KeyFamily | undefined;
   /** The key with this id, with its window. */
@@ -139,7 +143,7 @@ export function createRotatingKeyring(generations: readonly KeyGenerationSecret[
   const verifyWith = (key: LoadedKey, message: Uint8Array, signature: Buffer) => isOwnSignature(key, message, signature) || verifyEd25519(message, signature, key.publicKeyHex);
 
   return {
-    sign: (family, message) => current(family).sign(message).toString('hex'),
+    sign: (family, message, at) => (at === undefined ? current(family) : keyAt(family, at)).sign(message).toString('hex'),
     verify: (family, message, signatureHex, at) => {
       if (!/^[0-9a-f]{128}$/.test(signatureHex)) return false;
       const signature = Buffer.from(signatureHex, 'hex');
@@ -152,8 +156,8 @@ export function createRotatingKeyring(generations: readonly KeyGenerationSecret[
       const key = byGeneration.map((keys) => keys.get(family)!).find((k) => verifyWith(k, message, signature));
       return key ? describe(key) : undefined;
     },
-    publicKey: (family) => {
-      const { publicKeyHex, keyId } = current(family);
+    publicKey: (family, at) => {
+      const { publicKeyHex, keyId } = at === undefined ? current(family) : keyAt(family, at);
       return { family, publicKeyHex, keyId };
     },
     familyOfKeyId: (keyId) => byKeyId.get(keyId)?.family,

@@ -9,13 +9,16 @@ export interface Seal {
   keyId: string;
 }
 
-/** Hashes and signs the canonical bytes of a record with the family's key. */
-export function seal(keyring: Keyring, family: KeyFamily, record: unknown): Seal {
+/**
+ * Hashes and signs the canonical bytes of a record with the family's key: the current one, or
+ * for a record first signed at `firstSignedAt` and answered again, the key of that time.
+ */
+export function seal(keyring: Keyring, family: KeyFamily, record: unknown, firstSignedAt?: number): Seal {
   const bytes = canonicalBytes(record);
   return {
     sha256: sha256Hex(bytes),
-    ed25519Sig: keyring.sign(family, bytes),
-    keyId: keyring.publicKey(family).keyId,
+    ed25519Sig: keyring.sign(family, bytes, firstSignedAt),
+    keyId: keyring.publicKey(family, firstSignedAt).keyId,
   };
 }
 

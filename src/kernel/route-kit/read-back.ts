@@ -6,6 +6,7 @@ import { sha256Hex } from '../../signing/hash.ts';
 import { seal, type Seal } from '../../signing/seal.ts';
 import type { ServiceDeps } from '../operation.ts';
 import { signatureEnvelope } from './schemas.ts';
+import { signingStampOf } from '../signing-stamp.ts';
 import { freeRoute, type Family, type FreeResponse, type FreeRoute } from '../operation.ts';
 
 /** Stream that holds the persisted attestation `id` of a read-back family. */
@@ -19,14 +20,14 @@ export const attestationRecordedSchema = z.object({ attestation_id: z.string(), 
 const attestationId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters: letters, digits and . _ : -');
 
 /**
- * The seal the paid call returned: from the result log when it holds the record (so a record
- * signed before a key rotation keeps its own generation's signature), otherwise signed again,
- * which gives the very same bytes while the key has not rotated (Ed25519 is deterministic).
+ * The seal the paid call returned: from the result log when it holds the record, otherwise signed
+ * again with the key of the record's signing stamp, which gives the very same bytes
+ * (Ed25519 is deterministic), before a key rotation or after it.
  */
 async function originalSeal(deps: ServiceDeps, family: KeyFamily, record: JsonObject): Promise<Seal> {
   const logged = await deps.resultLog?.signedResult(sha256Hex(canonicalBytes(record)));
   if (logged && logged.key_family === family) return { sha256: logged.sha256, ed25519Sig: logged.ed25519Sig, keyId: logged.key_id };
-  return seal(deps.keyring, family, record);
+  return seal(deps.keyring, family, record, signingStampOf(record));
 }
 
 /**

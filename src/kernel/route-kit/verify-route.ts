@@ -1,3 +1,4 @@
+import { signingStampOf } from '../signing-stamp.ts';
 import { z } from 'zod';
 import type { JsonValue } from '../../signing/rfc8785.ts';
 import type { HistoricKey } from '../../signing/keyring.ts';
@@ -117,17 +118,6 @@ export function verifyRoute<P extends z.ZodRawShape>(spec: VerifyRouteSpec<P>): 
 /** The rule of the "body" verify routes: the record itself, as JSON text. */
 export const bodyVerifyParams = { body: param.json() };
 export const rebuildFromBody = (p: { body: string }): JsonValue => parseJsonParam('body', p.body);
-
-/**
- * The record's signing stamp: its one top-level integer member named `<verb>At` (attestedAt,
- * servedAt, probedAt, ...). Undefined when it has none or several: the window is then left to
- * the audit and the result log, which know the signing time exactly.
- */
-export function signingStampOf(record: JsonValue): number | undefined {
-  if (record === null || typeof record !== 'object' || Array.isArray(record)) return undefined;
-  const stamps = Object.entries(record).filter(([name, value]) => /^[a-z][A-Za-z]*At$/.test(name) && Number.isInteger(value));
-  return stamps.length === 1 ? (stamps[0]![1] as number) : undefined;
-}
 
 /** The members of a verify answer that name the key that made the signature. */
 export const signedByKey = (family: string, key: HistoricKey) => ({ family, keyId: key.keyId, key_generation: key.generation });

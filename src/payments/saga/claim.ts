@@ -133,6 +133,7 @@ export const settledEvent = (stream: string, data: PaymentSettled): EventData =>
 export const signedEvent = (stream: string, data: ResultSigned): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.signed), type: PAYMENT_EVENT_TYPES.signed, data });
 
 /** The ResultSigned event's data for a sealed result. */
+/** `signedAt`: the call's clock, or for a stored record answered again, when it was first signed (its key's time). */
 export function signedOf(op: PricedOperation, result: SignedResult, signedAt: number): ResultSigned {
   return {
     operation: op.id,
@@ -141,6 +142,6 @@ export function signedOf(op: PricedOperation, result: SignedResult, signedAt: nu
     sha256: result.seal.sha256,
     ed25519Sig: result.seal.ed25519Sig,
     keyId: result.seal.keyId,
-    signedAt,
+    signedAt: result.firstSignedAt ?? signedAt,
   };
 }

@@ -4,6 +4,7 @@ import { type C2paVerifyInput } from './input.ts';
 import { FORENSICS_EVENT_TYPES, c2paStream } from '../events.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { alreadyRecorded, recordOnce } from '../first-record-wins/record-once.ts';
+import { storedRecordResult } from '../../../kernel/signing-stamp.ts';
 
 /**
  * Persists the attestation under `c2pa-<attestation_id>` before it is signed, so the free
@@ -18,6 +19,6 @@ export const c2paVerifyCommand: Command<C2paVerifyInput> = {
       data: { attestation_id: attestationId, evidenceCore },
     });
     const stored = recorded.event.data.evidenceCore as JsonObject;
-    return { record: stored, beside: alreadyRecorded(recorded, stored.verifiedAt, ['content_hash.supplied_encoding']) };
+    return storedRecordResult(stored, alreadyRecorded(recorded, stored.verifiedAt, ['content_hash.supplied_encoding']));
   },
 };

@@ -4,6 +4,7 @@ import { type EvidenceIngestInput } from './input.ts';
 import { FORENSICS_EVENT_TYPES, evidenceStream } from '../events.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { alreadyRecorded, recordOnce } from '../first-record-wins/record-once.ts';
+import { storedRecordResult } from '../../../kernel/signing-stamp.ts';
 
 /**
  * Persists the sealed entry under `evidence-<entryId>`; the same content returns the first seal,
@@ -17,6 +18,6 @@ export const evidenceIngestCommand: Command<EvidenceIngestInput> = {
       data: { entryId, sealed: record },
     });
     const sealed = recorded.event.data.sealed as JsonObject;
-    return { record: sealed, beside: alreadyRecorded(recorded, sealed.sealedAt, ['action_hash_source']) };
+    return storedRecordResult(sealed, alreadyRecorded(recorded, sealed.sealedAt, ['action_hash_source']));
   },
 };

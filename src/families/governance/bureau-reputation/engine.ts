@@ -2,7 +2,7 @@ import { canonicalBytes, type JsonObject } from '../../../signing/rfc8785.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 import type { HistoricKey } from '../../../signing/keyring.ts';
 import { ed25519Verifies } from '../../../kernel/signed-record.ts';
-import { signingStampOf } from '../../../kernel/route-kit/verify-route.ts';
+import { signingStampOf } from '../../../kernel/signing-stamp.ts';
 
 /**
  * An endpoint's reputation from signed bureau observations (audits and receipt checks) that the

@@ -1,4 +1,5 @@
-import { parseJsonParam, signedByKey, signingStampOf, UnusableContent } from '../../../kernel/route-kit/verify-route.ts';
+import { parseJsonParam, signedByKey, UnusableContent } from '../../../kernel/route-kit/verify-route.ts';
+import { signingStampOf } from '../../../kernel/signing-stamp.ts';
 import { z } from 'zod';
 import { type JsonValue } from '../../../signing/rfc8785.ts';
 import { check } from '../../../signing/seal.ts';

@@ -11,6 +11,7 @@ import { parseAmount } from '../../../kernel/decimal-amount.ts';
 import { agentStreamName, parseGovernorEvent } from '../events.ts';
 import type { EventStore, RecordedEvent } from '../../../events/port.ts';
 import { DomainRefusal, handleCommand, loadState } from '../../../kernel/decider.ts';
+import { storedRecordResult } from '../../../kernel/signing-stamp.ts';
 
 /** Stored event -> the engine's event, through the zod schemas of the event catalogue. */
 export const parseAgentEvent = (event: Pick<RecordedEvent, 'type' | 'data'>): GovernorEvent => parseGovernorEvent(event);
@@ -56,7 +57,8 @@ async function executeGovernor(command: GovernorCommand, ctx: CallContext) {
   });
   const record = resultRecordOf(command, handled.state);
   if (!record) throw new Error(`governor produced no record for ${command.kind} of ${command.agent_id}`);
-  return { record };
+  // A settlement settled again is answered with the original receipt: sealed with the key of its time.
+  return storedRecordResult(record);
 }
 
 /** Amounts arrive as decimal strings, already validated against AMOUNT_PATTERN by the input schema. */

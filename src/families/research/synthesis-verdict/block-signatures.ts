@@ -2,7 +2,7 @@ import type { Keyring } from '../../../signing/keyring.ts';
 import { canonicalBytes, type JsonValue } from '../../../signing/rfc8785.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 import { ed25519Verifies } from '../../../kernel/signed-record.ts';
-import { signingStampOf } from '../../../kernel/route-kit/verify-route.ts';
+import { signingStampOf } from '../../../kernel/signing-stamp.ts';
 import type { CheckedBlock } from './engine.ts';
 
 export interface SignedBlockEvidence {
