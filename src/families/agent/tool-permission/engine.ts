@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { canonicalSha256, sha256Hex } from '../../../signing/hash.ts';
+import { NeedleSet } from './needles.ts';
 import { OWASP_MCP_TOP10, OWASP_MCP_TOP10_VERSION, type OwaspMcpId } from '../../../kernel/standards/owasp-mcp-top10.ts';
 
 /**
@@ -75,20 +76,56 @@ export function classifyPermission(value: string): Pick<DeclaredPermission, 'cat
   };
 }
 
-/** Markers of instructions aimed at the model rather than the user (tool poisoning). */
-const HIDDEN_INSTRUCTION_MARKERS: ReadonlyArray<{ name: string; pattern: RegExp }> = [
-  { name: 'instruction tag', pattern: /<\s*\/?\s*(important|system|instructions?|secret|hidden)\s*>/i },
-  { name: 'override of earlier instructions', pattern: /\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(previous|prior|above|earlier|other)\s+(instructions|prompts?|rules)/i },
-  { name: 'concealment from the user', pattern: /\b(do not|don't|never)\s+(tell|inform|mention|reveal|show|notify|alert)\b/i },
-  { name: 'precondition on tool use', pattern: /\b(before|prior to)\s+(using|calling|invoking)\s+(this|any|the)\s+(other\s+)?tool/i },
-  { name: 'sensitive file reference', pattern: /(~\/\.ssh|id_rsa|id_ed25519|\/etc\/passwd|\/etc\/shadow|\.env\b|\.aws\/credentials|mcp\.json)/i },
-  { name: 'role or prompt manipulation', pattern: /\b(system prompt|you are now|act as the system)\b/i },
-  { name: 'invisible characters', pattern: /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/ },
-  { name: 'HTML comment', pattern: /<!--[\s\S]*?-->/ },
+/**
+ * Markers of instructions aimed at the model rather than the user (tool poisoning). Each is run on
+ * every model-facing text, so each must take time linear in the text: no two neighbouring
+ * quantified parts may match the same characters (the tag pattern's `\s*\/?\s*` did, and
+ * '<' and 40,000 spaces held the event loop 3.4 s), and a pattern that searches for a closing
+ * delimiter is a test of two `indexOf`s instead.
+ */
+export const INSTRUCTION_TAG = /<\s*(?:\/\s*)?(important|system|instructions?|secret|hidden)\s*>/i;
+const HIDDEN_INSTRUCTION_MARKERS: ReadonlyArray<{ name: string; test: (text: string) => boolean }> = [
+  { name: 'instruction tag', test: matches(INSTRUCTION_TAG) },
+  { name: 'override of earlier instructions', test: matches(/\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(previous|prior|above|earlier|other)\s+(instructions|prompts?|rules)/i) },
+  { name: 'concealment from the user', test: matches(/\b(do not|don't|never)\s+(tell|inform|mention|reveal|show|notify|alert)\b/i) },
+  { name: 'precondition on tool use', test: matches(/\b(before|prior to)\s+(using|calling|invoking)\s+(this|any|the)\s+(other\s+)?tool/i) },
+  { name: 'sensitive file reference', test: matches(/(~\/\.ssh|id_rsa|id_ed25519|\/etc\/passwd|\/etc\/shadow|\.env\b|\.aws\/credentials|mcp\.json)/i) },
+  { name: 'role or prompt manipulation', test: matches(/\b(system prompt|you are now|act as the system)\b/i) },
+  { name: 'invisible characters', test: matches(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/) },
+  { name: 'HTML comment', test: hasHtmlComment },
 ];
 
-/** Every string a model reads from a tool: its description and every description in its input schema. */
-function modelFacingTexts(tool: ManifestTool): string[] {
+function matches(pattern: RegExp): (text: string) => boolean {
+  return (text) => pattern.test(text);
+}
+
+/**
+ * What /<!--[\s\S]*?-->/ tests: a "-->" after some "<!--". The first opening leaves the most
+ * room, so one search for it and one for a closing after it decide. The regex, tried from every
+ * "<!--", took time quadratic in a text of repeated openings (10 s for 200,000 characters).
+ */
+export function hasHtmlComment(text: string): boolean {
+  const open = text.indexOf('<!--');
+  return open >= 0 && text.indexOf('-->', open + 4) >= 0;
+}
+
+/**
+ * Most characters of model-facing text one manifest may carry, over all its tools (descriptions,
+ * and descriptions and titles anywhere in input schemas, which have no length limit of their own):
+ * every marker and the cross-tool check read all of it, so this bounds the call. Refused before
+ * the quote (model_text_too_long).
+ */
+export const MODEL_TEXT_MAX_CHARS = 200_000;
+
+/** Characters of model-facing text in the whole manifest. */
+export function modelFacingLength(tools: readonly ManifestTool[]): number {
+  let total = 0;
+  for (const tool of tools) for (const text of modelFacingTexts(tool)) total += text.length;
+  return total;
+}
+
+/** Every string a model reads from a tool: its description and every description or title in its input schema. */
+export function modelFacingTexts(tool: ManifestTool): string[] {
   const texts = tool.description === undefined ? [] : [tool.description];
   const walk = (v: JsonValue | undefined) => {
     if (Array.isArray(v)) v.forEach(walk);
@@ -163,11 +200,13 @@ function permissionFindings(declared: readonly DeclaredPermission[]): Finding[] 
 function manifestFindings(input: ToolPermissionInput): Finding[] {
   const findings: Finding[] = [];
   const others = new Map((input.other_tool_names ?? []).map((n) => [normaliseName(n), n]));
+  const referable = [...others].filter(([normalised]) => normalised.length >= 3);
+  const names = new NeedleSet(referable.map(([, original]) => original.toLowerCase()));
   const seen = new Map<string, string>();
   for (const tool of input.manifest.tools) {
     for (const text of modelFacingTexts(tool))
       for (const marker of HIDDEN_INSTRUCTION_MARKERS)
-        if (marker.pattern.test(text))
+        if (marker.test(text))
           findings.push({ rule: 'hidden-instructions', severity: 'critical', tool: tool.name, detail: `model-facing text carries a ${marker.name}`, owasp: ['MCP03', 'MCP06'] });
     const key = normaliseName(tool.name);
     const twin = seen.get(key);
@@ -175,9 +214,9 @@ function manifestFindings(input: ToolPermissionInput): Finding[] {
     else seen.set(key, tool.name);
     const shadowed = others.get(key);
     if (shadowed !== undefined) findings.push({ rule: 'tool-shadowing', severity: 'high', tool: tool.name, detail: `name shadows "${shadowed}" of another server`, owasp: ['MCP03'] });
-    const description = (tool.description ?? '').toLowerCase();
-    for (const [normalised, original] of others)
-      if (normalised.length >= 3 && normalised !== key && description.includes(original.toLowerCase()))
+    const named = names.foundIn((tool.description ?? '').toLowerCase());
+    for (const [index, [normalised, original]] of referable.entries())
+      if (normalised !== key && named.has(index))
         findings.push({ rule: 'cross-tool-reference', severity: 'high', tool: tool.name, detail: `description refers to "${original}" of another server`, owasp: ['MCP03'] });
   }
   return findings;

@@ -32,4 +32,14 @@ describe('tool-permission over HTTP', () => {
     const extra = await runAgainst(service, 'mcp.threatmodel.tool-permission', { ...example, manifest: { ...(example.manifest as object), nextCursor: 'c2' } });
     expect(extra.record.manifestSha256).not.toBe(plain.record.manifestSha256);
   });
+
+  it('refuses more than 200,000 characters of model-facing text before the quote, counting schema descriptions and titles', async () => {
+    const tool = (description: string, title: string) => ({ name: 'x', description: 'Reads.', inputSchema: { type: 'object', title, properties: { p: { type: 'string', description } } } });
+    const atLimit = await postJson(url(), { manifest: { tools: [tool('<' + ' '.repeat(199_985), 'Title ab')] } });
+    expect(atLimit.status).toBe(402);
+    const over = await postJson(url(), { manifest: { tools: [tool('<' + ' '.repeat(199_985), 'Title abc')] } });
+    expect(over.status).toBe(422);
+    expect(over.body).toMatchObject({ error: 'model_text_too_long', outcome: 'INVALID-INPUT', issues: [{ path: 'manifest.tools' }] });
+    expect(over.headers.get('payment-required')).toBeNull();
+  });
 });

@@ -3,7 +3,7 @@ import { fromEngine, pricedOperation, type Route } from '../../../kernel/operati
 import { hex64, jsonObject, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { OWASP_MCP_TOP10_VERSION } from '../../../kernel/standards/owasp-mcp-top10.ts';
-import { analyseToolPermissions, PERMISSION_CATEGORIES, RISK_LEVELS, TOOL_PERMISSION_RULESET } from './engine.ts';
+import { analyseToolPermissions, MODEL_TEXT_MAX_CHARS, modelFacingLength, PERMISSION_CATEGORIES, RISK_LEVELS, TOOL_PERMISSION_RULESET } from './engine.ts';
 
 const declaredList = z.array(z.string().min(1).max(256)).max(100);
 const manifestTool = z.looseObject({
@@ -55,7 +55,7 @@ const toolPermissionThreatModel = pricedOperation({
     family: 'agent',
     priceUsd: '0.25',
     summary: 'Permission-sprawl risk of one MCP manifest, with an ownership proof recommended.',
-    description: `Reads the permissions and scopes a tools/list manifest declares (per tool, in annotations, and server-wide) and finds wildcards, over-broad scopes, file, network, command-execution and secrets access, hidden instructions in model-facing text, and shadowed tool names (ruleset ${TOOL_PERMISSION_RULESET.id}/${TOOL_PERMISSION_RULESET.version}); findings cite the ${OWASP_MCP_TOP10_VERSION}. MINIMAL when no permission is declared anywhere; CRITICAL only with an ownership proof of the server, otherwise capped at HIGH with an ownership proof recommended.`,
+    description: `Reads the permissions and scopes a tools/list manifest declares (per tool, in annotations, and server-wide) and finds wildcards, over-broad scopes, file, network, command-execution and secrets access, hidden instructions in model-facing text, and shadowed tool names (ruleset ${TOOL_PERMISSION_RULESET.id}/${TOOL_PERMISSION_RULESET.version}); findings cite the ${OWASP_MCP_TOP10_VERSION}. MINIMAL when no permission is declared anywhere; CRITICAL only with an ownership proof of the server, otherwise capped at HIGH with an ownership proof recommended. The model-facing text of the whole manifest (tool descriptions, and every description and title in input schemas) is at most ${MODEL_TEXT_MAX_CHARS.toLocaleString('en-US')} characters (else 422 model_text_too_long, before the quote).`,
     inputFrom: 'json',
     input: toolPermissionInput,
     example: {
@@ -68,6 +68,13 @@ const toolPermissionThreatModel = pricedOperation({
       other_tool_names: ['read_file'],
     },
     output: signedResponse(toolPermissionRecordSchema, 'evidenceCore'),
+    // Input-schema descriptions have no length limit of their own, so the total is bounded here.
+    precheck(input) {
+      const total = modelFacingLength(input.manifest.tools);
+      if (total <= MODEL_TEXT_MAX_CHARS) return undefined;
+      const message = `carries ${total} characters of model-facing text (descriptions and schema descriptions and titles); at most ${MODEL_TEXT_MAX_CHARS} are read`;
+      return { status: 422, error: 'model_text_too_long', message: `manifest.tools: ${message}`, outcome: 'INVALID-INPUT', issues: [{ path: 'manifest.tools', message }] };
+    },
     keyFamily: 'tool-permission',
     signedMember: 'evidenceCore',
     verifyPath: '/v1/mcp/threatmodel/tool-permission/recheck',
