@@ -44,4 +44,17 @@ describe('judge over HTTP', () => {
     const result = await runAgainst(service, 'mcp.eval.judge', { response_a: 'a', response_b: 'b', rubric: [{ id: 'ed', weight: 1, type: 'edit_distance' }] });
     expect(result.record).toMatchObject({ outcome: 'INSUFFICIENT-DATA', grade: null, winner: null });
   });
+
+  it('refuses a rubric whose regex work over both responses is too large, before the quote; grades a too-deep JSON response as failing', async () => {
+    const pair = { response_a: 'a'.repeat(7071), response_b: 'b'.repeat(7071) };
+    const rubric = ['[^y]*y', '[^x]*x', '.*y'].map((pattern, i) => ({ id: `r${i}`, weight: 1, type: 'regex', pattern }));
+    const refused = await postJson(url(), { ...pair, rubric });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ error: 'rubric_too_costly', outcome: 'INVALID-INPUT' });
+    expect(refused.headers.get('payment-required')).toBeNull();
+    const deep = { response_a: '['.repeat(9999) + ']'.repeat(9999), response_b: '1', rubric: [{ id: 'e', weight: 1, type: 'json_schema', schema: { enum: [1] } }] };
+    expect((await postJson(url(), deep)).status).toBe(402);
+    const result = await runAgainst(service, 'mcp.eval.judge', deep);
+    expect(result.record).toMatchObject({ winner: 'b', criteria: [{ a: { passed: false, detail: 'response JSON nests deeper than 32 levels' } }] });
+  });
 });

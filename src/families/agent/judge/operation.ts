@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { fromEngine, pricedOperation, type Refusal, type Route } from '../../../kernel/operation.ts';
 import { hex64, jsonObject, rulesetMember, signedResponse, token } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
-import { gradeResponsePair, JUDGE_OUTCOMES, JUDGE_RULESET } from './engine.ts';
+import { gradeResponsePair, JUDGE_COST_LIMIT, JUDGE_OUTCOMES, JUDGE_RULESET, rubricCost, type JudgeInput } from './engine.ts';
 import { SUPPORTED_SCHEMA_KEYWORDS } from './metrics.ts';
 
 const criterionBase = { id: token, weight: z.number().gt(0).max(1000) };
@@ -57,6 +57,20 @@ const judgeRecordSchema = z.object({
   gradedAt: z.number().int(),
 });
 
+/**
+ * The whole call's work, summed over the rubric and both responses, is bounded before the quote:
+ * a limit per criterion let 32 criteria each just within it hold the loop 28 s.
+ */
+function costRefusal(input: JudgeInput): Refusal | undefined {
+  const cost = rubricCost(input);
+  if (cost.total <= JUDGE_COST_LIMIT) return undefined;
+  const issues = [...cost.byCriterion]
+    .sort((x, y) => y.cost - x.cost)
+    .map(({ index, cost: units }) => ({ path: `rubric.${index}`, message: `costs ${units.toExponential(2)} units on these responses` }));
+  const message = `the rubric costs ${cost.total.toExponential(2)} units of regex steps and edit-distance cells on these responses; at most ${JUDGE_COST_LIMIT.toExponential(0)} per call`;
+  return { status: 422, error: 'rubric_too_costly', message, outcome: 'INVALID-INPUT', issues };
+}
+
 const judgeGrade = pricedOperation({
     id: 'mcp.eval.judge',
     method: 'POST',
@@ -64,7 +78,7 @@ const judgeGrade = pricedOperation({
     family: 'agent',
     priceUsd: '0.15',
     summary: 'Grades one response pair against a rubric; deterministic; no external inference.',
-    description: `Grades response_a and response_b against weighted criteria (ruleset ${JUDGE_RULESET.id}/${JUDGE_RULESET.version}): contains, not_contains, regex, json_schema (subset: ${SUPPORTED_SCHEMA_KEYWORDS.join(', ')}), length (chars or words), edit_distance and ngram_overlap against the reference. Each response's grade is the weight-averaged score over the assessable criteria; the higher grade wins, equal grades tie. Criteria that cannot be assessed are listed with the reason; when none can be, the outcome is INSUFFICIENT-DATA and no grade is given.`,
+    description: `Grades response_a and response_b against weighted criteria (ruleset ${JUDGE_RULESET.id}/${JUDGE_RULESET.version}): contains, not_contains, regex, json_schema (subset: ${SUPPORTED_SCHEMA_KEYWORDS.join(', ')}), length (chars or words), edit_distance and ngram_overlap against the reference. Each response's grade is the weight-averaged score over the assessable criteria; the higher grade wins, equal grades tie. Criteria that cannot be assessed are listed with the reason; when none can be, the outcome is INSUFFICIENT-DATA and no grade is given. A json_schema response must be I-JSON nested at most 32 levels, else it fails that criterion with the reason. The work of the whole call (regex backtracking steps weighted by flags, and edit-distance cells, each distinct piece of work counted once) is at most ${JUDGE_COST_LIMIT.toExponential(0)} units, else 422 rubric_too_costly before the quote.`,
     inputFrom: 'json',
     input: judgeInput,
     example: {
@@ -91,7 +105,8 @@ const judgeGrade = pricedOperation({
         if (c.min !== undefined && c.max !== undefined && c.min > c.max) return [{ path: `rubric.${i}.min`, message: `must not exceed max (${c.max})` }];
         return [];
       });
-      return issues.length === 0 ? undefined : { status: 422, error: 'length_bounds', message: `${issues[0]!.path}: ${issues[0]!.message}`, outcome: 'INVALID-INPUT', issues };
+      if (issues.length > 0) return { status: 422, error: 'length_bounds', message: `${issues[0]!.path}: ${issues[0]!.message}`, outcome: 'INVALID-INPUT', issues };
+      return costRefusal(input);
     },
     command: fromEngine(gradeResponsePair),
   });
