@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
-import { modelThreats, type ThreatModelInput } from './engine.ts';
+import { modelThreats, THREATMODEL_RULESET_VERSION, type ThreatModelInput } from './engine.ts';
+import { THREAT_RULES } from './rules.ts';
 import { threatModel } from './operation.ts';
 
 const example = threatModel.example as ThreatModelInput;
@@ -53,5 +54,22 @@ describe('STRIDE threat model of a manifest', () => {
     expect(dragon['version']).toBe('2.2.0');
     expect(dragon.detail.diagrams[0]!.cells).toHaveLength(2);
     expect(dragon.detail.diagrams[0]!.cells[0]!.data.threats.length).toBeGreaterThan(0);
+  });
+
+  it('a threat names its rule: the rule\'s title and mitigations are in the ruleset once, and in the Threat Dragon export where that tool reads them', () => {
+    const tool = { name: 'run_sql', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } };
+    const record = run({ manifest: { tools: Array.from({ length: 100 }, () => tool) } });
+    const ruleset = record['ruleset'] as JsonObject & { rules: Array<{ id: string; mitigations: string[] }> };
+    expect(ruleset['version']).toBe(THREATMODEL_RULESET_VERSION);
+    expect(ruleset.rules.find((r) => r.id === 'TM-05')!.mitigations).toEqual(THREAT_RULES.commandInput.mitigations);
+    for (const t of record.threats) {
+      expect(t).not.toHaveProperty('mitigations');
+      expect(t).not.toHaveProperty('title');
+    }
+    expect(JSON.stringify(record.threats)).not.toContain(THREAT_RULES.commandInput.mitigations[0]);
+    const dragon = record['threat_dragon'] as { detail: { diagrams: Array<{ cells: Array<{ data: { threats: Array<{ title: string; mitigation: string }> } }> }> } };
+    expect(dragon.detail.diagrams[0]!.cells[0]!.data.threats[3]).toMatchObject({ title: THREAT_RULES.commandInput.title, mitigation: THREAT_RULES.commandInput.mitigations.join('; ') });
+    // About 790 bytes a threat, listed twice (threats, Threat Dragon): version 1 took 1,020.
+    expect(JSON.stringify(record).length).toBeLessThan(record.threats.length * 850);
   });
 });

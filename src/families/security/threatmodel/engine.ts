@@ -4,6 +4,13 @@ import { OWASP_MCP_TOP10_VERSION } from '../../../kernel/standards/owasp-mcp-top
 import { LEVEL_SCORE, THREAT_RULES, type ThreatRule } from './rules.ts';
 
 export const THREATMODEL_RULESET_ID = 'stride-manifest';
+/**
+ * Version 2 (2026-11-27): a threat names its rule and no longer copies the rule's title and
+ * mitigations, which the record's ruleset holds once (version 1 repeated them in every threat).
+ */
+export const THREATMODEL_RULESET_VERSION = '2';
+/** The OpenAPI methods modelled as operations. */
+export const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const URL_NAME = /(^|_)(url|uri|link|endpoint|webhook|callback|href)s?$/i;
@@ -13,7 +20,7 @@ const SECRET_NAME = /(password|passwd|secret|token|api_?key|private_?key|credent
 const WRITE_VERB = /(^|[_-])(delete|remove|drop|update|write|create|send|transfer|pay|post|exec|execute|run|deploy|modify|set)([_-]|$)/i;
 const INSTRUCTION_TEXT = /(ignore (all |any )?(previous|prior) instructions|<important>|do not (tell|mention|inform)|always (call|use) this tool|before (using|calling) any other tool)/i;
 
-interface Element {
+export interface Element {
   id: string;
   kind: 'tool' | 'operation';
   name: string;
@@ -60,7 +67,7 @@ function elementsOfOpenApi(doc: JsonObject): Element[] {
   const globalSecurity = Array.isArray(doc['security']) && doc['security'].length > 0;
   const paths = isObject(doc['paths']) ? doc['paths'] : {};
   return Object.entries(paths).flatMap(([path, item]) =>
-    ['get', 'put', 'post', 'delete', 'patch'].flatMap((method) => {
+    OPENAPI_METHODS.flatMap((method) => {
       const op = isObject(item) ? item[method] : undefined;
       if (!isObject(op)) return [];
       const write = method !== 'get';
@@ -84,10 +91,18 @@ function elementsOfOpenApi(doc: JsonObject): Element[] {
 
 const unbounded = (schema: JsonObject) => (schema['type'] === 'string' && schema['maxLength'] === undefined && schema['enum'] === undefined && schema['format'] === undefined) || (schema['type'] === 'array' && schema['maxItems'] === undefined);
 
-function threatsOf(e: Element): JsonObject[] {
-  const threats: JsonObject[] = [];
-  const raise = (rule: ThreatRule, target: string, evidence: string) =>
-    threats.push({ rule: rule.id, stride: rule.stride, title: rule.title, element: e.id, target, evidence, likelihood: rule.likelihood, impact: rule.impact, risk: LEVEL_SCORE[rule.likelihood] * LEVEL_SCORE[rule.impact], mitigations: [...rule.mitigations], owasp_mcp: [...rule.owasp_mcp], cwe: [...rule.cwe] });
+interface Threat {
+  rule: ThreatRule;
+  element: string;
+  target: string;
+  evidence: string;
+}
+
+const riskOf = (rule: ThreatRule) => LEVEL_SCORE[rule.likelihood] * LEVEL_SCORE[rule.impact];
+
+function threatsOf(e: Element): Threat[] {
+  const threats: Threat[] = [];
+  const raise = (rule: ThreatRule, target: string, evidence: string) => threats.push({ rule, element: e.id, target, evidence });
   if (e.destructive.value || (e.kind === 'tool' && WRITE_VERB.test(e.name) && e.destructive.evidence.includes('absent'))) raise(THREAT_RULES.destructive, e.id, e.destructive.evidence);
   if (e.openWorld.value) raise(THREAT_RULES.openWorldOutput, `${e.id} output`, e.openWorld.evidence);
   if (e.destructive.value && !e.idempotent.value) raise(THREAT_RULES.unaudited, e.id, `${e.destructive.evidence}; ${e.idempotent.evidence}`);
@@ -104,13 +119,20 @@ function threatsOf(e: Element): JsonObject[] {
   return threats;
 }
 
+/** How many threats the elements raise: what the record's size grows with. */
+export const threatCount = (elements: Element[]): number => elements.reduce((sum, e) => sum + threatsOf(e).length, 0);
+
+/** A threat as the record lists it: its rule's title and mitigations are in the ruleset, once. */
+const threatEntry = (t: Threat): JsonObject => ({ rule: t.rule.id, stride: t.rule.stride, element: t.element, target: t.target, evidence: t.evidence, likelihood: t.rule.likelihood, impact: t.rule.impact, risk: riskOf(t.rule), owasp_mcp: [...t.rule.owasp_mcp], cwe: [...t.rule.cwe] });
+
 /**
  * OWASP Threat Dragon v2: one diagram, a process per element, its threats on the cell. Each
  * element's own threats, not those of every element of its name: a manifest that repeats one
  * tool name thousands of times made that a product of the two counts and ran the process out
- * of memory.
+ * of memory. The export keeps each threat's title and mitigation text: Threat Dragon reads them
+ * from the threat, not from a rule table.
  */
-function threatDragon(elements: Element[], threatsByElement: JsonObject[][], title: string): JsonObject {
+function threatDragon(elements: Element[], threatsByElement: Threat[][], title: string): JsonObject {
   const threatCount = threatsByElement.reduce((sum, own) => sum + own.length, 0);
   const cells = elements.map((e, i) => ({
     id: `cell-${i}`,
@@ -123,10 +145,13 @@ function threatDragon(elements: Element[], threatsByElement: JsonObject[][], tit
       description: e.description.slice(0, 500),
       outOfScope: false,
       hasOpenThreats: threatsByElement[i]!.length > 0,
-      threats: threatsByElement[i]!.map((t, k) => ({ id: `${i}-${k}`, title: t['title'], status: 'Open', severity: Number(t['risk']) >= 6 ? 'High' : Number(t['risk']) >= 3 ? 'Medium' : 'Low', type: t['stride'], description: `${t['evidence']} (${(t['cwe'] as string[]).join(', ')})`, mitigation: (t['mitigations'] as string[]).join('; '), modelType: 'STRIDE', number: k + 1, score: String(t['risk']) })),
+      threats: threatsByElement[i]!.map((t, k) => {
+        const risk = riskOf(t.rule);
+        return { id: `${i}-${k}`, title: t.rule.title, status: 'Open', severity: risk >= 6 ? 'High' : risk >= 3 ? 'Medium' : 'Low', type: t.rule.stride, description: `${t.evidence} (${t.rule.cwe.join(', ')})`, mitigation: t.rule.mitigations.join('; '), modelType: 'STRIDE', number: k + 1, score: String(risk) };
+      }),
     },
   }));
-  return { version: '2.2.0', summary: { title, owner: '', description: 'Generated from a tool manifest by a deterministic rule table', id: 0 }, detail: { contributors: [], diagrams: [{ id: 0, title: 'Manifest', diagramType: 'STRIDE', placeholder: '', thumbnail: './public/content/images/thumbnail.stride.jpg', version: '2.2.0', cells: cells as unknown as JsonValue }], diagramTop: 1, reviewer: '', threatTop: threatCount } };
+  return { version: '2.2.0', summary: { title, owner: '', description: 'Generated from a tool manifest by a deterministic rule table', id: 0 }, detail: { contributors: [], diagrams: [{ id: 0, title: 'Manifest', diagramType: 'STRIDE', placeholder: '', thumbnail: './public/content/images/thumbnail.stride.jpg', version: '2.2.0', cells }], diagramTop: 1, reviewer: '', threatTop: threatCount } };
 }
 
 export interface ThreatModelInput {
@@ -134,18 +159,25 @@ export interface ThreatModelInput {
   format?: 'mcp' | 'openapi' | undefined;
 }
 
+export const manifestFormat = (input: ThreatModelInput): 'mcp' | 'openapi' => input.format ?? (typeof input.manifest['openapi'] === 'string' ? 'openapi' : 'mcp');
+
+/** The elements the model is made of: each MCP tool, or each OpenAPI operation, with its inputs. */
+export function manifestElements(input: ThreatModelInput): Element[] {
+  return manifestFormat(input) === 'openapi' ? elementsOfOpenApi(input.manifest) : elementsOfMcp(input.manifest);
+}
+
 /** The record's content (everything but the stamp); attestation_id is its SHA-256. */
 export function threatModelContent(input: ThreatModelInput): JsonObject {
-  const format = input.format ?? (typeof input.manifest['openapi'] === 'string' ? 'openapi' : 'mcp');
-  const elements = format === 'openapi' ? elementsOfOpenApi(input.manifest) : elementsOfMcp(input.manifest);
+  const format = manifestFormat(input);
+  const elements = manifestElements(input);
   const threatsByElement = elements.map(threatsOf);
-  const threats = threatsByElement.flat();
+  const threats = threatsByElement.flat().map(threatEntry);
   const title = format === 'openapi' && isObject(input.manifest['info']) ? String(input.manifest['info']['title'] ?? 'API') : 'MCP server';
   const byStride: Record<string, number> = {};
   for (const t of threats) byStride[String(t['stride'])] = (byStride[String(t['stride'])] ?? 0) + 1;
   return {
     kind: 'threat-model',
-    ruleset: { id: THREATMODEL_RULESET_ID, version: '1', rules: Object.values(THREAT_RULES) as unknown as JsonValue, owasp_mcp: OWASP_MCP_TOP10_VERSION, risk: 'likelihood x impact, each low 1, medium 2, high 3' },
+    ruleset: { id: THREATMODEL_RULESET_ID, version: THREATMODEL_RULESET_VERSION, rules: Object.values(THREAT_RULES) as unknown as JsonValue, owasp_mcp: OWASP_MCP_TOP10_VERSION, risk: 'likelihood x impact, each low 1, medium 2, high 3' },
     format,
     manifest_sha256: canonicalSha256(input.manifest),
     outcome: elements.length === 0 ? 'INSUFFICIENT-DATA' : threats.length === 0 ? 'NO-THREATS-FOUND' : 'THREATS-FOUND',

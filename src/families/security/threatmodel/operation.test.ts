@@ -5,6 +5,7 @@ import { useTestService } from '../../../../test/support/service.ts';
 import { createPayingFetch } from '../../../../test/support/paying-client.ts';
 import { postJson } from '../../../../test/support/http.ts';
 import { threatModel } from './operation.ts';
+import { MAX_ELEMENTS, MAX_INPUTS_PER_ELEMENT, MAX_NAME_LENGTH, MAX_THREATS } from './limits.ts';
 
 const service = useTestService();
 type Answer = { evidenceCore: Record<string, JsonValue> & { attestation_id: string }; sha256: string; ed25519Sig: string; already_recorded?: unknown };
@@ -28,5 +29,33 @@ describe('threat model over HTTP', () => {
     expect(second.evidenceCore.attestation_id).toBe(first.evidenceCore.attestation_id);
     expect(second.evidenceCore).toEqual(first.evidenceCore);
     expect((await (await fetch(`${service.url}/v1/security/threatmodel/verify/${'0'.repeat(64)}`)).json())).toMatchObject({ found: false });
+  });
+
+  describe('a manifest beyond what one model covers is refused before the quote (422 manifest_too_large, nothing to pay)', () => {
+    const refused = async (manifest: Record<string, unknown>, message: RegExp) => {
+      const answer = await postJson(`${service.url}/v1/security/threatmodel`, { manifest });
+      expect(answer.status).toBe(422);
+      expect(answer.headers.get('payment-required')).toBeNull();
+      expect(answer.body).toMatchObject({ error: 'manifest_too_large', outcome: 'INVALID-INPUT' });
+      expect(String(answer.body['message'])).toMatch(message);
+    };
+    const tool = { name: 'run_sql', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } };
+
+    it('2,000 empty tools (8 KB, a 6.7 MB model before) and one tool too many', async () => {
+      await refused({ tools: Array.from({ length: 2_000 }, () => ({})) }, /2000 tools: at most 500/);
+      await refused({ tools: Array.from({ length: MAX_ELEMENTS + 1 }, () => ({})) }, /501 tools/);
+      expect((await postJson(`${service.url}/v1/security/threatmodel`, { manifest: { tools: Array.from({ length: MAX_ELEMENTS }, () => ({})) } })).status).toBe(402);
+    });
+
+    it('an OpenAPI document of more operations, a tool of more inputs, a longer name, or more threats than listed in one model', async () => {
+      const paths = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`/p${i}`, { get: {}, put: {}, post: {}, delete: {}, patch: {} }]));
+      await refused({ openapi: '3.1.0', paths }, /505 operations: at most 500/);
+      const properties = Object.fromEntries(Array.from({ length: MAX_INPUTS_PER_ELEMENT + 1 }, (_, i) => [`url${i}`, { type: 'string' }]));
+      await refused({ tools: [{ name: 'wide', inputSchema: { type: 'object', properties } }] }, /tool:wide has 101 inputs: at most 100/);
+      await refused({ tools: [{ ...tool, name: 'x'.repeat(MAX_NAME_LENGTH + 1) }] }, /a tool name of 129 characters/);
+      // run_sql raises 5 threats: 401 of them raise 2,005.
+      await refused({ tools: Array.from({ length: MAX_THREATS / 5 + 1 }, () => tool) }, /raises 2005 threats: at most 2000/);
+      expect((await postJson(`${service.url}/v1/security/threatmodel`, { manifest: { tools: Array.from({ length: MAX_THREATS / 5 }, () => tool) } })).status).toBe(402);
+    });
   });
 });

@@ -6,6 +6,7 @@ import { attestationReadBack, attestationRecordedSchema, attestationStream } fro
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { modelThreats, type ThreatModelInput } from './engine.ts';
+import { manifestBeyondLimits, MAX_ELEMENTS, MAX_INPUTS_PER_ELEMENT, MAX_NAME_LENGTH, MAX_PATH_LENGTH, MAX_THREATS } from './limits.ts';
 
 const STREAM_PREFIX = 'threatmodel';
 const RECORDED = 'ThreatModelRecorded';
@@ -30,7 +31,7 @@ export const threatModel = pricedOperation({
   priceUsd: '0.25',
   summary: 'Threat model of one tool manifest; persisted under attestation_id.',
   description:
-    'STRIDE per element of an MCP tools/list result (with the MCP annotation defaults when hints are absent) or an OpenAPI 3.x document: each threat with its category, element, the manifest evidence that raised it, likelihood and impact from the published rule table, mitigations, OWASP MCP Top 10 and CWE ids, and an OWASP Threat Dragon v2 export inside the record. attestation_id is the SHA-256 of the record without its stamp: the same manifest gives the same id, the first model of it is kept, and GET /v1/security/threatmodel/verify/{attestation_id} returns it.',
+`STRIDE per element of an MCP tools/list result (with the MCP annotation defaults when hints are absent) or an OpenAPI 3.x document: each threat with its rule, category, element, the manifest evidence that raised it, likelihood and impact from the published rule table, OWASP MCP Top 10 and CWE ids (each rule's title and mitigations are in the record's ruleset), and an OWASP Threat Dragon v2 export inside the record. At most ${MAX_ELEMENTS} tools or operations, ${MAX_INPUTS_PER_ELEMENT} inputs per element, tool and input names of at most ${MAX_NAME_LENGTH} characters and paths of ${MAX_PATH_LENGTH}, and at most ${MAX_THREATS} threats: beyond, 422 manifest_too_large before any quote. attestation_id is the SHA-256 of the record without its stamp: the same manifest gives the same id, the first model of it is kept, and GET /v1/security/threatmodel/verify/{attestation_id} returns it.`,
   inputFrom: 'json',
   input,
   example: {
@@ -41,11 +42,13 @@ export const threatModel = pricedOperation({
       ],
     },
   },
-  output: signedResponse(z.looseObject({ kind: z.literal('threat-model'), attestation_id: z.string(), threats: z.array(z.looseObject({ stride: z.string(), cwe: z.array(z.string()) })), threat_dragon: z.looseObject({}), modeledAt: z.number().int() }), 'evidenceCore'),
+  output: signedResponse(z.looseObject({ kind: z.literal('threat-model'), attestation_id: z.string(), threats: z.array(z.looseObject({ rule: z.string(), stride: z.string(), cwe: z.array(z.string()) })), threat_dragon: z.looseObject({}), modeledAt: z.number().int() }), 'evidenceCore'),
   keyFamily: 'threatmodel',
   signedMember: 'evidenceCore',
   verifyPath: '/v1/security/threatmodel/verify/{attestation_id}',
   outputBeside: true,
+  // Parsed from a JSON body: the manifest's values are JSON.
+  precheck: (i) => manifestBeyondLimits(i as ThreatModelInput),
   command: {
     async execute(i, ctx) {
       // Parsed from a JSON body: the manifest's values are JSON (the schema says unknown to keep $refs out of the documents).
