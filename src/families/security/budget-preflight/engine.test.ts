@@ -92,6 +92,16 @@ describe('STOP: a check failed', () => {
     const latin1 = Buffer.from('{"x402Version":2,"error":"d\xe9j\xe0","accepts":[]}', 'latin1').toString('base64');
     expect(run(input({ quote: latin1 })).reasons[0]).toContain('not of UTF-8 text (the byte 0xE9 at offset 27');
   });
+  it('a header of JSON that is not I-JSON (RFC 7493) is undecodable as a malformed one is: nothing JSON.parse guessed is checked', () => {
+    const header = (text: string) => input({ quote: Buffer.from(text).toString('base64') });
+    const entry = JSON.stringify(baseEntry);
+    const duplicate = run(header(`{"x402Version":2,"resource":{"url":"${URL_PAID}"},"accepts":[${entry.replace('"amount":"250000"', '"amount":"99000000","amount":"250000"')}]}`));
+    expect(duplicate).toMatchObject({ outcome: 'STOP', entries: [], recommended_entry: null, reasons: [expect.stringMatching(/^QUOTE-UNDECODABLE: .*accepts\[0\]\.amount: duplicate member name "amount"/)] });
+    const inexact = run(header(`{"x402Version":2,"resource":{"url":"${URL_PAID}"},"accepts":[${entry.replace('"maxTimeoutSeconds":300', '"maxTimeoutSeconds":1e400')}]}`));
+    expect(inexact.reasons[0]).toMatch(/^QUOTE-UNDECODABLE: .*maxTimeoutSeconds: number 1e400 overflows/);
+    // The same quote, I-JSON, is checked as before.
+    expect(run(header(`{"x402Version":2,"resource":{"url":"${URL_PAID}"},"accepts":[${entry}]}`)).outcome).toBe('ALLOW');
+  });
 });
 
 describe('HOLD: a check could not be made', () => {

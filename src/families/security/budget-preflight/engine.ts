@@ -5,7 +5,12 @@ import type { UsdcTable } from './deployments.ts';
 import type { BudgetPolicy, BudgetPreflightInput } from './input.ts';
 import { decodeQuote, type QuoteEntry } from './quote.ts';
 
-export const BUDGET_PREFLIGHT_RULESET = { id: 'budget-preflight', version: '1' } as const;
+/**
+ * Version 2 (2026-11-27): a header quote is read as I-JSON (RFC 7493); one that is not (a lone
+ * surrogate, a duplicate member, an inexact number) is QUOTE-UNDECODABLE, where version 1 took
+ * what JSON.parse made of it.
+ */
+export const BUDGET_PREFLIGHT_RULESET = { id: 'budget-preflight', version: '2' } as const;
 export const ENTRY_VERDICTS = ['ALLOW', 'HOLD', 'STOP'] as const;
 export const PREFLIGHT_OUTCOMES = ['ALLOW', 'HOLD', 'STOP', 'BUDGET-EXCEEDED'] as const;
 export const CHECK_RESULTS = ['PASS', 'FAIL', 'UNCHECKED'] as const;

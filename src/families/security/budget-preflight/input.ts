@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AMOUNT_PATTERN } from '../../../kernel/decimal-amount.ts';
 import { jsonObject } from '../../../kernel/route-kit/schemas.ts';
+import { MAX_QUOTE_HEADER_CHARS } from './quote.ts';
 
 const usd = z.string().regex(AMOUNT_PATTERN, 'must be a decimal USD amount with at most 6 decimals, e.g. "0.25"');
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
@@ -22,7 +23,7 @@ export const budgetPolicy = z
 export const budgetPreflightInput = z
   .object({
     quote: z
-      .union([z.string().min(1).max(16_384).describe('The PAYMENT-REQUIRED header value: base64 of the JSON quote'), jsonObject.describe('The decoded quote (the 402 body or the decoded header)')])
+      .union([z.string().min(1).max(MAX_QUOTE_HEADER_CHARS).describe('The PAYMENT-REQUIRED header value: base64 of the JSON quote'), jsonObject.describe('The decoded quote (the 402 body or the decoded header)')])
       .describe('The x402 quote (v2 PaymentRequired or v1 payment requirements) of the service about to be paid'),
     requested_url: z.url().max(2048).describe('The URL the agent requested and is about to pay for'),
     policy: budgetPolicy,

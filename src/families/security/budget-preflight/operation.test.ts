@@ -6,6 +6,7 @@ import { canonicalBytes, type JsonValue } from '../../../signing/rfc8785.ts';
 import { useTestService } from '../../../../test/support/service.ts';
 import { postJson, runAgainst, tampers, verifyBody } from '../../../../test/support/http.ts';
 import { USDC_DEPLOYMENTS } from './data.ts';
+import { MAX_ACCEPTS } from './quote.ts';
 
 const service = useTestService();
 const path = '/v1/budget/preflight';
@@ -46,6 +47,40 @@ describe('budget preflight over HTTP', () => {
       expect(await recheckOffline(t.record, t.sha256, t.signature), t.name).toBe(false);
       expect((await verifyBody(service, 'POST', '/v1/budget/preflight/recheck', t.record, t.sha256, t.signature)).valid, t.name).toBe(false);
     }
+  });
+});
+
+describe('a quote larger than one call checks is refused before the quote (422 quote_too_large, nothing to pay)', () => {
+  const policy = { max_per_call_usd: '1', daily_cap_usd: '5', allowed_networks: ['eip155:8453'], allowed_assets: ['0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'] };
+  const call = (quoted: unknown) => postJson(`${service.url}${path}`, { quote: quoted, requested_url: 'https://a.example/x', policy });
+  const refused = async (quoted: unknown, issuePath: string, message: RegExp) => {
+    const answer = await call(quoted);
+    expect(answer).toMatchObject({ status: 422, body: { error: 'quote_too_large', outcome: 'INVALID-INPUT', issues: [{ path: issuePath }] } });
+    expect(answer.headers.get('payment-required')).toBeNull();
+    expect(String(answer.body['message'])).toMatch(message);
+  };
+  const empties = (n: number) => ({ x402Version: 2, accepts: Array.from({ length: n }, () => ({})) });
+
+  it('10,000 empty accepts entries as JSON (a 12 MB answer before): over the size of the header form', async () => {
+    await refused(empties(10_000), 'quote', /at most 12288, what a 16384-character header holds/);
+    await refused({ ...quote, extensions: { note: 'x'.repeat(12_288) } }, 'quote', /at most 12288/);
+  });
+
+  it('more accepts entries than are checked, as JSON or as the header; as many is quoted', async () => {
+    await refused(empties(MAX_ACCEPTS + 1), 'quote.accepts', /21 accepts entries: at most 20/);
+    await refused(Buffer.from(JSON.stringify(empties(MAX_ACCEPTS + 1))).toString('base64'), 'quote.accepts', /21 accepts entries/);
+    expect((await call(empties(MAX_ACCEPTS))).status).toBe(402);
+    expect((await call(Buffer.from(JSON.stringify(empties(MAX_ACCEPTS))).toString('base64'))).status).toBe(402);
+  });
+});
+
+describe('a header quote whose JSON is not I-JSON', () => {
+  it('a lone surrogate in network: a signed STOP (QUOTE-UNDECODABLE) that its re-check route finds valid', async () => {
+    const text = JSON.stringify(quote).replace('"eip155:8453"', '"eip155:\\ud800"');
+    expect(text).toContain('"eip155:\\ud800"');
+    const result = await runAgainst(service, 'budget.preflight', { ...input, quote: Buffer.from(text).toString('base64') });
+    expect(result.record).toMatchObject({ outcome: 'STOP', entries: [], reasons: [expect.stringMatching(/^QUOTE-UNDECODABLE: .*not I-JSON.*accepts\[0\]\.network: lone surrogate/)] });
+    expect(await verifyBody(service, 'POST', '/v1/budget/preflight/recheck', result.record, result.seal.sha256, result.seal.ed25519Sig)).toMatchObject({ valid: true });
   });
 });
 

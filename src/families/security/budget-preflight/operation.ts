@@ -5,6 +5,7 @@ import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/
 import { USDC_DEPLOYMENTS } from './data.ts';
 import { CHECK_RESULTS, ENTRY_VERDICTS, MAX_SANE_TIMEOUT_SECONDS, preflightPayment, PREFLIGHT_OUTCOMES } from './engine.ts';
 import { budgetPreflightInput, type BudgetPreflightInput } from './input.ts';
+import { MAX_ACCEPTS, MAX_QUOTE_HEADER_CHARS, MAX_QUOTE_JSON_BYTES, quoteBeyondLimits } from './quote.ts';
 
 const entryResult = z.object({
   index: z.number().int(),
@@ -45,7 +46,7 @@ const budgetPreflight = pricedOperation({
   family: 'security',
   priceUsd: '0.25',
   summary: 'Payment preflight: checks every entry of an x402 quote against a curated USDC table and the caller\'s spending policy before the agent pays.',
-  description: `A payment preflight for an agent about to pay another x402 service (behaviour not described by the spec; ours). Decodes the quote (the PAYMENT-REQUIRED header value, base64 of JSON, or the decoded JSON; x402 v2 and v1 shapes) and checks every accepts entry: the network and asset are a known native USDC deployment (curated table ${USDC_DEPLOYMENTS.name} ${USDC_DEPLOYMENTS.version}, ${USDC_DEPLOYMENTS.byNetwork.size} networks), the amount is exact atomic units, extra.name and extra.version are the token's EIP-712 domain, payTo against the allow and deny lists, maxTimeoutSeconds positive and at most ${MAX_SANE_TIMEOUT_SECONDS}, the quoted resource is the requested URL, and the amount within max_per_call_usd and (with spent_today_usd) daily_cap_usd. Each entry is ALLOW, HOLD (a check could not be made) or STOP (a check failed), with every check and its detail; the outcome is ALLOW (recommended_entry names the entry to pay with), BUDGET-EXCEEDED (an entry would pass but for a cap), HOLD or STOP. governance_agent_id is echoed; the governor's stored state is not read (not_performed says so). No verify route: re-check offline with the budget public key.`,
+  description: `A payment preflight for an agent about to pay another x402 service (behaviour not described by the spec; ours). Decodes the quote (the PAYMENT-REQUIRED header value, base64 of JSON, or the decoded JSON; x402 v2 and v1 shapes) and checks every accepts entry (at most ${MAX_ACCEPTS}; the header at most ${MAX_QUOTE_HEADER_CHARS} characters, the JSON at most ${MAX_QUOTE_JSON_BYTES} bytes; beyond, 422 quote_too_large before any quote): the network and asset are a known native USDC deployment (curated table ${USDC_DEPLOYMENTS.name} ${USDC_DEPLOYMENTS.version}, ${USDC_DEPLOYMENTS.byNetwork.size} networks), the amount is exact atomic units, extra.name and extra.version are the token's EIP-712 domain, payTo against the allow and deny lists, maxTimeoutSeconds positive and at most ${MAX_SANE_TIMEOUT_SECONDS}, the quoted resource is the requested URL, and the amount within max_per_call_usd and (with spent_today_usd) daily_cap_usd. Each entry is ALLOW, HOLD (a check could not be made) or STOP (a check failed), with every check and its detail; the outcome is ALLOW (recommended_entry names the entry to pay with), BUDGET-EXCEEDED (an entry would pass but for a cap), HOLD or STOP. governance_agent_id is echoed; the governor's stored state is not read (not_performed says so). No verify route: re-check offline with the budget public key.`,
   inputFrom: 'json',
   input: budgetPreflightInput,
   example: {
@@ -72,6 +73,10 @@ const budgetPreflight = pricedOperation({
   keyFamily: 'budget',
   signedMember: 'evidenceCore',
   verifyPath: '/v1/budget/preflight/recheck',
+  precheck(input) {
+    const problem = quoteBeyondLimits(input.quote);
+    return problem && { status: 422, error: 'quote_too_large', message: problem.message, outcome: 'INVALID-INPUT', issues: [problem] };
+  },
   command: fromEngine((input: BudgetPreflightInput, now: number) => preflightPayment(input, now, USDC_DEPLOYMENTS)),
 });
 

@@ -1,5 +1,17 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { decodeUtf8, describeIllFormed } from '../../../kernel/rfc3629.ts';
+import { parseIJson } from '../../../kernel/rfc7493.ts';
+
+/** The PAYMENT-REQUIRED header value, base64: at most this many characters. */
+export const MAX_QUOTE_HEADER_CHARS = 16_384;
+/** The decoded quote, as compact JSON: what a header of MAX_QUOTE_HEADER_CHARS decodes to at most. */
+export const MAX_QUOTE_JSON_BYTES = (MAX_QUOTE_HEADER_CHARS / 4) * 3;
+/**
+ * An x402 quote offers a handful of ways to pay (a network and asset each); every entry is
+ * checked and answered with its checks, about 1.2 KB an entry, so an unbounded list made answers
+ * of megabytes from a quote of empty entries.
+ */
+export const MAX_ACCEPTS = 20;
 
 /**
  * The x402 quote as an agent receives it: the PAYMENT-REQUIRED header (base64 of JSON) or the
@@ -34,11 +46,12 @@ function decodeHeader(text: string): { value: JsonValue } | { problem: string } 
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(normalised)) return { problem: 'the header value is not base64' };
   const decoded = decodeUtf8(Buffer.from(normalised, 'base64'));
   if (!decoded.ok) return { problem: `the header value is base64, but not of UTF-8 text (${describeIllFormed(decoded)})` };
-  try {
-    return { value: JSON.parse(decoded.text) as JsonValue };
-  } catch {
-    return { problem: 'the header value is base64 but not of JSON' };
-  }
+  // As the service reads every JSON it is sent (RFC 7493): a string JSON.parse accepts with a
+  // lone surrogate made a signed record that its own re-check refused.
+  const parsed = parseIJson(decoded.text);
+  if (parsed.ok) return { value: parsed.value as JsonValue };
+  if (parsed.malformed) return { problem: 'the header value is base64 but not of JSON' };
+  return { problem: `the header value is base64 of JSON that is not I-JSON (RFC 7493): ${parsed.path}: ${parsed.reason}` };
 }
 
 export function decodeQuote(quote: string | JsonObject): DecodedQuote {
@@ -72,4 +85,19 @@ export function decodeQuote(quote: string | JsonObject): DecodedQuote {
     };
   });
   return { ok: true, encoding, quote: value, version, entries };
+}
+
+/**
+ * A quote larger than one call checks: the JSON form over the size the header form may have, or
+ * more accepts entries than MAX_ACCEPTS. A quote that cannot be decoded is not refused here: the
+ * record says so (QUOTE-UNDECODABLE).
+ */
+export function quoteBeyondLimits(quote: string | JsonObject): { path: string; message: string } | undefined {
+  if (typeof quote !== 'string') {
+    const bytes = Buffer.byteLength(JSON.stringify(quote));
+    if (bytes > MAX_QUOTE_JSON_BYTES) return { path: 'quote', message: `the quote is ${bytes} bytes of JSON: at most ${MAX_QUOTE_JSON_BYTES}, what a ${MAX_QUOTE_HEADER_CHARS}-character header holds` };
+  }
+  const decoded = decodeQuote(quote);
+  if (decoded.ok && decoded.entries.length > MAX_ACCEPTS) return { path: 'quote.accepts', message: `the quote has ${decoded.entries.length} accepts entries: at most ${MAX_ACCEPTS} are checked` };
+  return undefined;
 }
