@@ -16,6 +16,13 @@ describe('threat model over HTTP', () => {
     expect((await postJson(`${service.url}/v1/security/threatmodel`, { manifest: [] })).status).toBe(422);
   });
 
+  it('refuses a manifest nested deeper than 32 levels before the quote: hashing it overflowed the stack and a paid call was answered 500', async () => {
+    const body = `{"manifest":{"tools":[],"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
+    const answer = await fetch(`${service.url}/v1/security/threatmodel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(answer.status).toBe(422);
+    expect(await answer.json()).toMatchObject({ issues: [{ path: 'manifest', message: 'must not nest deeper than 32 levels' }] });
+  });
+
   it('is paid, read back right after the call under its attestation_id, and the same manifest gives the same id', async () => {
     const pay = createPayingFetch();
     const call = async () => (await (await pay(`${service.url}/v1/security/threatmodel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(threatModel.example) })).json()) as Answer;

@@ -3,9 +3,9 @@ import { eventId } from '../../../events/event-ids.ts';
 import { WrongExpectedRevisionError } from '../../../events/port.ts';
 import { pricedOperation, type CallContext, type Route } from '../../../kernel/operation.ts';
 import { attestationReadBack, attestationRecordedSchema, attestationStream } from '../../../kernel/route-kit/read-back.ts';
-import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
-import { modelThreats, type ThreatModelInput } from './engine.ts';
+import { modelThreats } from './engine.ts';
 import { manifestBeyondLimits, MAX_ELEMENTS, MAX_INPUTS_PER_ELEMENT, MAX_NAME_LENGTH, MAX_PATH_LENGTH, MAX_THREATS } from './limits.ts';
 
 const STREAM_PREFIX = 'threatmodel';
@@ -13,7 +13,7 @@ const RECORDED = 'ThreatModelRecorded';
 
 const input = z
   .object({
-    manifest: z.record(z.string(), z.unknown()).describe('An MCP tools/list result ({tools: [...]}) or an OpenAPI 3.x document'),
+    manifest: jsonObject.describe('An MCP tools/list result ({tools: [...]}) or an OpenAPI 3.x document, nested at most 32 levels'),
     format: z.enum(['mcp', 'openapi']).optional().describe('Default: openapi when the document has an `openapi` member, else mcp'),
   })
   .strict();
@@ -47,12 +47,10 @@ export const threatModel = pricedOperation({
   signedMember: 'evidenceCore',
   verifyPath: '/v1/security/threatmodel/verify/{attestation_id}',
   outputBeside: true,
-  // Parsed from a JSON body: the manifest's values are JSON.
-  precheck: (i) => manifestBeyondLimits(i as ThreatModelInput),
+  precheck: manifestBeyondLimits,
   command: {
     async execute(i, ctx) {
-      // Parsed from a JSON body: the manifest's values are JSON (the schema says unknown to keep $refs out of the documents).
-      const record = modelThreats(i as ThreatModelInput, ctx.now);
+      const record = modelThreats(i, ctx.now);
       const id = String(record['attestation_id']);
       const earlier = await storedModel(ctx, id);
       if (earlier) return { record: earlier, beside: { already_recorded: { note: 'this manifest was modelled before: the first model is kept and returned', modeledAt: earlier['modeledAt'] ?? null } } };
