@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { didKeyOf } from '../../../transparency/eddsa-jcs-2022.ts';
 import { inScope, proofMessage, type AuthorizationProof } from './authorization.ts';
-import { authorizedScan } from './engine.ts';
+import { authorizedScan, REDTEAM_RULESET } from './engine.ts';
 
 const NOW = 1_767_225_600;
 const seed = createHash('sha256').update('test issuer').digest();
@@ -45,6 +45,15 @@ describe('the red-team gate', () => {
     expect(record).toMatchObject({ outcome: 'FINDINGS-HIGH', accepted_proof: 0, control_of_target: expect.stringMatching(/did not verify that the issuer controls the target/) });
     const ids = (record['findings'] as JsonObject[]).map((f) => `${f['id']} ${f['where']}`);
     expect(ids).toEqual(expect.arrayContaining(['API8:2023 servers: http://api.example.com', 'API2:2023 DELETE /users/{id}', 'API1:2023 DELETE /users/{id}', 'API2:2023 GET /login ?password', 'OSHP:Strict-Transport-Security Strict-Transport-Security', 'OSHP:x-powered-by x-powered-by', 'RFC9116:Signature Signature']));
+  });
+
+  it('a parameter a path declares for all its operations is one finding under the path, not one per operation', () => {
+    const item = { parameters: [{ name: 'url', in: 'query', schema: { type: 'string' } }], get: { responses: { '429': {} } }, put: { responses: { '429': {} } }, delete: { responses: { '429': {} } } };
+    const record = authorizedScan({ target, authorization: [valid], artefacts: { openapi: { openapi: '3.1.0', security: [{ key: [] }], paths: { '/{id}': item } } } }, NOW);
+    expect(record['ruleset']).toMatchObject({ version: REDTEAM_RULESET.version });
+    expect(REDTEAM_RULESET.version).toBe('2');
+    const findings = (record['findings'] as JsonObject[]).map((f) => `${f['id']} ${f['where']}`);
+    expect(findings).toEqual(['API4:2023 /{id} query url', 'API7:2023 /{id} url']);
   });
 
   it('an EIP-191 proof by an EVM address is accepted too', async () => {

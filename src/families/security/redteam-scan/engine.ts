@@ -3,7 +3,11 @@ import { canonicalSha256 } from '../../../signing/hash.ts';
 import { proofProblems, proofSummary, type AuthorizationProof } from './authorization.ts';
 import { reviewHeaders, reviewOpenApi, reviewSecurityTxt, type Finding } from './static-review.ts';
 
-export const REDTEAM_RULESET = { id: 'redteam-static-review', version: '1', standards: ['OWASP API Security Top 10 (2023)', 'OWASP Secure Headers Project', 'RFC 9116'], signed_message: 'RFC 8785 text of the proof without its signature' } as const;
+/**
+ * Version 2 (2026-11-27): the parameters a path declares for all its operations are one finding
+ * each, under the path; version 1 listed them again with every operation of the path.
+ */
+export const REDTEAM_RULESET = { id: 'redteam-static-review', version: '2', standards: ['OWASP API Security Top 10 (2023)', 'OWASP Secure Headers Project', 'RFC 9116'], signed_message: 'RFC 8785 text of the proof without its signature' } as const;
 
 export interface ScanInput {
   target: string;
