@@ -69,3 +69,23 @@ export function fromCycloneDx(bom: CycloneDx): SuppliedDependency[] {
   }
   return out;
 }
+
+/**
+ * How many dependencies a document lists, as the readers above would read them (links and the
+ * project itself aside), counted without reading any: the bound of one call applies to all three forms.
+ */
+export function listedDependencies(document: { package_lock?: PackageLock | undefined; cyclonedx?: CycloneDx | undefined; purls?: string[] | undefined }): number {
+  if (document.package_lock) return Object.entries(document.package_lock.packages).filter(([path, entry]) => path !== '' && entry.link !== true).length;
+  if (document.cyclonedx) {
+    let count = 0;
+    const pending: JsonValue[] = [...((document.cyclonedx.components ?? []) as JsonValue[])];
+    while (pending.length > 0) {
+      const component = pending.pop();
+      if (!isObject(component)) continue;
+      count++;
+      if (Array.isArray(component.components)) for (const child of component.components) pending.push(child);
+    }
+    return count;
+  }
+  return document.purls?.length ?? 0;
+}

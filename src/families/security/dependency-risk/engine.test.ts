@@ -12,12 +12,20 @@ interface DependencyOut {
   status: string;
   reason?: string;
   occurrences: number;
-  advisories?: Array<{ id: string; aliases: string[]; fixed_version: string | null; severity: Array<{ type: string; vector: string }> }>;
+  advisories?: Array<{ id: string; fixed_version: string | null; last_affected_version?: string }>;
+}
+interface AdvisoryOut {
+  id: string;
+  aliases: string[];
+  summary: string;
+  severity: Array<{ type: string; vector: string }>;
+  severity_label: string | null;
 }
 interface RecordOut {
   outcome: string;
   summary: Record<string, number>;
   dependencies: DependencyOut[];
+  advisories: AdvisoryOut[];
   coverage: Record<string, unknown>;
   ruleset: { data: Array<{ sha256: string; data_date: string }> };
   dependency_set_sha256: string;
@@ -25,6 +33,7 @@ interface RecordOut {
 
 const run = (input: DependencyRiskInput, now = 1_767_225_600) => assessDependencyRisk(input, now, ADVISORIES) as unknown as RecordOut & JsonObject;
 const find = (record: RecordOut, name: string, version: string | null) => record.dependencies.find((d) => d.name === name && d.version === version)!;
+const described = (record: RecordOut, id: string) => record.advisories.find((a) => a.id === id)!;
 
 /** Per ecosystem: a vulnerable version, the same package at its fixed version, an uncovered package, an unparseable version. */
 const CASES = [
@@ -64,9 +73,8 @@ describe.each(CASES)('$ecosystem', ({ vulnerable, fixed, uncovered, unparseable 
   it('a vulnerable version is VULNERABLE with the advisory id, its CVE alias and the first fixed version', () => {
     const dep = find(record, vulnerable[1], vulnerable[2]);
     expect(dep.status).toBe('VULNERABLE');
-    const advisory = dep.advisories!.find((a) => a.id === vulnerable[3])!;
-    expect(advisory.aliases).toContain(vulnerable[4]);
-    expect(advisory.fixed_version).toBe(vulnerable[5]);
+    expect(dep.advisories!.find((a) => a.id === vulnerable[3])!.fixed_version).toBe(vulnerable[5]);
+    expect(described(record, vulnerable[3]).aliases).toContain(vulnerable[4]);
   });
   it('the same package at its fixed version is NOT-AFFECTED', () => {
     expect(find(record, fixed[1], fixed[2])).toMatchObject({ status: 'NOT-AFFECTED' });
@@ -87,8 +95,8 @@ describe.each(CASES)('$ecosystem', ({ vulnerable, fixed, uncovered, unparseable 
 describe('severity, ranges and Go versions', () => {
   it('carries the CVSS vector where the advisory has one', () => {
     const record = run({ purls: ['pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1'] });
-    const log4shell = record.dependencies[0]!.advisories!.find((a) => a.id === 'GHSA-jfh8-c2jp-5v3q')!;
-    expect(log4shell.severity).toEqual([{ type: 'CVSS_V3', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H' }]);
+    expect(record.dependencies[0]!.advisories!.map((a) => a.id)).toContain('GHSA-jfh8-c2jp-5v3q');
+    expect(described(record, 'GHSA-jfh8-c2jp-5v3q').severity).toEqual([{ type: 'CVSS_V3', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H' }]);
   });
   it('evaluates every range of an advisory: on the 2.12 backport line each fix is found in its own range', () => {
     const record = run({ purls: ['pkg:maven/org.apache.logging.log4j/log4j-core@2.12.1', 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.2', 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.3'] });
@@ -109,8 +117,9 @@ describe('severity, ranges and Go versions', () => {
   });
   it('carries a CVSS 4.0 vector beside the 3.1 one, and no vector where the advisory has none', () => {
     const record = run({ purls: ['pkg:npm/express@4.19.2', 'pkg:npm/micromatch@4.0.5'] });
-    expect(find(record, 'express', '4.19.2').advisories![0]!.severity.map((s) => s.type)).toEqual(['CVSS_V3', 'CVSS_V4']);
-    expect(find(record, 'micromatch', '4.0.5').advisories![0]).toMatchObject({ id: 'GHSA-952p-6rrq-rcjv', severity: [], fixed_version: '4.0.8' });
+    expect(described(record, find(record, 'express', '4.19.2').advisories![0]!.id).severity.map((s) => s.type)).toEqual(['CVSS_V3', 'CVSS_V4']);
+    expect(find(record, 'micromatch', '4.0.5').advisories![0]).toEqual({ id: 'GHSA-952p-6rrq-rcjv', fixed_version: '4.0.8' });
+    expect(described(record, 'GHSA-952p-6rrq-rcjv').severity).toEqual([]);
   });
   it('reads +incompatible Go versions and pseudo-versions', () => {
     const record = run({ purls: ['pkg:golang/github.com/docker/docker@v20.10.0%2Bincompatible', 'pkg:golang/golang.org/x/text@v0.3.7', 'pkg:golang/github.com/minio/minio@v0.0.0-20250403145552-8c70975283f9', 'pkg:golang/github.com/minio/minio@v0.0.0-20250101000000-000000000000'] });
@@ -192,6 +201,23 @@ describe('the record', () => {
     const a = run({ purls: ['pkg:npm/lodash@4.17.20', 'pkg:pypi/django@4.2.14'] }, 1);
     const b = run({ purls: ['pkg:pypi/django@4.2.14', 'pkg:npm/lodash@4.17.20'] }, 2);
     expect({ ...a, assessedAt: 0 }).toEqual({ ...b, assessedAt: 0 });
+  });
+});
+
+describe('advisories listed once', () => {
+  it('5,000 versions of one module, each affected by the same advisories: each advisory is described once and referenced by id with the dependency\'s own fix', () => {
+    const purls = Array.from({ length: 5_000 }, (_, i) => `pkg:golang/golang.org/x/net@v0.0.${i}`);
+    const record = run({ purls });
+    expect(record.ruleset).toMatchObject({ version: '2' });
+    const ids = record.dependencies[0]!.advisories!.map((a) => a.id);
+    expect(ids.length).toBeGreaterThanOrEqual(8);
+    expect(record.advisories.map((a) => a.id)).toEqual([...new Set(record.dependencies.flatMap((d) => (d.advisories ?? []).map((a) => a.id)))].sort());
+    expect(record.summary['advisories_matched']).toBe(record.advisories.length);
+    for (const dep of record.dependencies) for (const reference of dep.advisories ?? []) expect(Object.keys(reference).sort()).toEqual(reference.last_affected_version ? ['fixed_version', 'id', 'last_affected_version'] : ['fixed_version', 'id']);
+    // Version 1 carried each advisory's aliases, summary and vectors with each dependency: 8.7 MB.
+    const summaries = record.advisories.map((a) => a.summary);
+    expect(JSON.stringify(record.dependencies)).not.toContain(summaries[0]);
+    expect(JSON.stringify(record).length).toBeLessThan(3_000_000);
   });
 });
 

@@ -6,7 +6,12 @@ import { ECOSYSTEMS, VERSION_RULES } from './ecosystems.ts';
 import type { DependencyRiskInput } from './input.ts';
 import { evaluateRange } from './osv-range.ts';
 
-export const DEPENDENCY_RISK_RULESET = { id: 'dependency-risk', version: '1' } as const;
+/**
+ * Version 2 (2026-11-27): each matched advisory is described once, in the record's `advisories`;
+ * a dependency lists the ids it is affected by with its own first fixed version. Version 1
+ * repeated the advisory's aliases, summary and severity for every dependency it affected.
+ */
+export const DEPENDENCY_RISK_RULESET = { id: 'dependency-risk', version: '2' } as const;
 export const DEPENDENCY_STATUSES = ['VULNERABLE', 'NOT-AFFECTED', 'UNKNOWN'] as const;
 export const DEPENDENCY_RISK_OUTCOMES = ['VULNERABLE', 'NOT-AFFECTED', 'UNKNOWN', 'INSUFFICIENT-DATA'] as const;
 export const UNKNOWN_REASONS = [
@@ -23,11 +28,17 @@ export const UNKNOWN_REASONS = [
 type UnknownReason = (typeof UNKNOWN_REASONS)[number];
 type Status = (typeof DEPENDENCY_STATUSES)[number];
 
+interface Finding {
+  advisory: OsvAdvisory;
+  fixed: string | null;
+  lastAffected: string | null;
+}
+
 interface Assessment {
   status: Status;
   reason?: UnknownReason;
   detail?: string;
-  advisories?: JsonObject[];
+  findings?: Finding[];
 }
 
 function inputFormat(input: DependencyRiskInput): 'npm-package-lock' | 'cyclonedx' | 'purl-list' {
@@ -42,16 +53,20 @@ function suppliedDependencies(input: DependencyRiskInput): SuppliedDependency[] 
   return (input.purls ?? []).map(fromPackageUrl);
 }
 
-function advisoryFinding(advisory: OsvAdvisory, fixed: string | null, lastAffected: string | null): JsonObject {
+/** What an advisory says, the same for every dependency it affects: once in the record. */
+function advisoryDescription(advisory: OsvAdvisory): JsonObject {
   return {
     id: advisory.id,
     aliases: advisory.aliases,
     summary: advisory.summary,
     severity: (advisory.severity ?? []).map((s) => ({ type: s.type, vector: s.score })),
     severity_label: advisory.database_specific?.severity ?? null,
-    fixed_version: fixed,
-    ...(lastAffected ? { last_affected_version: lastAffected } : {}),
   };
+}
+
+/** What the advisory means for one dependency: where its version's range ends. */
+function advisoryReference({ advisory, fixed, lastAffected }: Finding): JsonObject {
+  return { id: advisory.id, fixed_version: fixed, ...(lastAffected ? { last_affected_version: lastAffected } : {}) };
 }
 
 /** One dependency against the set: never a guess; anything that cannot be decided is UNKNOWN with its reason. */
@@ -64,18 +79,18 @@ function assess(dependency: SuppliedDependency, advisories: AdvisorySet): Assess
   const rules = VERSION_RULES[dependency.ecosystem];
   const version = rules.parse(dependency.version);
   if (version === undefined) return { status: 'UNKNOWN', reason: 'VERSION-UNPARSEABLE', detail: `not a version under ${rules.rules}` };
-  const findings: JsonObject[] = [];
+  const findings: Finding[] = [];
   for (const { advisory, ranges } of entries) {
     for (const range of ranges) {
       const verdict = evaluateRange(version, range, rules);
       if (verdict.kind === 'unevaluable') return { status: 'UNKNOWN', reason: 'ADVISORY-RANGE-UNPARSEABLE', detail: `${advisory.id}: ${verdict.version}` };
       if (verdict.kind === 'affected') {
-        findings.push(advisoryFinding(advisory, verdict.fixed, verdict.lastAffected));
+        findings.push({ advisory, fixed: verdict.fixed, lastAffected: verdict.lastAffected });
         break;
       }
     }
   }
-  return findings.length > 0 ? { status: 'VULNERABLE', advisories: findings } : { status: 'NOT-AFFECTED' };
+  return findings.length > 0 ? { status: 'VULNERABLE', findings } : { status: 'NOT-AFFECTED' };
 }
 
 interface Grouped {
@@ -107,8 +122,10 @@ function coverage(advisories: AdvisorySet): JsonObject {
 
 export function assessDependencyRisk(input: DependencyRiskInput, now: number, advisories: AdvisorySet): JsonObject {
   const grouped = group(suppliedDependencies(input));
+  const matched = new Map<string, OsvAdvisory>();
   const dependencies = grouped.map(({ dependency, occurrences }) => {
     const assessment = assess(dependency, advisories);
+    for (const { advisory } of assessment.findings ?? []) matched.set(advisory.id, advisory);
     return {
       ecosystem: dependency.ecosystem,
       name: dependency.name,
@@ -118,7 +135,7 @@ export function assessDependencyRisk(input: DependencyRiskInput, now: number, ad
       status: assessment.status,
       ...(assessment.reason ? { reason: assessment.reason } : {}),
       ...(assessment.detail ? { reason_detail: assessment.detail } : {}),
-      ...(assessment.advisories ? { advisories: assessment.advisories } : {}),
+      ...(assessment.findings ? { advisories: assessment.findings.map(advisoryReference) } : {}),
     } satisfies JsonObject;
   });
   const count = (status: Status) => dependencies.filter((d) => d.status === status).length;
@@ -127,7 +144,7 @@ export function assessDependencyRisk(input: DependencyRiskInput, now: number, ad
     vulnerable: count('VULNERABLE'),
     not_affected: count('NOT-AFFECTED'),
     unknown: count('UNKNOWN'),
-    advisories_matched: new Set(dependencies.flatMap((d) => (d.advisories ?? []).map((a) => a.id as string))).size,
+    advisories_matched: matched.size,
   };
   const outcome =
     dependencies.length === 0 ? 'INSUFFICIENT-DATA' : summary.vulnerable > 0 ? 'VULNERABLE' : summary.unknown > 0 ? 'UNKNOWN' : 'NOT-AFFECTED';
@@ -146,6 +163,7 @@ export function assessDependencyRisk(input: DependencyRiskInput, now: number, ad
     summary,
     coverage: coverage(advisories),
     dependencies,
+    advisories: [...matched.keys()].sort().map((id) => advisoryDescription(matched.get(id)!)),
     evidence_source: 'caller-supplied',
     not_performed: [
       { check: 'advisories outside the curated set', reason: `only the ${advisories.advisoryCount} advisories of ${advisories.name} ${advisories.version} are consulted; a package outside it is UNKNOWN, not safe` },

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { canonicalBytes, type JsonValue } from '../../../signing/rfc8785.ts';
 import { useTestService } from '../../../../test/support/service.ts';
 import { postJson, runAgainst, tampers, verifyBody } from '../../../../test/support/http.ts';
+import { findOperation } from '../../../catalog/index.ts';
+import { MAX_DEPENDENCIES } from './input.ts';
 
 const service = useTestService();
 const path = '/v1/security/dependency-risk';
@@ -49,5 +51,17 @@ describe('dependency risk over HTTP', () => {
       expect(await recheckOffline(t.record, t.sha256, t.signature), t.name).toBe(false);
       expect((await verifyBody(service, 'POST', '/v1/security/dependency-risk/recheck', t.record, t.sha256, t.signature)).valid, t.name).toBe(false);
     }
+  });
+
+  it('refuses more than 20,000 dependencies in any form before the quote; the engine runs on an engine thread', async () => {
+    const packages = Object.fromEntries(Array.from({ length: MAX_DEPENDENCIES + 1 }, (_, i) => [`node_modules/p${i}`, { version: '1.0.0' }]));
+    const lock = await postJson(`${service.url}${path}`, { package_lock: { lockfileVersion: 3, packages: { '': { name: 'app' }, ...packages } } });
+    expect(lock).toMatchObject({ status: 422, body: { error: 'too_many_dependencies', outcome: 'INVALID-INPUT', issues: [{ path: 'package_lock' }] } });
+    expect(lock.headers.get('payment-required')).toBeNull();
+    const nested = { type: 'library', name: 'n', components: Array.from({ length: MAX_DEPENDENCIES }, () => ({ type: 'library', name: 'c' })) };
+    const sbom = await postJson(`${service.url}${path}`, { cyclonedx: { bomFormat: 'CycloneDX', specVersion: '1.6', components: [nested] } });
+    expect(sbom).toMatchObject({ status: 422, body: { error: 'too_many_dependencies', message: 'the document lists 20001 dependencies: at most 20000 are assessed in one call' } });
+    expect((await postJson(`${service.url}${path}`, { purls: Array.from({ length: MAX_DEPENDENCIES }, (_, i) => `pkg:golang/golang.org/x/net@v0.0.${i}`) })).status).toBe(402);
+    expect(findOperation('security.dependency-risk')!.command?.runsOnEngineThread).toBe(true);
   });
 });

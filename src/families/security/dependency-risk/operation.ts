@@ -1,17 +1,24 @@
 import { z } from 'zod';
-import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { fromThreadedEngine } from '../../../kernel/engine-threads/threaded-command.ts';
+import { pricedOperation, type Route } from '../../../kernel/operation.ts';
+import { moduleBeside } from '../../../kernel/worker-script.ts';
 import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { ADVISORIES } from './data.ts';
-import { assessDependencyRisk, DEPENDENCY_RISK_OUTCOMES, DEPENDENCY_STATUSES, UNKNOWN_REASONS } from './engine.ts';
-import { dependencyRiskInput, INPUT_FORMATS, type DependencyRiskInput } from './input.ts';
+import { DEPENDENCY_RISK_OUTCOMES, DEPENDENCY_STATUSES, UNKNOWN_REASONS } from './engine.ts';
+import { listedDependencies } from './dependencies.ts';
+import { dependencyRiskInput, INPUT_FORMATS, MAX_DEPENDENCIES } from './input.ts';
 
-const advisoryFinding = z.object({
+const advisoryDescription = z.object({
   id: z.string(),
   aliases: z.array(z.string()),
   summary: z.string(),
   severity: z.array(z.object({ type: z.string(), vector: z.string() })).describe('CVSS vectors as the advisory gives them; empty when it gives none'),
   severity_label: z.string().nullable(),
+});
+
+const advisoryReference = z.object({
+  id: z.string().describe('An advisory described in the record\'s advisories'),
   fixed_version: z.string().nullable().describe('The first fixed version above the dependency\'s version; null when the advisory names none'),
   last_affected_version: z.string().optional(),
 });
@@ -25,7 +32,7 @@ const dependencyResult = z.object({
   status: z.enum(DEPENDENCY_STATUSES),
   reason: z.enum(UNKNOWN_REASONS).optional(),
   reason_detail: z.string().optional(),
-  advisories: z.array(advisoryFinding).optional(),
+  advisories: z.array(advisoryReference).optional(),
 });
 
 const ecosystemCoverage = z.object({ packages: z.number().int(), advisories: z.number().int() });
@@ -51,6 +58,7 @@ const dependencyRiskRecord = z.object({
     sha256: hex64,
   }),
   dependencies: z.array(dependencyResult),
+  advisories: z.array(advisoryDescription).describe('Each advisory a dependency is affected by, once, in id order'),
   evidence_source: z.literal('caller-supplied'),
   not_performed: z.array(z.object({ check: z.string(), reason: z.string() })),
   assessedAt: z.number().int(),
@@ -63,7 +71,7 @@ const dependencyRisk = pricedOperation({
   family: 'security',
   priceUsd: '0.20',
   summary: 'Risk of a dependency tree from a curated fix-version list; unknown packages or versions reported as unknown.',
-  description: `Matches the dependencies of one document (exactly one of: package_lock, an npm package-lock.json v2/v3; cyclonedx, a CycloneDX 1.5/1.6 JSON SBOM; purls, a list of package URLs) against a curated set of ${ADVISORIES.advisoryCount} real OSV advisories (${ADVISORIES.name} ${ADVISORIES.version}, checked ${ADVISORIES.dataDate}) for npm, PyPI, Maven and Go. Each range is evaluated as OSV specifies (introduced / fixed / last_affected) with the ecosystem's own version order: npm semver, PEP 440, Maven's version order, Go module semver (pseudo-versions, +incompatible). Each dependency is VULNERABLE (advisory ids, aliases, CVSS vectors, the first fixed version), NOT-AFFECTED (its package is in the set and its version is outside every range) or UNKNOWN with the reason (package or ecosystem not covered, version missing or unparseable): never guessed. The record names the set's SHA-256 and data date. No verify route: re-check offline with the compliance public key.`,
+  description: `Matches the dependencies of one document (exactly one of: package_lock, an npm package-lock.json v2/v3; cyclonedx, a CycloneDX 1.5/1.6 JSON SBOM; purls, a list of package URLs) against a curated set of ${ADVISORIES.advisoryCount} real OSV advisories (${ADVISORIES.name} ${ADVISORIES.version}, checked ${ADVISORIES.dataDate}) for npm, PyPI, Maven and Go. Each range is evaluated as OSV specifies (introduced / fixed / last_affected) with the ecosystem's own version order: npm semver, PEP 440, Maven's version order, Go module semver (pseudo-versions, +incompatible). Each dependency is VULNERABLE (the ids of the advisories that affect it, each with the first fixed version above its version; each advisory's aliases, summary and CVSS vectors are listed once, in advisories), NOT-AFFECTED (its package is in the set and its version is outside every range) or UNKNOWN with the reason (package or ecosystem not covered, version missing or unparseable): never guessed. The record names the set's SHA-256 and data date. At most ${MAX_DEPENDENCIES} dependencies (lockfile packages, SBOM components with the nested ones, or purls): beyond, 422 too_many_dependencies before any quote. The engine runs on an engine thread (a full pool is 503 engine_busy before the quote). Re-check on POST /v1/security/dependency-risk/recheck or offline with the compliance public key.`,
   inputFrom: 'json',
   input: dependencyRiskInput,
   example: {
@@ -85,11 +93,18 @@ const dependencyRisk = pricedOperation({
   // Which document to read is the caller's to say: none or several cannot be assessed.
   precheck(input) {
     const given = INPUT_FORMATS.filter((field) => input[field] !== undefined);
-    if (given.length === 1) return undefined;
-    const message = given.length === 0 ? 'supply one of package_lock, cyclonedx or purls' : `supply only one of package_lock, cyclonedx or purls (got ${given.join(', ')})`;
-    return { status: 422, error: 'one_document_required', message, outcome: 'INVALID-INPUT', issues: (given.length === 0 ? INPUT_FORMATS : given).map((path) => ({ path, message })) };
+    if (given.length !== 1) {
+      const message = given.length === 0 ? 'supply one of package_lock, cyclonedx or purls' : `supply only one of package_lock, cyclonedx or purls (got ${given.join(', ')})`;
+      return { status: 422, error: 'one_document_required', message, outcome: 'INVALID-INPUT', issues: (given.length === 0 ? INPUT_FORMATS : given).map((path) => ({ path, message })) };
+    }
+    // The schema bounds each list; a lockfile's packages and nested SBOM components are counted here.
+    const listed = listedDependencies(input);
+    if (listed <= MAX_DEPENDENCIES) return undefined;
+    const message = `the document lists ${listed} dependencies: at most ${MAX_DEPENDENCIES} are assessed in one call`;
+    return { status: 422, error: 'too_many_dependencies', message, outcome: 'INVALID-INPUT', issues: [{ path: given[0]!, message }] };
   },
-  command: fromEngine((input: DependencyRiskInput, now: number) => assessDependencyRisk(input, now, ADVISORIES)),
+  // On an engine thread: 20,000 dependencies, each affected by several advisories, take it seconds.
+  command: fromThreadedEngine(moduleBeside(import.meta.url, 'data'), 'assessWithShippedData'),
 });
 
 const recheck = verifyRoute({ id: 'security.dependency-risk.recheck', method: 'POST', path: '/v1/security/dependency-risk/recheck', family: 'security', keyFamily: 'compliance', summary: 'Re-checks a dependency risk result (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
