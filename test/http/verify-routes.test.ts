@@ -88,7 +88,7 @@ const fixtures: Record<string, Fixture> = {
   '/v1/mcp/threatmodel/tool-permission/recheck': bodyFixture('tool-permission', sample),
   '/v1/security/redteam/recheck': bodyFixture('redteam', sample),
   '/v1/budget/preflight/recheck': bodyFixture('budget', sample),
-  '/v1/security/dependency-risk/recheck': bodyFixture('compliance', sample),
+  '/v1/security/dependency-risk/recheck': bodyFixture('compliance', { kind: 'dependency-risk', ...sample }),
   '/api/ebook/receipt/recheck': bodyFixture('utils', { kind: 'ebook-purchase', ...sample }),
   '/v1/bureau/verify': bodyFixture('governance', { kind: 'bureau.audit', ...sample }),
   '/v1/governance/verify': bodyFixture('governance', { kind: 'governance.lease', ...sample }),

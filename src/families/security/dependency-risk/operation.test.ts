@@ -53,6 +53,13 @@ describe('dependency risk over HTTP', () => {
     }
   });
 
+  it('re-checks only dependency-risk records: a compliance snapshot, signed with the same key, is not valid here', async () => {
+    const snapshot = await runAgainst(service, 'compliance.check', findOperation('compliance.check')!.example);
+    expect(snapshot.record).toMatchObject({ kind: 'compliance-snapshot' });
+    const answer = await verifyBody(service, 'POST', '/v1/security/dependency-risk/recheck', snapshot.record, snapshot.seal.sha256, snapshot.seal.ed25519Sig);
+    expect(answer).toMatchObject({ valid: false, reason: 'a compliance-snapshot record is not re-checked here (expected dependency-risk)' });
+  });
+
   it('refuses more than 20,000 dependencies in any form before the quote; the engine runs on an engine thread', async () => {
     const packages = Object.fromEntries(Array.from({ length: MAX_DEPENDENCIES + 1 }, (_, i) => [`node_modules/p${i}`, { version: '1.0.0' }]));
     const lock = await postJson(`${service.url}${path}`, { package_lock: { lockfileVersion: 3, packages: { '': { name: 'app' }, ...packages } } });

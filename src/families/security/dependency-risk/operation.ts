@@ -3,6 +3,7 @@ import { fromThreadedEngine } from '../../../kernel/engine-threads/threaded-comm
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
 import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import type { JsonValue } from '../../../signing/rfc8785.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { ADVISORIES } from './data.ts';
 import { DEPENDENCY_RISK_OUTCOMES, DEPENDENCY_STATUSES, UNKNOWN_REASONS } from './engine.ts';
@@ -71,7 +72,7 @@ const dependencyRisk = pricedOperation({
   family: 'security',
   priceUsd: '0.20',
   summary: 'Risk of a dependency tree from a curated fix-version list; unknown packages or versions reported as unknown.',
-  description: `Matches the dependencies of one document (exactly one of: package_lock, an npm package-lock.json v2/v3; cyclonedx, a CycloneDX 1.5/1.6 JSON SBOM; purls, a list of package URLs) against a curated set of ${ADVISORIES.advisoryCount} real OSV advisories (${ADVISORIES.name} ${ADVISORIES.version}, checked ${ADVISORIES.dataDate}) for npm, PyPI, Maven and Go. Each range is evaluated as OSV specifies (introduced / fixed / last_affected) with the ecosystem's own version order: npm semver, PEP 440, Maven's version order, Go module semver (pseudo-versions, +incompatible). Each dependency is VULNERABLE (the ids of the advisories that affect it, each with the first fixed version above its version; each advisory's aliases, summary and CVSS vectors are listed once, in advisories), NOT-AFFECTED (its package is in the set and its version is outside every range) or UNKNOWN with the reason (package or ecosystem not covered, version missing or unparseable): never guessed. The record names the set's SHA-256 and data date. At most ${MAX_DEPENDENCIES} dependencies (lockfile packages, SBOM components with the nested ones, or purls): beyond, 422 too_many_dependencies before any quote. The engine runs on an engine thread (a full pool is 503 engine_busy before the quote). Re-check on POST /v1/security/dependency-risk/recheck or offline with the compliance public key.`,
+  description: `Matches the dependencies of one document (exactly one of: package_lock, an npm package-lock.json v2/v3; cyclonedx, a CycloneDX 1.5/1.6 JSON SBOM; purls, a list of package URLs) against a curated set of ${ADVISORIES.advisoryCount} real OSV advisories (${ADVISORIES.name} ${ADVISORIES.version}, checked ${ADVISORIES.dataDate}) for npm, PyPI, Maven and Go. Each range is evaluated as OSV specifies (introduced / fixed / last_affected) with the ecosystem's own version order: npm semver, PEP 440, Maven's version order, Go module semver (pseudo-versions, +incompatible). Each dependency is VULNERABLE (the ids of the advisories that affect it, each with the first fixed version above its version; each advisory's aliases, summary and CVSS vectors are listed once, in advisories), NOT-AFFECTED (its package is in the set and its version is outside every range) or UNKNOWN with the reason (package or ecosystem not covered, version missing or unparseable): never guessed. The record names the set's SHA-256 and data date. At most ${MAX_DEPENDENCIES} dependencies (lockfile packages, SBOM components with the nested ones, or purls): beyond, 422 too_many_dependencies before any quote. The engine runs on an engine thread (a full pool is 503 engine_busy before the quote). Re-check on POST /v1/security/dependency-risk/recheck (dependency-risk records only) or offline with the compliance public key.`,
   inputFrom: 'json',
   input: dependencyRiskInput,
   example: {
@@ -107,6 +108,27 @@ const dependencyRisk = pricedOperation({
   command: fromThreadedEngine(moduleBeside(import.meta.url, 'data'), 'assessWithShippedData'),
 });
 
-const recheck = verifyRoute({ id: 'security.dependency-risk.recheck', method: 'POST', path: '/v1/security/dependency-risk/recheck', family: 'security', keyFamily: 'compliance', summary: 'Re-checks a dependency risk result (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+const KIND = 'dependency-risk';
+
+/**
+ * The compliance key signs the compliance snapshots too: a signature alone would make this route
+ * answer valid for one of those. Only a dependency-risk record is re-checked here.
+ */
+function notDependencyRisk(record: JsonValue): string | undefined {
+  const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record['kind'] : undefined;
+  return kind === KIND ? undefined : `a ${String(kind)} record is not re-checked here (expected ${KIND})`;
+}
+
+const recheck = verifyRoute({
+  id: 'security.dependency-risk.recheck',
+  method: 'POST',
+  path: '/v1/security/dependency-risk/recheck',
+  family: 'security',
+  keyFamily: 'compliance',
+  summary: 'Re-checks a dependency risk result (body = the evidenceCore as JSON); a record of another kind signed with the compliance key is not valid here.',
+  params: bodyVerifyParams,
+  rebuild: rebuildFromBody,
+  alsoCheck: (_params, record) => notDependencyRisk(record),
+});
 
 export const dependencyRiskRoutes: Route[] = [dependencyRisk, recheck];
