@@ -14,7 +14,7 @@ const BEFORE = ROTATED_AT - 86_400;
 const AFTER = ROTATED_AT + 86_400;
 
 /** Operations that keep the first record for everyone who sends the same content, and answer it again. */
-const FIRST_RECORD_KEPT = ['bureau.audit', 'evidence.ingest', 'data.c2pa.verify'];
+const FIRST_RECORD_KEPT = ['bureau.audit', 'evidence.ingest', 'data.c2pa.verify', 'security.threatmodel'];
 
 describe('a stored record answered again after a key rotation', () => {
   it.each(FIRST_RECORD_KEPT)('%s: sealed with the key of its time, the signature first given, valid on its verify route', async (id) => {

@@ -2,6 +2,7 @@ import { canonicalSha256 } from '../../../signing/hash.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { OWASP_MCP_TOP10_VERSION } from '../../../kernel/standards/owasp-mcp-top10.ts';
 import { LEVEL_SCORE, THREAT_RULES, type ThreatRule } from './rules.ts';
+import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
 
 export const THREATMODEL_RULESET_ID = 'stride-manifest';
 /**
@@ -142,7 +143,7 @@ function threatDragon(elements: Element[], threatsByElement: Threat[][], title: 
     data: {
       type: 'tm.Process',
       name: e.name,
-      description: e.description.slice(0, 500),
+      description: sliceWholeCharacters(e.description, 500),
       outOfScope: false,
       hasOpenThreats: threatsByElement[i]!.length > 0,
       threats: threatsByElement[i]!.map((t, k) => {

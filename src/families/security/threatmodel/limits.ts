@@ -1,6 +1,7 @@
 import type { Refusal } from '../../../kernel/refusal.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { manifestElements, manifestFormat, OPENAPI_METHODS, threatCount, type ThreatModelInput } from './engine.ts';
+import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
 
 /**
  * What one model covers. Every element and every input raises threats of its own, each listed
@@ -41,9 +42,9 @@ function limitIssues(input: ThreatModelInput): Array<{ path: string; message: st
     if (e.kind === 'tool' && tooLong(e.name)) issues.push({ path: declared.path, message: `a tool name of ${e.name.length} characters: at most ${MAX_NAME_LENGTH}` });
     const path = e.kind === 'operation' ? e.name.slice(e.name.indexOf(' ') + 1) : '';
     if (path.length > MAX_PATH_LENGTH) issues.push({ path: declared.path, message: `a path of ${path.length} characters: at most ${MAX_PATH_LENGTH}` });
-    if (e.inputs.length > MAX_INPUTS_PER_ELEMENT) issues.push({ path: declared.path, message: `${e.id.slice(0, 80)} has ${e.inputs.length} inputs: at most ${MAX_INPUTS_PER_ELEMENT} per ${e.kind}` });
+    if (e.inputs.length > MAX_INPUTS_PER_ELEMENT) issues.push({ path: declared.path, message: `${sliceWholeCharacters(e.id, 80)} has ${e.inputs.length} inputs: at most ${MAX_INPUTS_PER_ELEMENT} per ${e.kind}` });
     const longInput = e.inputs.find((i) => tooLong(i.name));
-    if (longInput) issues.push({ path: declared.path, message: `${e.id.slice(0, 80)} has an input name of ${longInput.name.length} characters: at most ${MAX_NAME_LENGTH}` });
+    if (longInput) issues.push({ path: declared.path, message: `${sliceWholeCharacters(e.id, 80)} has an input name of ${longInput.name.length} characters: at most ${MAX_NAME_LENGTH}` });
     if (issues.length >= 10) return issues;
   }
   if (issues.length > 0) return issues;

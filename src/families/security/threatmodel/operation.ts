@@ -7,6 +7,7 @@ import { jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { modelThreats } from './engine.ts';
 import { manifestBeyondLimits, MAX_ELEMENTS, MAX_INPUTS_PER_ELEMENT, MAX_NAME_LENGTH, MAX_PATH_LENGTH, MAX_THREATS } from './limits.ts';
+import { storedRecordResult } from '../../../kernel/signing-stamp.ts';
 
 const STREAM_PREFIX = 'threatmodel';
 const RECORDED = 'ThreatModelRecorded';
@@ -53,7 +54,7 @@ export const threatModel = pricedOperation({
       const record = modelThreats(i, ctx.now);
       const id = String(record['attestation_id']);
       const earlier = await storedModel(ctx, id);
-      if (earlier) return { record: earlier, beside: { already_recorded: { note: 'this manifest was modelled before: the first model is kept and returned', modeledAt: earlier['modeledAt'] ?? null } } };
+      if (earlier) return storedRecordResult(earlier, { already_recorded: { note: 'this manifest was modelled before: the first model is kept and returned', modeledAt: earlier['modeledAt'] ?? null } });
       const stream = attestationStream(STREAM_PREFIX, id);
       try {
         await ctx.store.appendToStream(stream, [{ id: eventId(ctx.paymentId, RECORDED), type: RECORDED, data: { attestation_id: id, evidenceCore: record } }], { expectedRevision: 'no_stream' });
@@ -62,7 +63,7 @@ export const threatModel = pricedOperation({
         // Another call modelled the same manifest first (or this call's append landed): the stored one is the record.
         const first = await storedModel(ctx, id);
         if (!first) throw err;
-        return { record: first, ...(first['modeledAt'] === record['modeledAt'] ? {} : { beside: { already_recorded: { note: 'this manifest was modelled before: the first model is kept and returned', modeledAt: first['modeledAt'] ?? null } } }) };
+        return storedRecordResult(first, first['modeledAt'] === record['modeledAt'] ? undefined : { already_recorded: { note: 'this manifest was modelled before: the first model is kept and returned', modeledAt: first['modeledAt'] ?? null } });
       }
       return { record };
     },
