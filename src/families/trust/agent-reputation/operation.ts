@@ -64,28 +64,29 @@ const agentReputationOperation = pricedOperation({
     command: fromEngine(composeReputation),
   });
 
+// The composite, as JSON text, is the record the verify routes re-check.
+const composite = {
+  path: '/v1/agent-reputation/verify',
+  family: 'trust',
+  keyFamily: 'agent-reputation',
+  params: { evidence: param.json() },
+  rebuild: (p: { evidence: string }) => parseJsonParam('evidence', p.evidence),
+} as const;
+
 const agentReputationVerify = verifyRoute({
-    id: 'agent-reputation.verify',
-    method: 'GET',
-    path: '/v1/agent-reputation/verify',
-    family: 'trust',
-    keyFamily: 'agent-reputation',
-    summary: 'Re-checks an agent reputation composite (evidence = the full composite body as JSON).',
-    params: { evidence: param.json() },
-    rebuild: (p) => parseJsonParam('evidence', p.evidence),
-  });
+  ...composite,
+  id: 'agent-reputation.verify',
+  method: 'GET',
+  summary: 'Re-checks an agent reputation composite (evidence = the full composite body as JSON).',
+});
 
 // The same check with the composite in a JSON body: 50 reasons quoting a long agent name in CJK
 // or emoji, percent-encoded, pass the HTTP server's 64 KiB header limit (MAX_HEADER_BYTES).
 const agentReputationVerifyByPost = verifyRoute({
-    id: 'agent-reputation.verify.post',
-    method: 'POST',
-    path: '/v1/agent-reputation/verify',
-    family: 'trust',
-    keyFamily: 'agent-reputation',
-    summary: 'Re-checks an agent reputation composite sent as a JSON body {evidence, sha256, signature} (evidence = the full composite body as JSON text), for composites too large for a URL.',
-    params: { evidence: param.json() },
-    rebuild: (p) => parseJsonParam('evidence', p.evidence),
-  });
+  ...composite,
+  id: 'agent-reputation.verify.post',
+  method: 'POST',
+  summary: 'Re-checks an agent reputation composite sent as a JSON body {evidence, sha256, signature} (evidence = the full composite body as JSON text), for composites too large for a URL.',
+});
 
 export const agentReputation: Route[] = [agentReputationOperation, agentReputationVerify, agentReputationVerifyByPost];
