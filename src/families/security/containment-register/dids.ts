@@ -49,7 +49,7 @@ export function canonicalDid(did: string): string {
 /** A did:web host segment (its port, if any, after an encoded colon), percent-encodings already normalised. */
 function canonicalWebHost(segment: string): string {
   const [written, ...after] = segment.split('%3A');
-  const lowered = written!.replace(/%[0-9A-F]{2}|[A-Z]+/g, (part) => (part.startsWith('%') ? part : part.toLowerCase()));
+  const lowered = resolvedHost(written!.replace(/%[0-9A-F]{2}|[A-Z]+/g, (part) => (part.startsWith('%') ? part : part.toLowerCase())));
   const host = lowered.replace(/\.+$/, '') || lowered;
   if (after.length !== 1 || !/^\d+$/.test(after[0]!)) return [host, ...after].join('%3A');
   const port = BigInt(after[0]!).toString();
@@ -59,4 +59,28 @@ function canonicalWebHost(segment: string): string {
 export function evmAddressOfDidPkh(did: string): string | undefined {
   const m = /^did:pkh:eip155:(\d{1,32}):(0x[0-9a-fA-F]{40})$/.exec(did);
   return m && EVM_ADDRESS.test(m[2]!) ? m[2] : undefined;
+}
+
+/**
+ * The host a did:web resolver reaches for a written host: the WHATWG URL host parser (UTS #46
+ * mapping, punycode), so a full-width or ideographic dot, a soft hyphen or a Unicode letter name
+ * the host their ASCII form names (found by fuzzing: `victim%EF%BC%8Eexample` was a second agent).
+ * A host the parser refuses, or one holding a character that would make it user info, a path or
+ * a query, is kept as written.
+ */
+function resolvedHost(written: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(written);
+  } catch {
+    return written;
+  }
+  if (/[@/\\?#:%\s]/.test(decoded)) return written;
+  let hostname: string;
+  try {
+    hostname = new URL(`https://${decoded}/`).hostname;
+  } catch {
+    return written;
+  }
+  return /^[a-z0-9._-]+$/.test(hostname) ? hostname : written;
 }

@@ -38,7 +38,7 @@ describe('containment register over HTTP', () => {
     const agent = `did:web:victim-${Date.now()}.example.com`;
     expect((await post(createPayingFetch(), { agent_did: agent })).status).toBe(200);
     const mallory = createPayingFetch();
-    const spellings = [agent.replace('did:web:v', 'did:web:V'), agent.replace('.example', '%2Eexample'), agent.replace('.example', '%2eexample'), `${agent}.`, `${agent}%3A443`];
+    const spellings = [agent.replace('did:web:v', 'did:web:V'), agent.replace('.example', '%2Eexample'), agent.replace('.example', '%2eexample'), `${agent}.`, `${agent}%3A443`, agent.replace('.example', '%EF%BC%8Eexample')];
     for (const spelling of spellings) {
       const res = await post(mallory, { agent_did: spelling });
       expect(res.status, spelling).toBe(422);
