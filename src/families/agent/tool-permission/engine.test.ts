@@ -95,3 +95,18 @@ describe('tool-permission engine', () => {
     );
   });
 });
+
+describe('tool-permission findings stay in proportion to the tools (ruleset 2)', () => {
+  it('one cross-tool-reference finding a tool, naming at most 10 of the tools it refers to; one hidden-instructions finding a tool and marker', () => {
+    const letters = 'abcdefghij';
+    const names = Array.from({ length: 1_000 }, (_, i) => letters[Math.floor(i / 100)]! + letters[Math.floor(i / 10) % 10]! + letters[i % 10]!);
+    const description = `${names.join('')} <!-- a --> <!-- b -->`;
+    const tools = Array.from({ length: 199 }, (_, i) => ({ name: `tool_${i}`, description, inputSchema: { type: 'object', properties: { p: { type: 'string', description: '<!-- c -->' } } } }));
+    const r = analyse(tools, { other_tool_names: names }) as { findings: Array<{ rule: string; tool: string; detail: string }> };
+    const references = r.findings.filter((f) => f.rule === 'cross-tool-reference');
+    expect(references).toHaveLength(199);
+    expect(references[0]!.detail).toBe(`description refers to 1000 tools of another server: ${names.slice(0, 10).map((n) => `"${n}"`).join(', ')} and 990 more`);
+    expect(r.findings.filter((f) => f.rule === 'hidden-instructions' && f.tool === 'tool_0')).toHaveLength(1);
+    expect(JSON.stringify(r).length).toBeLessThan(200_000);
+  });
+});

@@ -13,7 +13,9 @@ import { OWASP_MCP_TOP10, OWASP_MCP_TOP10_VERSION, type OwaspMcpId } from '../..
  * severity (LOW when nothing declared is risky). CRITICAL needs an ownership proof of the server:
  * without one the level is capped at HIGH, the cap is recorded, and a proof is recommended.
  */
-export const TOOL_PERMISSION_RULESET = { id: 'tool-permission', version: '1' } as const;
+// 2 (2026-11-27): one cross-tool-reference finding per tool naming the tools it refers to, one
+// hidden-instructions finding per tool and kind of marker; 199 tools made 199,000 findings.
+export const TOOL_PERMISSION_RULESET = { id: 'tool-permission', version: '2' } as const;
 export const RISK_LEVELS = ['MINIMAL', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 type Severity = 'low' | 'medium' | 'high' | 'critical';
@@ -197,6 +199,15 @@ function permissionFindings(declared: readonly DeclaredPermission[]): Finding[] 
   return findings;
 }
 
+/** Names of other servers' tools listed in one finding of the tool; past this many, counted. */
+const REFERRED_NAMES_LISTED = 10;
+
+function crossReferenceDetail(referred: readonly string[]): string {
+  const listed = referred.slice(0, REFERRED_NAMES_LISTED).map((name) => `"${name}"`).join(', ');
+  const more = referred.length - REFERRED_NAMES_LISTED;
+  return `description refers to ${referred.length === 1 ? 'a tool' : `${referred.length} tools`} of another server: ${listed}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
 function manifestFindings(input: ToolPermissionInput): Finding[] {
   const findings: Finding[] = [];
   const others = new Map((input.other_tool_names ?? []).map((n) => [normaliseName(n), n]));
@@ -204,10 +215,11 @@ function manifestFindings(input: ToolPermissionInput): Finding[] {
   const names = new NeedleSet(referable.map(([, original]) => original.toLowerCase()));
   const seen = new Map<string, string>();
   for (const tool of input.manifest.tools) {
-    for (const text of modelFacingTexts(tool))
-      for (const marker of HIDDEN_INSTRUCTION_MARKERS)
-        if (marker.test(text))
-          findings.push({ rule: 'hidden-instructions', severity: 'critical', tool: tool.name, detail: `model-facing text carries a ${marker.name}`, owasp: ['MCP03', 'MCP06'] });
+    const texts = modelFacingTexts(tool);
+    // One finding per kind of marker a tool carries, however many of its texts carry it.
+    for (const marker of HIDDEN_INSTRUCTION_MARKERS)
+      if (texts.some((text) => marker.test(text)))
+        findings.push({ rule: 'hidden-instructions', severity: 'critical', tool: tool.name, detail: `model-facing text carries a ${marker.name}`, owasp: ['MCP03', 'MCP06'] });
     const key = normaliseName(tool.name);
     const twin = seen.get(key);
     if (twin !== undefined) findings.push({ rule: 'tool-shadowing', severity: 'high', tool: tool.name, detail: `name collides with tool "${twin}" of the same manifest`, owasp: ['MCP03'] });
@@ -215,9 +227,8 @@ function manifestFindings(input: ToolPermissionInput): Finding[] {
     const shadowed = others.get(key);
     if (shadowed !== undefined) findings.push({ rule: 'tool-shadowing', severity: 'high', tool: tool.name, detail: `name shadows "${shadowed}" of another server`, owasp: ['MCP03'] });
     const named = names.foundIn((tool.description ?? '').toLowerCase());
-    for (const [index, [normalised, original]] of referable.entries())
-      if (normalised !== key && named.has(index))
-        findings.push({ rule: 'cross-tool-reference', severity: 'high', tool: tool.name, detail: `description refers to "${original}" of another server`, owasp: ['MCP03'] });
+    const referred = [...referable.entries()].filter(([index, [normalised]]) => normalised !== key && named.has(index)).map(([, [, original]]) => original);
+    if (referred.length > 0) findings.push({ rule: 'cross-tool-reference', severity: 'high', tool: tool.name, detail: crossReferenceDetail(referred), owasp: ['MCP03'] });
   }
   return findings;
 }
