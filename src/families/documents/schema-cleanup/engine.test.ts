@@ -61,6 +61,16 @@ describe('JSON', () => {
     expect(output.changes[0]).toMatchObject({ change: 'json-repaired' });
   });
 
+  it('keeps numbers a double cannot hold as written, however long: 1e400 and a 500-digit integer were a 500 after payment', () => {
+    const long = '9'.repeat(500);
+    const { result, output, record } = clean({ input: `[{"a":1e400,"b":-1e400,"c":${long},"d":1.5}]` });
+    expect(result['outcome']).toBe('CLEANED');
+    expect(output.rows).toEqual([{ a: '1e400', b: '-1e400', c: long, d: 1.5 }]);
+    expect(output.changes).toContainEqual({ row: 1, column: 'a', change: 'number-beyond-a-double-kept-as-string', from: '1e400', to: '1e400' });
+    expect(output.changes).toContainEqual({ row: 1, column: 'c', change: 'integer-beyond-2^53-kept-as-string', from: long, to: long });
+    expect(() => canonicalText(record)).not.toThrow();
+  });
+
   it('JSON that is not objects is NOT-TABULAR; the same input twice gives the same bytes', () => {
     expect(clean({ input: '[1, 2]', format: 'json' }).result['outcome']).toBe('NOT-TABULAR');
     const a = clean({ input: '{"a": 1}' });

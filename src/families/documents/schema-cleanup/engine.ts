@@ -182,7 +182,8 @@ function cleanCsv(text: string, changes: Changes, ambiguities: Change[]): Cleane
 function unmark(value: JsonValue, row: number | null, column: string | null, changes: Changes): JsonValue {
   if (typeof value === 'string' && value.startsWith(BIG_INTEGER_MARK)) {
     const digits = value.slice(BIG_INTEGER_MARK.length);
-    changes.add({ row, column, change: 'integer-beyond-2^53-kept-as-string', from: digits, to: digits });
+    const change = /^-?\d+$/.test(digits) ? 'integer-beyond-2^53-kept-as-string' : 'number-beyond-a-double-kept-as-string';
+    changes.add({ row, column, change, from: digits, to: digits });
     return digits;
   }
   if (Array.isArray(value)) return value.map((v) => unmark(v, row, column, changes));
