@@ -93,6 +93,9 @@ describe('invoice terms from UBL and CII', () => {
     expect(record['utility_result']).toMatchObject({ outcome: 'NOT-AN-INVOICE' });
     expect(xmlProblem('<Invoice><ID>1</Invoice>')).toBeDefined();
     expect(xmlProblem('<!DOCTYPE x [<!ENTITY a "b">]><Invoice/>')).toContain('document type');
+    // Well formed, but deeper than the parser reads: refused before the quote, not a 500 after it.
+    expect(xmlProblem(`<Invoice>${'<a>'.repeat(101)}${'</a>'.repeat(101)}</Invoice>`)).toContain('cannot be read');
+    expect(xmlProblem(`<Invoice>${'<a>'.repeat(90)}${'</a>'.repeat(90)}</Invoice>`)).toBeUndefined();
   });
 });
 

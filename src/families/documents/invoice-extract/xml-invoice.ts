@@ -27,7 +27,15 @@ export function xmlProblem(xml: string): string | undefined {
   // No e-invoice needs a DTD, and entity declarations are how XML expansion attacks begin.
   if (/<!DOCTYPE/i.test(xml)) return 'a document type declaration (<!DOCTYPE ...>) is not accepted';
   const result = XMLValidator.validate(xml);
-  return result === true ? undefined : `line ${result.err.line}, column ${result.err.col}: ${result.err.msg}`;
+  if (result !== true) return `line ${result.err.line}, column ${result.err.col}: ${result.err.msg}`;
+  // The validator accepts what the parser then refuses (elements nested more than 100 deep): a
+  // parse here, before the quote, keeps that from failing the paid call.
+  try {
+    parser.parse(xml);
+  } catch (err) {
+    return `the document cannot be read: ${(err as Error).message}`;
+  }
+  return undefined;
 }
 
 const child = (node: XmlNode | undefined, name: string): XmlNode | undefined => {
