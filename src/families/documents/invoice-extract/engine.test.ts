@@ -110,3 +110,15 @@ describe('the receipt', () => {
     expect(first.record['utility_result']).toMatchObject({ output_sha256: sha256Hex(output), input_sha256: sha256Hex(TEXT), output_media_type: 'application/json', evidence_source: 'caller-supplied' });
   });
 });
+
+describe('amounts in a text invoice', () => {
+  it('are never read out of a run of digits and letters (1e400 read 400): the term is NOT-PROVIDED', async () => {
+    const { runInvoiceExtract } = await import('./engine.ts');
+    for (const written of ['1e400', '0x400', '-5-400', '12a34']) {
+      const { beside } = runInvoiceExtract({ text: `Invoice no. INV-1\nSubtotal: ${written}\n` }, 1_767_225_600);
+      expect(JSON.parse(beside!['output'] as string)['net_total'], written).toBeNull();
+    }
+    const { beside } = runInvoiceExtract({ text: 'Invoice no. INV-1\nSubtotal: EUR12.00\n' }, 1_767_225_600);
+    expect(JSON.parse(beside!['output'] as string)['net_total']).toBe('12.00');
+  });
+});

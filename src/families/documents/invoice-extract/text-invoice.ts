@@ -90,7 +90,9 @@ export function readDay(text: string): { day: CalendarDay; index: number; length
 
 // ---- amounts -----------------------------------------------------------------------------
 
-const AMOUNT_TOKEN = /(?<![\d.,])-?\d+(?:[.,]\d+)*(?![\d%])/g;
+// Not part of a longer run of digits and letters: 1e400, 0x400, 12a34 and 5-400 hold no amount
+// (a currency code written against the number, EUR12.00 or 12.00EUR, still does).
+const AMOUNT_TOKEN = /(?<![\p{N}.,])(?<!\p{N}[\p{L}_-])-?\d+(?:[.,]\d+)*(?![\p{N}%])(?![\p{L}_-]\p{N})/gu;
 
 type ReadAmount = { value: string } | { reason: string };
 
