@@ -115,6 +115,17 @@ export function verifyRoute<P extends z.ZodRawShape>(spec: VerifyRouteSpec<P>): 
   });
 }
 
+/**
+ * The `alsoCheck` of a route that re-checks records of these kinds only: another operation's
+ * record signed with the same family key is valid on its own route, not here.
+ */
+export function onlyKinds(...kinds: string[]): (params: unknown, record: JsonValue) => string | undefined {
+  return (_params, record) => {
+    const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record['kind'] : undefined;
+    return typeof kind === 'string' && kinds.includes(kind) ? undefined : `a ${String(kind)} record is not re-checked here (expected ${kinds.join(', ')})`;
+  };
+}
+
 /** The rule of the "body" verify routes: the record itself, as JSON text. */
 export const bodyVerifyParams = { body: param.json() };
 export const rebuildFromBody = (p: { body: string }): JsonValue => parseJsonParam('body', p.body);

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSignedRecord } from '../../../kernel/signed-record.ts';
 import { createPayingClient } from '../../../../test/support/paying-client.ts';
 import { verifyBody } from '../../../../test/support/http.ts';
-import { startTestService, useTestService, type TestService } from '../../../../test/support/service.ts';
+import { startTestService, TEST_SECRET, useTestService, type TestService } from '../../../../test/support/service.ts';
+import { createKeyring } from '../../../signing/keyring.ts';
+import { seal } from '../../../signing/seal.ts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
 type Card = { title: string; pages: number; bytes: number; sha256: string; price_usd: string; sample_pages: number; source: string };
@@ -102,4 +104,18 @@ describe('the ebook: an operator\'s PDF, bought with the official x402 client', 
     expect(createHash('sha256').update(Buffer.from(await replay.arrayBuffer())).digest('hex')).toBe(fileSha256);
     expect(await paidCalls()).toBe(callsBefore);
   }, 180_000);
+});
+
+describe('the ebook receipt re-check', () => {
+  const recheckService = useTestService();
+
+  it('takes ebook purchase receipts only: another utility receipt, genuine under the same key, is not one', async () => {
+    const keyring = createKeyring(TEST_SECRET);
+    const other = { kind: 'utility-receipt', utility: 'utils.pii-redact', servedAt: 1_767_225_600, utility_result: { outcome: 'REDACTED' } };
+    const s = seal(keyring, 'utils', other);
+    expect(await verifyBody(recheckService, 'POST', '/api/ebook/receipt/recheck', other as never, s.sha256, s.ed25519Sig)).toMatchObject({ valid: false, reason: expect.stringContaining('expected ebook-purchase') });
+    const receipt = { kind: 'ebook-purchase', product: { title: 't', sha256: '0'.repeat(64), bytes: 1, pages: 1 }, price_usd: '0.01', purchasedAt: 1_767_225_600 };
+    const r = seal(keyring, 'utils', receipt);
+    expect(await verifyBody(recheckService, 'POST', '/api/ebook/receipt/recheck', receipt as never, r.sha256, r.ed25519Sig)).toMatchObject({ valid: true });
+  });
 });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { freeRoute, pricedOperation, type FileDelivery, type FreeResponse, type Route, type ServiceDeps } from '../../../kernel/operation.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { bodyVerifyParams, onlyKinds, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { ebookOf, fileMadeOnce, samplePdf, type Ebook } from './ebook-file.ts';
 
@@ -89,6 +89,6 @@ const ebookDownload = pricedOperation({
   deliver,
 });
 
-const receiptRecheck = verifyRoute({ id: 'ebook.receipt.recheck', method: 'POST', path: '/api/ebook/receipt/recheck', family: 'documents', keyFamily: 'utils', summary: 'Re-checks an ebook purchase receipt (body = the receipt as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+const receiptRecheck = verifyRoute({ id: 'ebook.receipt.recheck', method: 'POST', path: '/api/ebook/receipt/recheck', family: 'documents', keyFamily: 'utils', summary: 'Re-checks an ebook purchase receipt (body = the receipt as JSON); another utility receipt is not one.', params: bodyVerifyParams, rebuild: rebuildFromBody, alsoCheck: onlyKinds('ebook-purchase') });
 
 export const ebookRoutes: Route[] = [ebookCard, ebookSample, ebookDownload, receiptRecheck];

@@ -3,8 +3,7 @@ import { fromThreadedEngine } from '../../../kernel/engine-threads/threaded-comm
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
 import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
-import type { JsonValue } from '../../../signing/rfc8785.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { bodyVerifyParams, onlyKinds, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
 import { ADVISORIES } from './data.ts';
 import { DEPENDENCY_RISK_OUTCOMES, DEPENDENCY_STATUSES, UNKNOWN_REASONS } from './engine.ts';
 import { listedDependencies } from './dependencies.ts';
@@ -114,11 +113,6 @@ const KIND = 'dependency-risk';
  * The compliance key signs the compliance snapshots too: a signature alone would make this route
  * answer valid for one of those. Only a dependency-risk record is re-checked here.
  */
-function notDependencyRisk(record: JsonValue): string | undefined {
-  const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record['kind'] : undefined;
-  return kind === KIND ? undefined : `a ${String(kind)} record is not re-checked here (expected ${KIND})`;
-}
-
 const recheck = verifyRoute({
   id: 'security.dependency-risk.recheck',
   method: 'POST',
@@ -128,7 +122,7 @@ const recheck = verifyRoute({
   summary: 'Re-checks a dependency risk result (body = the evidenceCore as JSON); a record of another kind signed with the compliance key is not valid here.',
   params: bodyVerifyParams,
   rebuild: rebuildFromBody,
-  alsoCheck: (_params, record) => notDependencyRisk(record),
+  alsoCheck: onlyKinds(KIND),
 });
 
 export const dependencyRiskRoutes: Route[] = [dependencyRisk, recheck];
