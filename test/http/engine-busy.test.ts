@@ -22,7 +22,7 @@ describe('every engine thread busy and the queue full', () => {
   });
 
   it('the operations whose engines run on the threads are the slow ones the documents name', () => {
-    expect(threaded.map((op) => op.id).sort()).toEqual(['research.attested-brief', 'security.dependency-risk', 'utils.code-review-brief', 'utils.doc-convert', 'utils.pii-redact', 'utils.translate-doc']);
+    expect(threaded.map((op) => op.id).sort()).toEqual(['research.attested-brief', 'sec-extract', 'security.dependency-risk', 'utils.code-review-brief', 'utils.doc-convert', 'utils.pii-redact', 'utils.translate-doc']);
   });
 
   it.each(threaded.map((op) => [op.path, op] as const))('%s refuses before its quote: 503 engine_busy with Retry-After, nothing to pay', async (path, op) => {

@@ -73,6 +73,13 @@ describe('10-Q and 8-K', () => {
     expect(parseIJson(canonicalText(record)).ok).toBe(true);
   });
 
+  it('a scale beyond -30..30 is NOT-RESOLVED, not a thousand digits written out (ruleset 2)', () => {
+    const html = '<html><body><p>FORM 10-K</p><ix:nonFraction name="us-gaap:A" contextRef="c" scale="999">1</ix:nonFraction><ix:nonFraction name="us-gaap:B" contextRef="c" scale="6">1.5</ix:nonFraction></body></html>';
+    const facts = extract({ document: html }).output.facts;
+    expect(facts.find((f) => f['name'] === 'us-gaap:A')).toMatchObject({ value: null, status: 'NOT-RESOLVED', reason: 'scale 999 is outside -30 to 30' });
+    expect(facts.find((f) => f['name'] === 'us-gaap:B')).toMatchObject({ value: '1500000' });
+  });
+
   it('the same filing twice gives the same bytes', () => {
     const a = runSecExtract({ document: TEN_K }, 1);
     const b = runSecExtract({ document: TEN_K }, 1);

@@ -2,6 +2,10 @@ import { Decimal } from 'decimal.js';
 import { sha256Hex } from '../../../signing/hash.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import type { ParsedFiling, RawFact } from './filing-html.ts';
+import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
+
+/** The largest scale, either way, a numeric fact is resolved at. */
+const MAX_SCALE = 30;
 
 /**
  * Inline XBRL facts resolved per the Inline XBRL 1.1 rules: a nonFraction's displayed text is
@@ -53,14 +57,16 @@ export function resolveFact(fact: RawFact, filing: ParsedFiling): JsonObject {
   if (fact.kind === 'nonNumeric') {
     const text = collapse(fact.text);
     const shortened = text.length > MAX_TEXT_IN_RECORD;
-    return { ...common, format: a['format'] ?? null, value: shortened ? `${text.slice(0, MAX_TEXT_IN_RECORD)}…` : text, value_length: text.length, value_sha256: sha256Hex(text), ...(shortened ? { value_truncated: true } : {}) };
+    return { ...common, format: a['format'] ?? null, value: shortened ? `${sliceWholeCharacters(text, MAX_TEXT_IN_RECORD)}…` : text, value_length: text.length, value_sha256: sha256Hex(text), ...(shortened ? { value_truncated: true } : {}) };
   }
   const scale = a['scale'] ?? '0';
   const numeric: JsonObject = { ...common, unit: a['unitref'] ? (filing.units.get(a['unitref']) ?? a['unitref']) : null, decimals: a['decimals'] ?? null, scale, sign: a['sign'] ?? null, format: a['format'] ?? null, displayed: collapse(fact.text) };
   if (a['xsi:nil'] === 'true') return { ...numeric, value: null, nil: true };
   const read = readNumber(fact.text, a['format']);
   if ('unresolved' in read) return { ...numeric, value: null, status: 'NOT-RESOLVED', reason: read.unresolved };
-  if (!/^-?\d{1,3}$/.test(scale)) return { ...numeric, value: null, status: 'NOT-RESOLVED', reason: `scale "${scale}" is not an integer` };
+  if (!/^-?\d+$/.test(scale)) return { ...numeric, value: null, status: 'NOT-RESOLVED', reason: `scale "${scale}" is not an integer` };
+  // Filings scale by thousands to billions (3 to 9) or percent (-2); 10^999 wrote out a thousand digits a fact.
+  if (Math.abs(Number(scale)) > MAX_SCALE) return { ...numeric, value: null, status: 'NOT-RESOLVED', reason: `scale ${scale} is outside -${MAX_SCALE} to ${MAX_SCALE}` };
   let value = new Decimal(read.value).times(new Decimal(10).pow(Number(scale)));
   if (a['sign'] === '-') value = value.negated();
   return { ...numeric, value: value.toFixed() };
