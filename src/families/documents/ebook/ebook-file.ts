@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Settings } from '../../../config.ts';
+import { runOnEngineThread } from '../../../kernel/engine-threads/pool.ts';
+import { moduleBeside } from '../../../kernel/worker-script.ts';
 
 export interface Ebook {
   title: string;
@@ -47,19 +50,22 @@ export async function fileMadeOnce(path: string, make: () => Promise<Buffer>): P
   return path;
 }
 
-async function handbookPath(dataDir: string): Promise<string> {
-  // The Markdown parser and PDF writer load when the handbook is first asked for, not at start.
-  const { handbookSource, renderHandbook } = await import('./handbook.ts');
+async function handbookPath(settings: EbookSettings): Promise<string> {
+  // The Markdown parser and PDF writer load on an engine thread when the handbook is first asked for.
+  const { handbookSource } = await import('./handbook.ts');
   const source = handbookSource();
-  return fileMadeOnce(join(dataDir, 'ebook', `handbook-${source.sha256.slice(0, 16)}.pdf`), () => renderHandbook(source));
+  const render = async () => Buffer.from(await runOnEngineThread<Uint8Array>(settings, moduleBeside(import.meta.url, 'handbook'), 'renderHandbookPdf', [source.markdown]));
+  return fileMadeOnce(join(settings.DATA_DIR, 'ebook', `handbook-${source.sha256.slice(0, 16)}.pdf`), render);
 }
 
+type EbookSettings = Pick<Settings, 'EBOOK_PATH' | 'DATA_DIR' | 'EBOOK_SAMPLE_PAGES' | 'ENGINE_THREADS' | 'ENGINE_QUEUE' | 'ENGINE_HEAP_MB'>;
+
 /** Opens the PDF being sold: its size, SHA-256 and page count (pdf-lib), or why it cannot be sold. */
-async function openEbook(settings: { EBOOK_PATH?: string | undefined; DATA_DIR: string; EBOOK_SAMPLE_PAGES: number }): Promise<EbookState> {
+async function openEbook(settings: EbookSettings): Promise<EbookState> {
   const source = settings.EBOOK_PATH ? 'operator' : 'handbook';
   let path: string;
   try {
-    path = settings.EBOOK_PATH ?? (await handbookPath(settings.DATA_DIR));
+    path = settings.EBOOK_PATH ?? (await handbookPath(settings));
   } catch (err) {
     return { ok: false, reason: `the handbook could not be generated: ${(err as Error).message}` };
   }
@@ -78,7 +84,7 @@ async function openEbook(settings: { EBOOK_PATH?: string | undefined; DATA_DIR: 
 
 const opened = new Map<string, Promise<EbookState>>();
 /** Opened once per configuration and process. */
-export function ebookOf(settings: { EBOOK_PATH?: string | undefined; DATA_DIR: string; EBOOK_SAMPLE_PAGES: number }): Promise<EbookState> {
+export function ebookOf(settings: EbookSettings): Promise<EbookState> {
   const key = `${settings.EBOOK_PATH ?? ''}\u0000${settings.DATA_DIR}\u0000${settings.EBOOK_SAMPLE_PAGES}`;
   let state = opened.get(key);
   if (!state) {

@@ -38,8 +38,11 @@ export function handbookSource(root = DOCS_ROOT): HandbookSource {
   return { markdown, sha256: sha256Hex(markdown), chapters: files.map((f) => relative(root, f)) };
 }
 
-/** The handbook as a PDF: the same documentation gives the same bytes. */
-export async function renderHandbook(source: HandbookSource): Promise<Buffer> {
-  const { blocks, title } = convertDocument({ text: source.markdown, from: 'markdown', to: 'pdf' });
+/**
+ * The handbook as a PDF: the same documentation gives the same bytes. Run on an engine thread
+ * (ebook-file.ts): on the event loop the first card of a new data directory held it about 4 s.
+ */
+export async function renderHandbookPdf(markdown: string): Promise<Uint8Array> {
+  const { blocks, title } = convertDocument({ text: markdown, from: 'markdown', to: 'pdf' });
   return renderPdf(blocks, title);
 }
