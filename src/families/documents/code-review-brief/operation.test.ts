@@ -10,6 +10,7 @@ describe('code review brief over HTTP', () => {
     expect((await postJson(`${service.url}${PATH}`, { files: [{ path: 'a.js', content: 'eval(x)' }] })).status).toBe(402);
     expect(await postJson(`${service.url}${PATH}`, {})).toMatchObject({ status: 422, body: { error: 'one_source_required' } });
     expect(await postJson(`${service.url}${PATH}`, { files: [{ path: 'a.js', content: '' }], diff: '+x' })).toMatchObject({ status: 422, body: { error: 'one_source_required' } });
+    expect(await postJson(`${service.url}${PATH}`, { files: [{ path: 'a.ts', content: 'x' }, { path: 'a.ts', content: 'y' }] })).toMatchObject({ status: 422, body: { error: 'duplicate_path', issues: [{ path: 'files.1.path' }] } });
     expect(await postJson(`${service.url}${PATH}`, { files: [{ path: '../etc/passwd', content: '' }] })).toMatchObject({ status: 422, body: { issues: [{ path: 'files.0.path' }] } });
     const many = Array.from({ length: 51 }, (_, i) => ({ path: `f${i}.js`, content: '' }));
     expect(await postJson(`${service.url}${PATH}`, { files: many })).toMatchObject({ status: 422, body: { issues: [{ path: 'files' }] } });

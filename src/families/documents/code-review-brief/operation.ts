@@ -76,6 +76,10 @@ const codeReviewBrief = pricedOperation({
   outputBeside: true,
   precheck(i) {
     const given = (['files', 'diff'] as const).filter((k) => i[k] !== undefined);
+    const paths = (i.files ?? []).map((f) => f.path);
+    const twice = paths.findIndex((path, k) => paths.indexOf(path) !== k);
+    // Findings name their file by path: two files of one path could not be told apart.
+    if (twice >= 0) return { status: 422, error: 'duplicate_path', message: `path ${paths[twice]} is given twice`, outcome: 'INVALID-INPUT', issues: [{ path: `files.${twice}.path`, message: 'is given twice' }] };
     if (given.length === 1) return undefined;
     const message = given.length === 0 ? 'give files or diff' : 'give files or diff, not both';
     return { status: 422, error: 'one_source_required', message, outcome: 'INVALID-INPUT', issues: [{ path: given[1] ?? 'files', message }] };
