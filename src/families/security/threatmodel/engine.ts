@@ -1,5 +1,5 @@
 import { canonicalSha256 } from '../../../signing/hash.ts';
-import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { OWASP_MCP_TOP10_VERSION } from '../../../kernel/standards/owasp-mcp-top10.ts';
 import { LEVEL_SCORE, THREAT_RULES, type ThreatRule } from './rules.ts';
 import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
@@ -178,7 +178,7 @@ export function threatModelContent(input: ThreatModelInput): JsonObject {
   for (const t of threats) byStride[String(t['stride'])] = (byStride[String(t['stride'])] ?? 0) + 1;
   return {
     kind: 'threat-model',
-    ruleset: { id: THREATMODEL_RULESET_ID, version: THREATMODEL_RULESET_VERSION, rules: Object.values(THREAT_RULES) as unknown as JsonValue, owasp_mcp: OWASP_MCP_TOP10_VERSION, risk: 'likelihood x impact, each low 1, medium 2, high 3' },
+    ruleset: { id: THREATMODEL_RULESET_ID, version: THREATMODEL_RULESET_VERSION, rules: Object.values(THREAT_RULES).map((r) => ({ ...r, mitigations: [...r.mitigations], owasp_mcp: [...r.owasp_mcp], cwe: [...r.cwe] })), owasp_mcp: OWASP_MCP_TOP10_VERSION, risk: 'likelihood x impact, each low 1, medium 2, high 3' },
     format,
     manifest_sha256: canonicalSha256(input.manifest),
     outcome: elements.length === 0 ? 'INSUFFICIENT-DATA' : threats.length === 0 ? 'NO-THREATS-FOUND' : 'THREATS-FOUND',
