@@ -49,8 +49,17 @@ export function canonicalDid(did: string): string {
 /** A did:web host segment (its port, if any, after an encoded colon), percent-encodings already normalised. */
 function canonicalWebHost(segment: string): string {
   const [written, ...after] = segment.split('%3A');
-  const lowered = resolvedHost(written!.replace(/%[0-9A-F]{2}|[A-Z]+/g, (part) => (part.startsWith('%') ? part : part.toLowerCase())));
-  const host = lowered.replace(/\.+$/, '') || lowered;
+  const lowered = written!.replace(/%[0-9A-F]{2}|[A-Z]+/g, (part) => (part.startsWith('%') ? part : part.toLowerCase()));
+  // Parsed and stripped of trailing dots until nothing changes: the parser reads `0` as the
+  // address 0.0.0.0 and maps an ideographic full stop to a dot, so one pass may leave work for a
+  // second, and canonical twice must be canonical once.
+  const withoutDot = (host: string) => host.replace(/\.+$/, '') || host;
+  let host = lowered;
+  for (let pass = 0; pass < 4; pass++) {
+    const next = withoutDot(resolvedHost(host));
+    if (next === host) break;
+    host = next;
+  }
   if (after.length !== 1 || !/^\d+$/.test(after[0]!)) return [host, ...after].join('%3A');
   const port = BigInt(after[0]!).toString();
   return port === '443' ? host : `${host}%3A${port}`;
