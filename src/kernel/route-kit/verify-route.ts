@@ -116,6 +116,19 @@ export function verifyRoute<P extends z.ZodRawShape>(spec: VerifyRouteSpec<P>): 
 }
 
 /**
+ * A verify route on GET and, at the same path, on POST with the same parameters as members of a
+ * JSON body. A paid call can make a record whose URL passes 8 KiB (some proxies' limit) or the
+ * server's 64 KiB (MAX_HEADER_BYTES): on POST the body limit holds it, and the answer is the same.
+ * The POST form's id ends in `.post`, so the MCP server (whose arguments have no URL) lists one tool.
+ */
+export function verifyRouteOnGetAndPost<P extends z.ZodRawShape>(spec: Omit<VerifyRouteSpec<P>, 'method'>): [FreeRoute, FreeRoute] {
+  return [
+    verifyRoute({ ...spec, method: 'GET' }),
+    verifyRoute({ ...spec, id: `${spec.id}.post`, method: 'POST', summary: `${spec.summary} POST: the same parameters as members of a JSON body, for a record too large for a URL.` }),
+  ];
+}
+
+/**
  * The `alsoCheck` of a route that re-checks records of these kinds only: another operation's
  * record signed with the same family key is valid on its own route, not here.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { fromEngine, pricedOperation, type Refusal, type Route } from '../../../kernel/operation.ts';
 import { hex64, jsonObject, rulesetMember, signedResponse, token } from '../../../kernel/route-kit/schemas.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { gradeResponsePair, JUDGE_COST_LIMIT, JUDGE_OUTCOMES, JUDGE_RULESET, rubricCost, type JudgeInput } from './engine.ts';
 import { SUPPORTED_SCHEMA_KEYWORDS } from './metrics.ts';
 
@@ -111,6 +111,6 @@ const judgeGrade = pricedOperation({
     command: fromEngine(gradeResponsePair),
   });
 
-const judgeVerify = verifyRoute({ id: 'mcp.eval.judge.verify', method: 'GET', path: '/v1/mcp/eval/judge/verify', family: 'agent', keyFamily: 'judge', summary: 'Re-checks a judge grade (body = the verdictCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+const judgeVerifyRoutes = verifyRouteOnGetAndPost({ id: 'mcp.eval.judge.verify', path: '/v1/mcp/eval/judge/verify', family: 'agent', keyFamily: 'judge', summary: 'Re-checks a judge grade (body = the verdictCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
 
-export const judge: Route[] = [judgeGrade, judgeVerify];
+export const judge: Route[] = [judgeGrade, ...judgeVerifyRoutes];

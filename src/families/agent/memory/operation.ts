@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { jsonValue, rulesetMember, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { checkValueBudget, MEMORY_CHAIN_RULESET } from './chain.ts';
 import { MEMORY_NOT_FOUND_KIND, MEMORY_VERSION_KIND, memoryGet as memoryGetCommand, memoryPut as memoryPutCommand } from './commands.ts';
 import { memoryVersionSchema } from './events.ts';
@@ -79,6 +79,6 @@ const memoryPut = pricedOperation({
     command: memoryPutCommand,
   });
 
-const memoryVerify = verifyRoute({ id: 'memory.verify', method: 'GET', path: '/v1/memory/verify', family: 'agent', keyFamily: 'memory', summary: 'Re-checks a memory put or get result (body = the sealed record as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+const memoryVerifyRoutes = verifyRouteOnGetAndPost({ id: 'memory.verify', path: '/v1/memory/verify', family: 'agent', keyFamily: 'memory', summary: 'Re-checks a memory put or get result (body = the sealed record as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
 
-export const memory: Route[] = [memoryGet, memoryPut, memoryVerify];
+export const memory: Route[] = [memoryGet, memoryPut, ...memoryVerifyRoutes];

@@ -44,42 +44,53 @@ export function checkOutputDigest(utilityResult: JsonValue, output: string): Out
   return { ok: true };
 }
 
-/**
- * GET /v1/utils/verify: the spec's verify route of the utility receipt, extended. Beside the
- * record's members it takes the output that travelled beside the record and checks its digest
- * too; the output is optional, so a verifier of the record alone calls it as the spec says.
- */
-const utilsVerify = freeRoute({
-  id: 'utils.verify',
-  method: 'GET',
-  path: '/v1/utils/verify',
-  family: 'documents',
-  summary: 'Re-checks a utility receipt {kind, utility, servedAt, utility_result} (result = utility_result as JSON), and the output beside it when supplied.',
-  description:
-    'Re-canonicalises the utility receipt (RFC 8785), recomputes its SHA-256 and checks the Ed25519 signature with the utils key. With `output` (the member answered beside the record, as received) it also decodes it per utility_result.output_encoding and compares its SHA-256 with utility_result.output_sha256: checks.output_sha256 says whether they match, and valid is true only when every check passes. Any change to content, hash, signature, timestamp or a single output byte gives valid=false. The request line and headers may hold 64 KiB; a larger output is checked offline (docs/operations/documents/utility-receipt.md).',
-  input: utilsVerifyInput,
-  inputFrom: 'query',
-  output: verifyResultSchema,
-  async handle(params, deps) {
-    const { keyId } = deps.keyring.publicKey(KEY_FAMILY);
-    const answer = { family: KEY_FAMILY, keyId };
-    let utilityResult: JsonValue;
-    try {
-      utilityResult = parseJsonParam('result', params.result);
-    } catch (err) {
-      if (!(err instanceof UnusableContent)) throw err;
-      return { body: { valid: false, checks: { sha256: false, signature: false }, ...answer, reason: err.message } };
-    }
-    const record = utilityRecord({ kind: params.kind, utility: params.utility, servedAt: parseIntegerParam(params.served_at), utility_result: utilityResult });
-    // servedAt is the receipt's signing time: only the utils key valid then verifies it (key rotation).
-    const { signer, ...result } = check(deps.keyring, KEY_FAMILY, record, params.sha256, params.signature, parseIntegerParam(params.served_at));
-    const signedBy = signer ? signedByKey(KEY_FAMILY, signer) : answer;
-    if (params.output === undefined) return { body: { ...result, ...signedBy } };
-    const output = checkOutputDigest(utilityResult, params.output);
-    const checks = { ...result.checks, output_sha256: output.ok };
-    const reason = [result.reason, output.reason].filter((r) => r !== undefined).join('; ');
-    return { body: { valid: result.valid && output.ok, checks, ...signedBy, ...(reason ? { reason } : {}) } };
-  },
-});
+const DESCRIPTION =
+  'Re-canonicalises the utility receipt (RFC 8785), recomputes its SHA-256 and checks the Ed25519 signature with the utils key. With `output` (the member answered beside the record, as received) it also decodes it per utility_result.output_encoding and compares its SHA-256 with utility_result.output_sha256: checks.output_sha256 says whether they match, and valid is true only when every check passes. Any change to content, hash, signature, timestamp or a single output byte gives valid=false.';
 
-export const utilsVerifyRoutes: Route[] = [utilsVerify];
+/**
+ * /v1/utils/verify: the spec's verify route of the utility receipt, extended. Beside the record's
+ * members it takes the output that travelled beside the record and checks its digest too; the
+ * output is optional, so a verifier of the record alone calls it as the spec says. GET takes the
+ * parameters in the query, as the spec says; POST takes the same ones as members of a JSON body,
+ * because findings and outputs pass the 64 KiB a request line and headers may hold.
+ */
+const utilsVerify = (method: 'GET' | 'POST') =>
+  freeRoute({
+    id: method === 'GET' ? 'utils.verify' : 'utils.verify.post',
+    method,
+    path: '/v1/utils/verify',
+    family: 'documents',
+    summary:
+      method === 'GET'
+        ? 'Re-checks a utility receipt {kind, utility, servedAt, utility_result} (result = utility_result as JSON), and the output beside it when supplied.'
+        : 'Re-checks a utility receipt and the output beside it sent as a JSON body {kind, utility, served_at, result, output?, sha256, signature}, for a receipt or an output too large for a URL.',
+    description:
+      method === 'GET'
+        ? `${DESCRIPTION} The request line and headers may hold 64 KiB; a larger receipt or output is re-checked on POST with the same parameters as a JSON body (docs/operations/documents/utility-receipt.md).`
+        : `${DESCRIPTION} The same check as GET /v1/utils/verify, with the parameters as members of a JSON body (at most 1 MiB).`,
+    input: utilsVerifyInput,
+    inputFrom: method === 'GET' ? 'query' : 'query-or-json',
+    output: verifyResultSchema,
+    async handle(params, deps) {
+      const { keyId } = deps.keyring.publicKey(KEY_FAMILY);
+      const answer = { family: KEY_FAMILY, keyId };
+      let utilityResult: JsonValue;
+      try {
+        utilityResult = parseJsonParam('result', params.result);
+      } catch (err) {
+        if (!(err instanceof UnusableContent)) throw err;
+        return { body: { valid: false, checks: { sha256: false, signature: false }, ...answer, reason: err.message } };
+      }
+      const record = utilityRecord({ kind: params.kind, utility: params.utility, servedAt: parseIntegerParam(params.served_at), utility_result: utilityResult });
+      // servedAt is the receipt's signing time: only the utils key valid then verifies it (key rotation).
+      const { signer, ...result } = check(deps.keyring, KEY_FAMILY, record, params.sha256, params.signature, parseIntegerParam(params.served_at));
+      const signedBy = signer ? signedByKey(KEY_FAMILY, signer) : answer;
+      if (params.output === undefined) return { body: { ...result, ...signedBy } };
+      const output = checkOutputDigest(utilityResult, params.output);
+      const checks = { ...result.checks, output_sha256: output.ok };
+      const reason = [result.reason, output.reason].filter((r) => r !== undefined).join('; ');
+      return { body: { valid: result.valid && output.ok, checks, ...signedBy, ...(reason ? { reason } : {}) } };
+    },
+  });
+
+export const utilsVerifyRoutes: Route[] = [utilsVerify('GET'), utilsVerify('POST')];

@@ -4,7 +4,7 @@ import { EVIDENCE_ENTRY_RULESET } from './engine.ts';
 import { evidenceIngestInputSchema } from './input.ts';
 import { hex64, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 
 const unixSeconds = z.number().int();
 
@@ -48,6 +48,6 @@ const evidenceIngestOperation = pricedOperation({
     command: evidenceIngestCommand,
   });
 
-const evidenceVerify = verifyRoute({ id: 'evidence.verify', method: 'GET', path: '/v1/evidence/verify', family: 'forensics', keyFamily: 'evidence', summary: 'Re-checks an evidence ingest (sealed) or query (receipt) record.', params: bodyVerifyParams, rebuild: rebuildFromBody });
+const evidenceVerifyRoutes = verifyRouteOnGetAndPost({ id: 'evidence.verify', path: '/v1/evidence/verify', family: 'forensics', keyFamily: 'evidence', summary: 'Re-checks an evidence ingest (sealed) or query (receipt) record.', params: bodyVerifyParams, rebuild: rebuildFromBody });
 
-export const evidenceIngest: Route[] = [evidenceIngestOperation, evidenceVerify];
+export const evidenceIngest: Route[] = [evidenceIngestOperation, ...evidenceVerifyRoutes];

@@ -3,7 +3,7 @@ import { FRESHNESS_TIERS, SNAPSHOT_RULESET, publishedSnapshotRules, buildSignedS
 import { signedSnapshotInputSchema } from './input.ts';
 import { rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { freeRoute, pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 
 const unixSeconds = z.number().int();
 
@@ -56,7 +56,7 @@ const signedSnapshotOperation = pricedOperation({
     command: fromEngine(buildSignedSnapshot),
   });
 
-const dataVerify = verifyRoute({ id: 'data.verify', method: 'GET', path: '/v1/data/verify', family: 'forensics', keyFamily: 'data', summary: 'Re-checks a signed data snapshot (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+const dataVerifyRoutes = verifyRouteOnGetAndPost({ id: 'data.verify', path: '/v1/data/verify', family: 'forensics', keyFamily: 'data', summary: 'Re-checks a signed data snapshot (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
 
 const freshnessTiers = freeRoute({
     id: 'data.freshness-tiers',
@@ -71,4 +71,4 @@ const freshnessTiers = freeRoute({
     },
   });
 
-export const signedSnapshot: Route[] = [signedSnapshotOperation, dataVerify, freshnessTiers];
+export const signedSnapshot: Route[] = [signedSnapshotOperation, ...dataVerifyRoutes, freshnessTiers];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { freeRoute, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { complianceRecord } from '../../../kernel/route-kit/records.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
-import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { param, parseIntegerParam, parseJsonParam, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { classify } from './engine.ts';
 import { QUESTIONNAIRE, QUESTIONNAIRE_BYTES, QUESTIONNAIRE_REF } from './questionnaire.ts';
 
@@ -64,9 +64,8 @@ const questionnaireRoute = freeRoute({
   handle: async () => ({ text: QUESTIONNAIRE_BYTES.toString('utf8'), contentType: 'application/json; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=3600' } }),
 });
 
-const complianceVerify = verifyRoute({
+const complianceVerifyRoutes = verifyRouteOnGetAndPost({
   id: 'compliance.verify',
-  method: 'GET',
   path: '/v1/compliance/verify',
   family: 'security',
   keyFamily: 'compliance',
@@ -75,4 +74,4 @@ const complianceVerify = verifyRoute({
   rebuild: (p) => complianceRecord({ kind: p.kind, assessedAt: parseIntegerParam(p.assessed_at), asset: p.asset, assessment: parseJsonParam('assessment', p.assessment) }),
 });
 
-export const complianceRoutes: Route[] = [complianceCheck, questionnaireRoute, complianceVerify];
+export const complianceRoutes: Route[] = [complianceCheck, questionnaireRoute, ...complianceVerifyRoutes];

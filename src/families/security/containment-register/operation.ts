@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { handleCommand, loadState } from '../../../kernel/decider.ts';
 import { pricedOperation, type CallContext, type Route } from '../../../kernel/operation.ts';
 import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import { containmentDecider, foreignRegistrarRefusal, mayRegister, registrationBy } from './decider.ts';
 import { canonicalDid } from './dids.ts';
@@ -92,6 +92,6 @@ export const containmentRegister = pricedOperation({
   },
 });
 
-const containmentVerify = verifyRoute({ id: 'containment.verify', method: 'GET', path: '/v1/containment/verify', family: 'security', keyFamily: 'containment', summary: 'Re-checks a containment registration (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+const containmentVerifyRoutes = verifyRouteOnGetAndPost({ id: 'containment.verify', path: '/v1/containment/verify', family: 'security', keyFamily: 'containment', summary: 'Re-checks a containment registration (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
 
-export const containmentRoutes: Route[] = [containmentRegister, containmentVerify];
+export const containmentRoutes: Route[] = [containmentRegister, ...containmentVerifyRoutes];

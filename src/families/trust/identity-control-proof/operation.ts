@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { identityRecord } from '../../../kernel/route-kit/records.ts';
 import { signedResponse, token } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
-import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { param, parseIntegerParam, parseJsonParam, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { proveControl, type ControlProofInput } from './engine.ts';
 import { at, shortText, urlVerifiableObject, requiringFields } from '../shared/schemas.ts';
 
@@ -55,9 +55,8 @@ const identityControlProofOperation = pricedOperation({
     command: fromEngine((input: ControlProofInput, now) => proveControl(input, now).record),
   });
 
-const identityControlProofVerify = verifyRoute({
+const identityControlProofVerifyRoutes = verifyRouteOnGetAndPost({
     id: 'identity.control-proof.verify',
-    method: 'GET',
     path: '/v1/identity/control-proof/verify',
     family: 'trust',
     keyFamily: 'identity',
@@ -81,4 +80,4 @@ const identityControlProofVerify = verifyRoute({
       }),
   });
 
-export const identityControlProof: Route[] = [identityControlProofOperation, identityControlProofVerify];
+export const identityControlProof: Route[] = [identityControlProofOperation, ...identityControlProofVerifyRoutes];

@@ -3,7 +3,7 @@ import { readinessRecord } from '../../../kernel/route-kit/records.ts';
 import { READINESS_RULESET, READINESS_STANDARD, READINESS_STANDARD_VERSION, attestReadiness } from './engine.ts';
 import { rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { freeRoute, pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
-import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { param, parseIntegerParam, parseJsonParam, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { at, shortText, urlVerifiableObject } from '../shared/schemas.ts';
 
 export const readinessInput = z
@@ -54,9 +54,8 @@ const readinessAttest = pricedOperation({
     command: fromEngine(attestReadiness),
   });
 
-const readinessVerify = verifyRoute({
+const readinessVerifyRoutes = verifyRouteOnGetAndPost({
     id: 'readiness.attest.verify',
-    method: 'GET',
     path: '/v1/readiness/attest/verify',
     family: 'trust',
     keyFamily: 'readiness',
@@ -93,4 +92,4 @@ const readinessStandard = freeRoute({
     },
   });
 
-export const readiness: Route[] = [readinessAttest, readinessVerify, readinessStandard];
+export const readiness: Route[] = [readinessAttest, ...readinessVerifyRoutes, readinessStandard];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { receiptRecord } from '../../../kernel/route-kit/records.ts';
 import { signedResponse, token } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
-import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { param, parseIntegerParam, parseJsonParam, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { mintReceipt } from './engine.ts';
 import { at, shortText, urlVerifiableObject, requiringFields } from '../shared/schemas.ts';
 
@@ -52,9 +52,8 @@ const receiptsMintOperation = pricedOperation({
     command: fromEngine(mintReceipt),
   });
 
-const receiptsVerify = verifyRoute({
+const receiptsVerifyRoutes = verifyRouteOnGetAndPost({
     id: 'receipts.verify',
-    method: 'GET',
     path: '/v1/receipts/verify',
     family: 'trust',
     keyFamily: 'receipts',
@@ -82,4 +81,4 @@ const receiptsVerify = verifyRoute({
       }),
   });
 
-export const receiptsMint: Route[] = [receiptsMintOperation, receiptsVerify];
+export const receiptsMint: Route[] = [receiptsMintOperation, ...receiptsVerifyRoutes];

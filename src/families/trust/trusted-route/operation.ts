@@ -5,7 +5,7 @@ import { DEFAULT_MIN_HISTORY, TRUSTED_ROUTE_RULESET, rankRoutes, type TrustedRou
 import { AMOUNT_PATTERN } from '../../../kernel/decimal-amount.ts';
 import { rulesetMember, signedResponse, token } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
-import { param, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { param, parseJsonParam, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 
 const nonNegative = z.number().nonnegative();
 /** Decimal strings as governance takes them; numbers still accepted when exact to the millionth. */
@@ -85,9 +85,8 @@ const trustedRouteOperation = pricedOperation({
     command: fromEngine((input: TrustedRouteInput) => rankRoutes(input)),
   });
 
-const trustedRouteVerify = verifyRoute({
+const trustedRouteVerifyRoutes = verifyRouteOnGetAndPost({
     id: 'agent-reputation.trusted-route.verify',
-    method: 'GET',
     path: '/v1/agent-reputation/trusted-route/verify',
     family: 'trust',
     keyFamily: 'trusted-route',
@@ -99,4 +98,4 @@ const trustedRouteVerify = verifyRoute({
     },
   });
 
-export const trustedRoute: Route[] = [trustedRouteOperation, trustedRouteVerify];
+export const trustedRoute: Route[] = [trustedRouteOperation, ...trustedRouteVerifyRoutes];

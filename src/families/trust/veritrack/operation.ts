@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { veritrackRecord } from '../../../kernel/route-kit/records.ts';
 import { jsonObject, signedResponse, token } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
-import { param, parseIntegerParam, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { param, parseIntegerParam, parseJsonParam, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { attestClaim } from './engine.ts';
 import { urlVerifiableObject } from '../shared/schemas.ts';
 
@@ -33,9 +33,8 @@ const veritrackAttest = pricedOperation({
     command: fromEngine(attestClaim),
   });
 
-const veritrackVerify = verifyRoute({
+const veritrackVerifyRoutes = verifyRouteOnGetAndPost({
     id: 'veritrack.verify',
-    method: 'GET',
     path: '/v1/veritrack/verify',
     family: 'trust',
     keyFamily: 'veritrack',
@@ -44,4 +43,4 @@ const veritrackVerify = verifyRoute({
     rebuild: (p) => veritrackRecord({ kind: p.kind, attestedAt: parseIntegerParam(p.attested_at), claim: parseJsonParam('claim', p.claim) }),
   });
 
-export const veritrack: Route[] = [veritrackAttest, veritrackVerify];
+export const veritrack: Route[] = [veritrackAttest, ...veritrackVerifyRoutes];
