@@ -57,7 +57,7 @@ describe('JSON', () => {
     const { result, output } = clean({ input: "[{name: 'x', 'Big N': 12345678901234567890, tags: [1,2,],}, {name: 'y', 'Big N': 3}]" });
     expect(result['outcome']).toBe('CLEANED');
     expect(output.rows).toEqual([{ name: 'x', big_n: '12345678901234567890', tags: [1, 2] }, { name: 'y', big_n: 3 }]);
-    expect(output.changes).toContainEqual({ row: 1, column: 'big_n', change: 'integer-beyond-2^53-kept-as-string', from: '12345678901234567890', to: '12345678901234567890' });
+    expect(output.changes).toContainEqual(expect.objectContaining({ row: 1, column: 'big_n', path: '/rows/0/big_n', change: 'integer-beyond-2^53-kept-as-string', from: '12345678901234567890', to: '12345678901234567890' }));
     expect(output.changes[0]).toMatchObject({ change: 'json-repaired' });
   });
 
@@ -66,9 +66,34 @@ describe('JSON', () => {
     const { result, output, record } = clean({ input: `[{"a":1e400,"b":-1e400,"c":${long},"d":1.5}]` });
     expect(result['outcome']).toBe('CLEANED');
     expect(output.rows).toEqual([{ a: '1e400', b: '-1e400', c: long, d: 1.5 }]);
-    expect(output.changes).toContainEqual({ row: 1, column: 'a', change: 'number-beyond-a-double-kept-as-string', from: '1e400', to: '1e400' });
-    expect(output.changes).toContainEqual({ row: 1, column: 'c', change: 'integer-beyond-2^53-kept-as-string', from: long, to: long });
+    expect(output.changes).toContainEqual({ row: 1, column: 'a', path: '/rows/0/a', change: 'number-beyond-a-double-kept-as-string', from: '1e400', to: '1e400', reason: 'beyond the range of an IEEE double' });
+    expect(output.changes).toContainEqual(expect.objectContaining({ row: 1, column: 'c', path: '/rows/0/c', change: 'integer-beyond-2^53-kept-as-string', from: long, to: long }));
     expect(() => canonicalText(record)).not.toThrow();
+  });
+
+  it('keeps a decimal a double would print differently as written, with its path and why: 0.1000000000000000055511151231257827 was signed as 0.1', () => {
+    const price = '0.1000000000000000055511151231257827';
+    const { output } = clean({ input: `[{"price": ${price}, "id": 12345678901234567.5, "tags": [1e-400, 2.50, 0.1, -0], "small": 1E2}]` });
+    expect(output.rows).toEqual([{ price, id: '12345678901234567.5', tags: ['1e-400', 2.5, 0.1, 0], small: 100 }]);
+    expect(output.changes).toEqual([
+      { row: 1, column: 'price', path: '/rows/0/price', change: 'decimal-kept-as-string', from: price, to: price, reason: 'not exactly representable as an IEEE double (read as one: 0.1)' },
+      { row: 1, column: 'id', path: '/rows/0/id', change: 'decimal-kept-as-string', from: '12345678901234567.5', to: '12345678901234567.5', reason: 'not exactly representable as an IEEE double (read as one: 12345678901234568)' },
+      { row: 1, column: 'tags', path: '/rows/0/tags/0', change: 'decimal-kept-as-string', from: '1e-400', to: '1e-400', reason: 'not exactly representable as an IEEE double (read as one: 0)' },
+    ]);
+  });
+
+  it('a caller string that looks like the old internal mark of big numbers stays the caller string', () => {
+    const { result, output } = clean({ input: '[{"a":"\\u0000big-integer:5","b":"\\u0000big-integer:1e400"}]' });
+    expect(output.rows).toEqual([{ a: '\u0000big-integer:5', b: '\u0000big-integer:1e400' }]);
+    expect(output.changes).toEqual([]);
+    expect(result['outcome']).toBe('UNCHANGED');
+  });
+
+  it('a member named like an Object property (constructor, toString) is one column like any other', () => {
+    const { output, text } = clean({ input: '[{"constructor":1},{"a":2}]' });
+    expect(output.rows).toEqual<JsonObject[]>([{ constructor: 1 }, { a: 2 }]);
+    expect(output.schema['items']).toMatchObject({ properties: { constructor: { type: 'integer' }, a: { type: 'integer' } }, required: [] });
+    expect(text).not.toContain('undefined');
   });
 
   it('JSON that is not objects is NOT-TABULAR; the same input twice gives the same bytes', () => {

@@ -4,7 +4,8 @@ import type { CommandResult } from '../../../kernel/operation.ts';
 import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
 import { readDay } from '../invoice-extract/text-invoice.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
-import { BIG_INTEGER_MARK, isBeyondSafeInteger, markBigIntegers } from './big-integers.ts';
+import { KeptNumber, readJson, type ReadObject, type ReadValue } from './json-reader.ts';
+import { isBeyondSafeInteger } from './numbers.ts';
 import { CLEANUP_FORMATS, formatOf, SCHEMA_CLEANUP_RULESET } from './vocabulary.ts';
 
 export interface SchemaCleanupInput {
@@ -17,8 +18,11 @@ interface Change {
   row: number | null;
   column: string | null;
   change: string;
+  /** Where a JSON number kept as written sits in the output, as a JSON Pointer: nested values share their cell's row and column. */
+  path?: string;
   from?: JsonValue;
   to?: JsonValue;
+  reason?: string;
 }
 
 type Cell = JsonValue;
@@ -140,8 +144,8 @@ function columnSchema(values: JsonValue[]): JsonObject {
 
 function inferSchema(columns: string[], rows: JsonObject[]): JsonObject {
   const properties: JsonObject = {};
-  for (const column of columns) properties[column] = columnSchema(rows.filter((r) => column in r).map((r) => r[column]!));
-  const required = columns.filter((c) => rows.every((r) => c in r));
+  for (const column of columns) properties[column] = columnSchema(rows.filter((r) => Object.hasOwn(r, column)).map((r) => r[column]!));
+  const required = columns.filter((c) => rows.every((r) => Object.hasOwn(r, c)));
   return { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', items: { type: 'object', properties, required, additionalProperties: false } };
 }
 
@@ -178,18 +182,40 @@ function cleanCsv(text: string, changes: Changes, ambiguities: Change[]): Cleane
 
 // ---- JSON --------------------------------------------------------------------------------
 
-/** Big integers come back from their mark as digit strings, each listed where it lands. */
-function unmark(value: JsonValue, row: number | null, column: string | null, changes: Changes): JsonValue {
-  if (typeof value === 'string' && value.startsWith(BIG_INTEGER_MARK)) {
-    const digits = value.slice(BIG_INTEGER_MARK.length);
-    const change = /^-?\d+$/.test(digits) ? 'integer-beyond-2^53-kept-as-string' : 'number-beyond-a-double-kept-as-string';
-    changes.add({ row, column, change, from: digits, to: digits });
-    return digits;
+/** A JSON Pointer (RFC 6901) from its segments. */
+const pointer = (segments: Array<string | number>): string => segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+/**
+ * The JSON value of what was read: each number a double cannot carry as written becomes its
+ * literal, as a string, listed with its place in the output (`at`, the segments of its path).
+ */
+function settle(value: ReadValue, row: number | null, column: string | null, at: Array<string | number>, changes: Changes): JsonValue {
+  if (value instanceof KeptNumber) {
+    changes.add({ row, column, path: pointer(at), change: value.kind, from: value.literal, to: value.literal, reason: value.reason });
+    return value.literal;
   }
-  if (Array.isArray(value)) return value.map((v) => unmark(v, row, column, changes));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmark(v, row, column, changes)]));
+  if (Array.isArray(value)) {
+    return value.map((item, index) => {
+      at.push(index);
+      const settled = settle(item, row, column, at, changes);
+      at.pop();
+      return settled;
+    });
+  }
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([name, member]) => {
+        at.push(name);
+        const settled = settle(member, row, column, at, changes);
+        at.pop();
+        return [name, settled];
+      }),
+    );
+  }
   return value;
 }
+
+const isRecord = (value: ReadValue): value is ReadObject => value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof KeptNumber);
 
 function cleanJson(text: string, changes: Changes): Cleaned | { outcome: 'NOT-TABULAR' | 'UNREPAIRABLE'; reason: string; value?: JsonValue } {
   let source = text;
@@ -198,20 +224,23 @@ function cleanJson(text: string, changes: Changes): Cleaned | { outcome: 'NOT-TA
   } catch {
     try {
       source = jsonrepair(source);
+      JSON.parse(source);
       changes.add({ row: null, column: null, change: 'json-repaired', to: 'the text was repaired into valid JSON (jsonrepair): quotes, commas, brackets or comments' });
     } catch (err) {
       return { outcome: 'UNREPAIRABLE', reason: (err as Error).message };
     }
   }
-  const parsed = JSON.parse(markBigIntegers(source)) as JsonValue;
+  // Read again, now knowing it is well formed, to see each number as the caller wrote it.
+  const parsed = readJson(source);
   const records = Array.isArray(parsed) ? parsed : [parsed];
-  if (!records.every((r) => r !== null && typeof r === 'object' && !Array.isArray(r))) return { outcome: 'NOT-TABULAR', reason: 'the JSON is not an object or an array of objects', value: unmark(parsed, null, null, changes) };
-  const rawColumns = [...new Set(records.flatMap((r) => Object.keys(r as JsonObject)))];
+  if (!records.every(isRecord)) return { outcome: 'NOT-TABULAR', reason: 'the JSON is not an object or an array of objects', value: settle(parsed, null, null, ['value'], changes) };
+  const rawColumns = [...new Set(records.flatMap((r) => Object.keys(r)))];
   const columns = normaliseHeaders(rawColumns, changes);
-  const rows = (records as JsonObject[]).map((record, r) => {
+  const rows = records.map((record, r) => {
     const row: JsonObject = {};
     rawColumns.forEach((raw, c) => {
-      if (raw in record) row[columns[c]!] = unmark(record[raw]!, r + 1, columns[c]!, changes);
+      // Own members only: `constructor` in a record that lacks it is not Object's constructor.
+      if (Object.hasOwn(record, raw)) row[columns[c]!] = settle(record[raw]!, r + 1, columns[c]!, ['rows', r, columns[c]!], changes);
     });
     return row;
   });
