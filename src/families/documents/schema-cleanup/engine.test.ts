@@ -37,6 +37,49 @@ describe('CSV', () => {
     expect(output.rows.at(-1)).toEqual({ a: 1 });
   });
 
+  it('lists the first 100 changes of each kind and counts them all: a CSV near the size limit gave a 17.7 MB output of changes', () => {
+    const { result, output, text } = clean({ input: 'a,b\n' + ' 1, 03/04/2026\n'.repeat(30_000) });
+    expect(output.rows).toHaveLength(30_000);
+    expect(output.rows.at(-1)).toEqual({ a: 1, b: '03/04/2026' });
+    expect(result).toMatchObject({ change_count: 60_000, change_counts: { 'whitespace-trimmed': 60_000 }, changes_listed: 100, ambiguity_count: 30_000, ambiguities_listed: 100 });
+    expect(output.changes).toHaveLength(100);
+    expect(output.changes.slice(0, 2)).toEqual([
+      { row: 1, column: 'a', change: 'whitespace-trimmed', from: ' 1', to: '1' },
+      { row: 1, column: 'b', change: 'whitespace-trimmed', from: ' 03/04/2026', to: '03/04/2026' },
+    ]);
+    expect(output.changes.at(-1)).toMatchObject({ row: 50, column: 'b' });
+    expect(output.ambiguities).toHaveLength(100);
+    expect(result['limitations']).toContain('The lists are cut: 100 of 60000 changes and 100 of 30000 ambiguities are listed.');
+    // The rows are kept whole; the lists add a bounded amount.
+    expect(text.length).toBeLessThan(JSON.stringify(output.rows).length + 50_000);
+  });
+
+  it('the record lists the first 100 parse errors and counts them all (papaparse reports a malformed quote once or twice a row)', () => {
+    const { result } = clean({ input: 'a,b\n' + '"x"y,1\n'.repeat(1_000) });
+    expect(result['parse_errors']).toHaveLength(100);
+    expect(result['parse_error_count']).toBeGreaterThan(1_000);
+  });
+
+  it('a short row keeps what it has, listed once: padding 2,000 one-field rows to 1,000 columns with nulls took 53 s and gave 170 MB', () => {
+    const header = Array.from({ length: 1_000 }, (_, i) => `c${i}`).join(',');
+    const started = performance.now();
+    const { result, output, text } = clean({ input: `${header}\n${'1\n'.repeat(2_000)}` });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result).toMatchObject({ row_count: 2_000, change_count: 2_000, change_counts: { 'fields-missing': 2_000 }, changes_listed: 100 });
+    expect(output.rows[0]).toEqual({ c0: 1 });
+    expect(output.changes[0]).toEqual({ row: 1, column: 'c1', change: 'fields-missing', to: 999 });
+    expect(output.schema['items']).toMatchObject({ required: ['c0'] });
+    expect(text.length).toBeLessThan(100_000);
+  });
+
+  it('rows of distinct columns are cleaned in linear time: 20,000 one-member JSON objects took 52 s', () => {
+    const started = performance.now();
+    const { result, output } = clean({ input: '[' + Array.from({ length: 20_000 }, (_, i) => `{"k${i}":1}`).join(',') + ']' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result).toMatchObject({ row_count: 20_000 });
+    expect(output.rows[19_999]).toEqual({ k19999: 1 });
+  });
+
   it('infers a JSON Schema 2020-12 of the rows', () => {
     const { output } = clean({ input: 'id,when,ok\n1,2026-01-02,true\n2,2026-01-03,false\n' });
     expect(output.schema).toEqual({

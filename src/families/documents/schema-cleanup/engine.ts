@@ -27,11 +27,35 @@ interface Change {
 
 type Cell = JsonValue;
 
+/**
+ * How many changes of one kind the output lists, in the order they were made; the record counts
+ * them all. Listing every one made a CSV near the size limit give a 17.7 MB output, and a wide
+ * header over short rows (one missing field per column per row) hundreds of megabytes.
+ */
+export const LISTED_PER_KIND = 100;
+
 class Changes {
-  readonly list: Change[] = [];
+  readonly list: JsonObject[] = [];
+  /** Per kind: the kinds are the engine's own words, never the caller's. */
+  readonly counts: Record<string, number> = {};
+  total = 0;
+
   add(change: Change): void {
-    this.list.push(change);
+    const count = (this.counts[change.change] ?? 0) + 1;
+    this.counts[change.change] = count;
+    this.total++;
+    if (count <= LISTED_PER_KIND) this.list.push(changeJson(change));
   }
+}
+
+function changeJson(change: Change): JsonObject {
+  const json: JsonObject = { row: change.row, column: change.column };
+  if (change.path !== undefined) json['path'] = change.path;
+  json['change'] = change.change;
+  if (change.from !== undefined) json['from'] = change.from;
+  if (change.to !== undefined) json['to'] = change.to;
+  if (change.reason !== undefined) json['reason'] = change.reason;
+  return json;
 }
 
 // ---- headers -----------------------------------------------------------------------------
@@ -71,7 +95,7 @@ function decimalCell(text: string, row: number, column: string, changes: Changes
   return Number(text);
 }
 
-function dateCell(text: string, row: number, column: string, changes: Changes, ambiguities: Change[]): Cell {
+function dateCell(text: string, row: number, column: string, changes: Changes, ambiguities: Changes): Cell {
   const slashIso = /^(\d{4})[./](\d{1,2})[./](\d{1,2})$/.exec(text);
   const read = slashIso ? readDay(`${slashIso[1]}-${slashIso[2]!.padStart(2, '0')}-${slashIso[3]!.padStart(2, '0')}`) : readDay(text);
   if (read === undefined) return text;
@@ -79,12 +103,12 @@ function dateCell(text: string, row: number, column: string, changes: Changes, a
     changes.add({ row, column, change: 'date-normalised', from: text, to: read.day.iso });
     return read.day.iso;
   }
-  ambiguities.push({ row, column, change: 'date-kept-as-written', from: text, to: read.day.reason });
+  ambiguities.add({ row, column, change: 'date-kept-as-written', from: text, to: read.day.reason });
   return text;
 }
 
 /** The typed value of one CSV cell, listing every way its text differs from the value. */
-function typeCell(raw: string, row: number, column: string, delimiter: string, changes: Changes, ambiguities: Change[]): Cell {
+function typeCell(raw: string, row: number, column: string, delimiter: string, changes: Changes, ambiguities: Changes): Cell {
   const text = raw.trim();
   if (text !== raw) changes.add({ row, column, change: 'whitespace-trimmed', from: raw, to: text });
   if (text === '') {
@@ -143,9 +167,13 @@ function columnSchema(values: JsonValue[]): JsonObject {
 }
 
 function inferSchema(columns: string[], rows: JsonObject[]): JsonObject {
+  // One pass over the rows' own members: filtering the rows once per column was rows x columns,
+  // which rows of distinct names made quadratic (20,000 one-member objects took 52 s).
+  const values = new Map<string, JsonValue[]>(columns.map((column) => [column, []]));
+  for (const row of rows) for (const [column, value] of Object.entries(row)) values.get(column)!.push(value);
   const properties: JsonObject = {};
-  for (const column of columns) properties[column] = columnSchema(rows.filter((r) => Object.hasOwn(r, column)).map((r) => r[column]!));
-  const required = columns.filter((c) => rows.every((r) => Object.hasOwn(r, c)));
+  for (const column of columns) properties[column] = columnSchema(values.get(column)!);
+  const required = columns.filter((c) => values.get(c)!.length === rows.length);
   return { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', items: { type: 'object', properties, required, additionalProperties: false } };
 }
 
@@ -157,7 +185,7 @@ interface Cleaned {
   details: JsonObject;
 }
 
-function cleanCsv(text: string, changes: Changes, ambiguities: Change[]): Cleaned {
+function cleanCsv(text: string, changes: Changes, ambiguities: Changes): Cleaned {
   const parsed = Papa.parse<string[]>(text, { delimiter: '', quoteChar: '"', skipEmptyLines: 'greedy' });
   const delimiter = parsed.meta.delimiter;
   const [headerRow = [], ...dataRows] = parsed.data;
@@ -167,17 +195,17 @@ function cleanCsv(text: string, changes: Changes, ambiguities: Change[]): Cleane
   const columns = normaliseHeaders(rawHeaders, changes);
   const rows = dataRows.map((fields, r) => {
     const row: JsonObject = {};
-    columns.forEach((column, c) => {
-      const raw = fields[c];
-      if (raw === undefined) {
-        changes.add({ row: r + 1, column, change: 'missing-field-to-null', to: null });
-        row[column] = null;
-      } else row[column] = typeCell(raw, r + 1, column, delimiter, changes, ambiguities);
+    fields.forEach((raw, c) => {
+      row[columns[c]!] = typeCell(raw, r + 1, columns[c]!, delimiter, changes, ambiguities);
     });
+    // A short row keeps only what it has, listed once: padding every short row with nulls made a
+    // wide header over short rows cost rows x columns (1,000 columns over 2,000 rows of "1": 170 MB, 53 s).
+    if (fields.length < width) changes.add({ row: r + 1, column: columns[fields.length]!, change: 'fields-missing', to: width - fields.length });
     return row;
   });
-  const parseErrors = parsed.errors.map((e) => ({ row: typeof e.row === 'number' ? e.row : null, code: e.code, message: e.message }));
-  return { rows, columns, details: { delimiter, quote: '"', linebreak: JSON.stringify(parsed.meta.linebreak).slice(1, -1), parse_errors: parseErrors } };
+  // Listed in the signed record itself: papaparse reports malformed quotes once or twice a row.
+  const parseErrors = parsed.errors.slice(0, LISTED_PER_KIND).map((e) => ({ row: typeof e.row === 'number' ? e.row : null, code: e.code, message: e.message }));
+  return { rows, columns, details: { delimiter, quote: '"', linebreak: JSON.stringify(parsed.meta.linebreak).slice(1, -1), parse_errors: parseErrors, parse_error_count: parsed.errors.length } };
 }
 
 // ---- JSON --------------------------------------------------------------------------------
@@ -236,12 +264,15 @@ function cleanJson(text: string, changes: Changes): Cleaned | { outcome: 'NOT-TA
   if (!records.every(isRecord)) return { outcome: 'NOT-TABULAR', reason: 'the JSON is not an object or an array of objects', value: settle(parsed, null, null, ['value'], changes) };
   const rawColumns = [...new Set(records.flatMap((r) => Object.keys(r)))];
   const columns = normaliseHeaders(rawColumns, changes);
+  const columnOf = new Map(rawColumns.map((raw, c) => [raw, columns[c]!]));
+  // Each record's own members (`constructor` in a record that lacks it is not Object's), not every
+  // column of the document per record, which records of distinct names made quadratic.
   const rows = records.map((record, r) => {
     const row: JsonObject = {};
-    rawColumns.forEach((raw, c) => {
-      // Own members only: `constructor` in a record that lacks it is not Object's constructor.
-      if (Object.hasOwn(record, raw)) row[columns[c]!] = settle(record[raw]!, r + 1, columns[c]!, ['rows', r, columns[c]!], changes);
-    });
+    for (const [raw, value] of Object.entries(record)) {
+      const column = columnOf.get(raw)!;
+      row[column] = settle(value, r + 1, column, ['rows', r, column], changes);
+    }
     return row;
   });
   return { rows, columns, details: {} };
@@ -251,7 +282,7 @@ function cleanJson(text: string, changes: Changes): Cleaned | { outcome: 'NOT-TA
 
 export function runSchemaCleanup(input: SchemaCleanupInput, now: number): CommandResult {
   const changes = new Changes();
-  const ambiguities: Change[] = [];
+  const ambiguities = new Changes();
   let text = input.input;
   if (text.startsWith('\uFEFF')) {
     text = text.slice(1);
@@ -263,15 +294,17 @@ export function runSchemaCleanup(input: SchemaCleanupInput, now: number): Comman
   let findings: JsonObject;
   let output: JsonObject;
   if ('outcome' in cleaned) {
-    output = { rows: [], schema: null, changes: changes.list as unknown as JsonValue, ...(cleaned.value !== undefined ? { value: cleaned.value } : {}) };
+    output = { rows: [], schema: null, changes: changes.list, ...(cleaned.value !== undefined ? { value: cleaned.value } : {}) };
     findings = { outcome: cleaned.outcome, format_detected: format, reason: cleaned.reason, row_count: 0, columns: [], schema: null };
   } else {
     const schema = inferSchema(cleaned.columns, cleaned.rows);
-    output = { rows: cleaned.rows, schema, changes: changes.list as unknown as JsonValue, ambiguities: ambiguities as unknown as JsonValue };
-    findings = { outcome: changes.list.length > 0 ? 'CLEANED' : 'UNCHANGED', format_detected: format, ...cleaned.details, row_count: cleaned.rows.length, columns: cleaned.columns, schema };
+    output = { rows: cleaned.rows, schema, changes: changes.list, ambiguities: ambiguities.list };
+    findings = { outcome: changes.total > 0 ? 'CLEANED' : 'UNCHANGED', format_detected: format, ...cleaned.details, row_count: cleaned.rows.length, columns: cleaned.columns, schema };
   }
-  const counts: Record<string, number> = {};
-  for (const c of changes.list) counts[c.change] = (counts[c.change] ?? 0) + 1;
+  const limitations = ['Dates whose day and month order the text leaves open (03/04/2026) are kept as written and listed under ambiguities, never guessed.', `The output lists, with row and column, the first ${LISTED_PER_KIND} changes of each kind and the first ${LISTED_PER_KIND} ambiguities; change_counts counts every change. output_sha256 binds the output.`];
+  if (changes.list.length < changes.total || ambiguities.list.length < ambiguities.total) {
+    limitations.push(`The lists are cut: ${changes.list.length} of ${changes.total} changes and ${ambiguities.list.length} of ${ambiguities.total} ambiguities are listed.`);
+  }
 
   return utilityReceipt({
     utility: 'utils.schema-cleanup',
@@ -281,11 +314,13 @@ export function runSchemaCleanup(input: SchemaCleanupInput, now: number): Comman
     ruleset: { ...SCHEMA_CLEANUP_RULESET },
     findings: {
       ...findings,
-      change_count: changes.list.length,
-      change_counts: counts,
-      ambiguity_count: ambiguities.length,
+      change_count: changes.total,
+      change_counts: changes.counts,
+      changes_listed: changes.list.length,
+      ambiguity_count: ambiguities.total,
+      ambiguities_listed: ambiguities.list.length,
       evidence_source: 'caller-supplied',
-      limitations: ['Dates whose day and month order the text leaves open (03/04/2026) are kept as written and listed under ambiguities, never guessed.', 'The full list of changes, with row and column, is in the output, which output_sha256 binds.'],
+      limitations,
     },
   });
 }
