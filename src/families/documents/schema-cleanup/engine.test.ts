@@ -80,6 +80,12 @@ describe('CSV', () => {
     expect(output.rows[19_999]).toEqual({ k19999: 1 });
   });
 
+  it('headers stay unique when a repeated one meets a header already named like its suffix: a,a,a_2 lost the second column', () => {
+    const { result, output } = clean({ input: 'a,a,a_2\n1,2,3\n' });
+    expect(result['columns']).toEqual(['a', 'a_3', 'a_2']);
+    expect(output.rows).toEqual([{ a: 1, a_3: 2, a_2: 3 }]);
+  });
+
   it('infers a JSON Schema 2020-12 of the rows', () => {
     const { output } = clean({ input: 'id,when,ok\n1,2026-01-02,true\n2,2026-01-03,false\n' });
     expect(output.schema).toEqual({

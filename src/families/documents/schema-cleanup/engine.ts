@@ -60,16 +60,31 @@ function changeJson(change: Change): JsonObject {
 
 // ---- headers -----------------------------------------------------------------------------
 
-/** snake_case ASCII names, unique, never empty: what every consumer of the rows can address. */
+/**
+ * snake_case ASCII names, unique, never empty: what every consumer of the rows can address. A
+ * repeated name takes the first free suffix, never a name another header has: numbering blindly
+ * named the second of `a,a,a_2` a_2 too, and its values were overwritten.
+ */
 function normaliseHeaders(raw: string[], changes: Changes): string[] {
-  const seen = new Map<string, number>();
-  return raw.map((original, index) => {
-    let name = original.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
-    if (name === '') name = `column_${index + 1}`;
-    if (/^\d/.test(name)) name = `c_${name}`;
-    const count = seen.get(name) ?? 0;
-    seen.set(name, count + 1);
-    if (count > 0) name = `${name}_${count + 1}`;
+  const bases = raw.map((original, index) => {
+    const name = original.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+    if (name === '') return `column_${index + 1}`;
+    return /^\d/.test(name) ? `c_${name}` : name;
+  });
+  const taken = new Set(bases);
+  const firstSeen = new Set<string>();
+  const nextSuffix = new Map<string, number>();
+  return bases.map((base, index) => {
+    let name = base;
+    if (firstSeen.has(base)) {
+      let suffix = nextSuffix.get(base) ?? 2;
+      while (taken.has(`${base}_${suffix}`)) suffix++;
+      name = `${base}_${suffix}`;
+      nextSuffix.set(base, suffix + 1);
+      taken.add(name);
+    }
+    firstSeen.add(base);
+    const original = raw[index]!;
     if (name !== original) changes.add({ row: 0, column: name, change: 'header-normalised', from: original, to: name });
     return name;
   });
