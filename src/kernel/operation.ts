@@ -5,6 +5,7 @@ import type { EventStore } from '../events/port.ts';
 import type { JsonObject, JsonValue } from '../signing/rfc8785.ts';
 import type { KeyFamily } from '../signing/key-families.ts';
 import type { Keyring } from '../signing/keyring.ts';
+import type { CanonicalRecord } from '../signing/seal.ts';
 import type { ChainRule } from './audit-rule.ts';
 import { engineThreadsBusy } from './engine-threads/pool.ts';
 import type { Refusal } from './refusal.ts';
@@ -83,6 +84,12 @@ export interface CommandResult {
    * Only for a record the service stored itself, never for a time a caller chose.
    */
   firstSignedAt?: number;
+  /**
+   * The record's RFC 8785 bytes and SHA-256, made where the record was made (an engine thread,
+   * fromThreadedEngine): runOperation signs them instead of canonicalising the record again on
+   * the event loop. Only for bytes made from this very record.
+   */
+  canonical?: CanonicalRecord;
 }
 
 export interface Command<I> {

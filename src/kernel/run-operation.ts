@@ -1,6 +1,6 @@
 import type { CallContext, PricedOperation } from './operation.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
-import { seal, type Seal } from '../signing/seal.ts';
+import { seal, sealCanonical, type Seal } from '../signing/seal.ts';
 import type { KeyFamily } from '../signing/key-families.ts';
 import { KEY_FAMILIES } from '../signing/key-families.ts';
 
@@ -23,9 +23,10 @@ export class NotImplementedError extends Error {
 /** Runs an operation's command and seals its record with the operation's family key. */
 export async function runOperation<I>(op: PricedOperation<I>, input: I, ctx: CallContext): Promise<SignedResult> {
   if (!op.command || !op.keyFamily) throw new NotImplementedError(op.id);
-  const { record, beside, firstSignedAt } = await op.command.execute(input, ctx);
+  const { record, beside, firstSignedAt, canonical } = await op.command.execute(input, ctx);
   if (firstSignedAt !== undefined && firstSignedAt > ctx.now) throw new Error(`${op.id}: a record first signed at ${firstSignedAt}, after this call's clock ${ctx.now}`);
-  const s = seal(ctx.keyring, op.keyFamily, record, firstSignedAt);
+  // A record made on an engine thread comes with its canonical bytes: only the signature is made here.
+  const s = canonical ? sealCanonical(ctx.keyring, op.keyFamily, canonical, firstSignedAt) : seal(ctx.keyring, op.keyFamily, record, firstSignedAt);
   return { record, seal: s, body: presentSignedResult(op, record, s, ctx.baseUrl, beside), ...(firstSignedAt === undefined ? {} : { firstSignedAt }) };
 }
 

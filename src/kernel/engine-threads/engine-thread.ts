@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { DomainRefusal } from '../decider.ts';
+import { canonicalRecord } from '../../signing/seal.ts';
 import type { EngineJob, EngineReply, ThrownByEngine } from './protocol.ts';
 
 /**
@@ -18,7 +19,11 @@ async function run(job: EngineJob): Promise<EngineReply> {
     const module = (await import(job.module)) as Record<string, unknown>;
     const engine = module[job.exportName];
     if (typeof engine !== 'function') throw new Error(`${job.module} exports no function ${job.exportName}`);
-    return { id: job.id, ok: true, value: await (engine as (...args: unknown[]) => unknown)(...job.args) };
+    const value: unknown = await (engine as (...args: unknown[]) => unknown)(...job.args);
+    if (!job.canonicalRecord) return { id: job.id, ok: true, value };
+    const record = value !== null && typeof value === 'object' && 'record' in value ? value.record : undefined;
+    if (record === null || typeof record !== 'object') throw new Error(`${job.exportName} answered no record to canonicalise`);
+    return { id: job.id, ok: true, value, canonical: canonicalRecord(record) };
   } catch (err) {
     return { id: job.id, ok: false, thrown: thrown(err) };
   }
@@ -26,6 +31,12 @@ async function run(job: EngineJob): Promise<EngineReply> {
 
 if (!parentPort) throw new Error('engine-thread.ts runs as a worker thread of EngineThreads');
 const port = parentPort;
+/** The canonical bytes are moved to the main thread, not copied: they are as large as the record. */
+function moved(reply: EngineReply): ArrayBuffer[] {
+  const buffer = reply.ok ? reply.canonical?.bytes.buffer : undefined;
+  return buffer instanceof ArrayBuffer ? [buffer] : [];
+}
+
 port.on('message', (job: EngineJob) => {
-  void run(job).then((reply) => port.postMessage(reply));
+  void run(job).then((reply) => port.postMessage(reply, moved(reply)));
 });

@@ -2,6 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DomainRefusal } from '../decider.ts';
 import { moduleBeside } from '../worker-script.ts';
 import { EngineOutOfMemoryError, EngineThreads } from './pool.ts';
+import { canonicalBytes } from '../../signing/rfc8785.ts';
+import { sha256Hex } from '../../signing/hash.ts';
+import { resultOf } from './test-engines.test-support.ts';
 
 const ENGINES = moduleBeside(import.meta.url, 'test-engines.test-support');
 const pools: EngineThreads[] = [];
@@ -21,6 +24,25 @@ describe('engine threads', () => {
     const answer = await threads.run<{ text: string; bytes: Uint8Array }>(ENGINES, 'bytesOf', ['héllo']);
     expect(answer.text).toBe('héllo');
     expect(Buffer.from(answer.bytes).toString('utf8')).toBe('héllo');
+  });
+
+  it.each([
+    ['a small record (its bytes first in the pool of small Buffers)', 0],
+    ['a large one', 2_000],
+  ])('answers a command result with the canonical bytes and SHA-256 of its record, made on the thread: %s', async (_, items) => {
+    const threads = pool();
+    const { value, canonical } = await threads.runForRecord<ReturnType<typeof resultOf>>(ENGINES, 'resultOf', [items]);
+    expect(value).toEqual(resultOf(items));
+    expect(Buffer.from(canonical.bytes).equals(canonicalBytes(resultOf(items).record))).toBe(true);
+    expect(canonical.sha256).toBe(sha256Hex(canonicalBytes(resultOf(items).record)));
+    // Moved, not copied: the bytes arrive in a buffer of their own.
+    expect(canonical.bytes.byteLength).toBe(canonical.bytes.buffer.byteLength);
+  });
+
+  it('refuses, as the engine\'s error, a value with no record to canonicalise; the thread serves the next call', async () => {
+    const threads = pool();
+    await expect(threads.runForRecord(ENGINES, 'noRecord', [])).rejects.toThrow(/noRecord answered no record to canonicalise/);
+    expect(await threads.run(ENGINES, 'sum', [1, 1])).toBe(2);
   });
 
   it('keeps the event loop free while an engine computes', async () => {

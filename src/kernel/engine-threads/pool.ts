@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { DomainRefusal } from '../decider.ts';
 import type { EngineJob, EngineReply, ThrownByEngine } from './protocol.ts';
+import type { CanonicalRecord } from '../../signing/seal.ts';
 import { workerScript } from '../worker-script.ts';
 import type { Settings } from '../../config.ts';
 import type { Refusal } from '../refusal.ts';
@@ -35,9 +36,15 @@ export class EngineOutOfMemoryError extends Error {
 
 const threadEntry = (): URL => workerScript(import.meta.url, 'engine-thread');
 
+/** What a thread answered for a job: the engine's value, and its record's canonical form when the job asked for it. */
+interface Answer {
+  value: unknown;
+  canonical?: CanonicalRecord;
+}
+
 interface Pending {
   job: EngineJob;
-  resolve(value: unknown): void;
+  resolve(answer: Answer): void;
   reject(err: unknown): void;
   /** Out of heap on a thread that had run other jobs: run again on a thread that has run nothing. */
   onFreshThread?: true;
@@ -71,9 +78,23 @@ export class EngineThreads {
   }
 
   /** Calls `exportName` of `module` with `args` on a thread (arguments and value as structured clones). */
-  run<T>(module: URL, exportName: string, args: unknown[]): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ job: { id: this.nextId++, module: module.href, exportName, args }, resolve: resolve as (value: unknown) => void, reject });
+  async run<T>(module: URL, exportName: string, args: unknown[]): Promise<T> {
+    return (await this.queued({ id: this.nextId++, module: module.href, exportName, args })).value as T;
+  }
+
+  /**
+   * Like run, for an engine that answers a command's result ({ record, ... }): the thread also
+   * makes the RFC 8785 bytes of the record and their SHA-256, off the event loop.
+   */
+  async runForRecord<T>(module: URL, exportName: string, args: unknown[]): Promise<{ value: T; canonical: CanonicalRecord }> {
+    const { value, canonical } = await this.queued({ id: this.nextId++, module: module.href, exportName, args, canonicalRecord: true });
+    if (!canonical) throw new Error(`the engine thread answered ${exportName} without its record's canonical form`);
+    return { value: value as T, canonical };
+  }
+
+  private queued(job: EngineJob): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => {
+      this.waiting.push({ job, resolve, reject });
       this.dispatch();
     });
   }
@@ -138,7 +159,7 @@ export class EngineThreads {
     if (!pending || pending.job.id !== reply.id) return;
     thread.running = undefined;
     thread.worker.unref();
-    if (reply.ok) pending.resolve(reply.value);
+    if (reply.ok) pending.resolve(reply.canonical ? { value: reply.value, canonical: reply.canonical } : { value: reply.value });
     else pending.reject(rebuilt(reply.thrown));
     this.dispatch();
   }
@@ -186,9 +207,18 @@ export function engineThreadsBusy(settings: ThreadSettings): Refusal | undefined
  * Runs an engine on the pool; an input that needs more than a thread's heap is a DomainRefusal
  * (422 INVALID-INPUT), decided by the input as any other: the same input meets it again.
  */
-export async function runOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<T> {
+export function runOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<T> {
+  return refusingOutOfMemory(engineThreadsFor(settings).run<T>(module, exportName, args));
+}
+
+/** runOnEngineThread for an engine that answers a command's result: with its record's canonical form (EngineThreads.runForRecord). */
+export function runRecordOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<{ value: T; canonical: CanonicalRecord }> {
+  return refusingOutOfMemory(engineThreadsFor(settings).runForRecord<T>(module, exportName, args));
+}
+
+async function refusingOutOfMemory<T>(running: Promise<T>): Promise<T> {
   try {
-    return await engineThreadsFor(settings).run<T>(module, exportName, args);
+    return await running;
   } catch (err) {
     if (!(err instanceof EngineOutOfMemoryError)) throw err;
     throw new DomainRefusal(422, 'input_too_complex', `this input needs more than the ${err.heapMb} MB heap of an engine thread (ENGINE_HEAP_MB): split it or make it simpler`, 'INVALID-INPUT');

@@ -1,4 +1,5 @@
 /** What the pool and an engine thread say to each other (structured clones). */
+import type { CanonicalRecord } from '../../signing/seal.ts';
 
 export interface EngineJob {
   id: number;
@@ -6,6 +7,11 @@ export interface EngineJob {
   module: string;
   exportName: string;
   args: unknown[];
+  /**
+   * The value is a command's result: the thread also answers the canonical form of its `record`
+   * (its bytes transferred, not copied), so the event loop signs them without canonicalising.
+   */
+  canonicalRecord?: true;
 }
 
 /** An error as it crosses the thread boundary; a DomainRefusal keeps what makes it one. */
@@ -16,4 +22,4 @@ export interface ThrownByEngine {
   refusal?: { status: 403 | 409 | 422; error: string; outcome?: string };
 }
 
-export type EngineReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; thrown: ThrownByEngine };
+export type EngineReply = { id: number; ok: true; value: unknown; canonical?: CanonicalRecord } | { id: number; ok: false; thrown: ThrownByEngine };

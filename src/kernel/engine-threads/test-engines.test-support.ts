@@ -51,3 +51,13 @@ export function allocate(mb: number): number {
   for (let i = 0; i < mb; i++) held.push(Array.from({ length: 16_000 }, (_, j) => `held ${i} ${j}`));
   return held.length;
 }
+
+/** A command's result whose record holds `items` members: large enough that its canonical bytes are not a view into Buffer's shared pool. */
+export function resultOf(items: number): { record: Record<string, unknown>; beside: { note: string } } {
+  const record: Record<string, unknown> = { kind: 'test', 'é': 'ünïcode', nested: { b: 1, a: [0.1, -0, 1e21] } };
+  for (let i = items; i > 0; i--) record[`item-${i}`] = { text: `item ${i}`, n: i };
+  return { record, beside: { note: 'not signed' } };
+}
+
+/** A value with no record to canonicalise. */
+export const noRecord = (): { value: number } => ({ value: 1 });

@@ -1,10 +1,17 @@
 import type { Command, CommandResult } from '../operation.ts';
-import { runOnEngineThread } from './pool.ts';
+import { runRecordOnEngineThread } from './pool.ts';
 
 /**
  * The command of a stateless operation whose engine runs on an engine thread: `exportName` of
  * `module` (see worker-script.ts, moduleBeside), called with the input and the call's clock, answers the result.
+ * The thread also makes the record's canonical form: the event loop only signs it (runOperation).
  */
 export function fromThreadedEngine<I>(module: URL, exportName: string): Command<I> {
-  return { execute: (input, ctx) => runOnEngineThread<CommandResult>(ctx.settings, module, exportName, [input, ctx.now]), runsOnEngineThread: true };
+  return {
+    async execute(input, ctx) {
+      const { value, canonical } = await runRecordOnEngineThread<CommandResult>(ctx.settings, module, exportName, [input, ctx.now]);
+      return { ...value, canonical };
+    },
+    runsOnEngineThread: true,
+  };
 }
