@@ -8,6 +8,7 @@ const NOW = 1_790_000_000_000;
 const idsOf = (group: string) => QUESTIONNAIRE.questions.filter((q) => q.group === group).map((q) => q.id);
 const all = (groups: string[], value: Answer) => Object.fromEntries(groups.flatMap(idsOf).map((id) => [id, value]));
 const NOTHING_APPLIES = all(['prohibited', 'annex_i', 'annex_iii', 'transparency'], 'no');
+const without = (answers: Record<string, Answer>, ...ids: string[]) => Object.fromEntries(Object.entries(answers).filter(([id]) => !ids.includes(id)));
 
 type Assessment = { risk_class: string; role: string; matched: Array<{ question: string }>; missing_answers: string[]; obligations: Array<{ article: string; role: string; applies_from: Record<string, string> }>; derogations_considered: Array<{ applies: boolean }>; candidates_from_description: Array<{ question: string; status: string }>; evidence_source: string; ruleset: { version: string; data: Array<{ sha256: string }> } };
 const assess = (answers: Record<string, Answer>, extra: { description?: string; role?: 'provider' | 'deployer' | 'provider-and-deployer' } = {}) =>
@@ -90,8 +91,23 @@ describe('EU AI Act classification from questionnaire answers', () => {
     expect(articles(assess({ ...recruitment, art27_public_service: 'yes' }))).not.toContain('Article 27');
   });
 
+  it('a high-risk system with an Article 50 answer left open is INSUFFICIENT-DATA naming it: the duty would be listed beside the high-risk obligations', () => {
+    const cvScreening = { ...NOTHING_APPLIES, annex_iii_4_a: 'yes' as const, art6_3_profiling: 'yes' as const };
+    expect(articles(assess({ ...cvScreening, art50_1: 'yes' }))).toContain('Article 50(1)');
+    const open = assess({ ...cvScreening, art50_1: 'unknown' });
+    expect(open).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['art50_1'] });
+    expect(articles(open)).toEqual(expect.arrayContaining(['Article 9', 'Article 49(1)']));
+    expect(assess(without(cvScreening, 'art50_3', 'art50_4'))).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['art50_3', 'art50_4'] });
+  });
+
+  it('a chatbot with one Article 50 duty and another answer left open is INSUFFICIENT-DATA naming it, with the duty already found', () => {
+    const a = assess({ ...NOTHING_APPLIES, art50_1: 'yes', art50_2: 'unknown' });
+    expect(a).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['art50_2'] });
+    expect(articles(a)).toEqual(['Article 50(1)']);
+  });
+
   it('the record carries the rule set version that changed what it says', () => {
-    expect(assess(NOTHING_APPLIES).ruleset.version).toBe('2');
+    expect(assess(NOTHING_APPLIES).ruleset.version).toBe('3');
   });
 
   it('social scoring is prohibited by Article 5(1)(c), whatever else is answered', () => {
@@ -148,8 +164,7 @@ describe('EU AI Act classification from questionnaire answers', () => {
     const derogationOpen = assess({ ...NOTHING_APPLIES, annex_iii_4_a: 'yes' });
     expect(derogationOpen.risk_class).toBe('INSUFFICIENT-DATA');
     expect(derogationOpen.missing_answers).toContain('art6_3_profiling');
-    const { annex_iii_8_b: _left, ...withoutOne } = NOTHING_APPLIES;
-    expect(assess(withoutOne)).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['annex_iii_8_b'] });
+    expect(assess(without(NOTHING_APPLIES, 'annex_iii_8_b'))).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['annex_iii_8_b'] });
   });
 
   it('free text never decides: a description about recruitment only suggests Annex III questions, marked unconfirmed', () => {
@@ -171,17 +186,32 @@ describe('EU AI Act classification from questionnaire answers', () => {
   });
 });
 
-/** The answers the Article 6 and Article 27 rules read; every other question is answered no. */
-const RULE_INPUTS = ['art6_1_annex_i_product', 'art6_1_third_party_assessment', 'annex_iii_2', 'annex_iii_4_a', 'annex_iii_5_b', 'art6_3_profiling', 'art6_3_a', 'art6_3_b', 'art6_3_c', 'art6_3_d', 'art6_3_no_significant_risk', 'art27_public_service'];
+/**
+ * The answers each set of rules reads, and the answers given to every other question (those not
+ * given are no). Article 50 is checked beside the routes to high risk in a set of its own, so that
+ * every combination of each set stays small enough to enumerate.
+ */
+const RULE_SETS: Record<string, { inputs: string[]; base: Record<string, Answer> }> = {
+  'Article 6 and 27': {
+    inputs: ['art6_1_annex_i_product', 'art6_1_third_party_assessment', 'annex_iii_2', 'annex_iii_4_a', 'annex_iii_5_b', 'art6_3_profiling', 'art6_3_a', 'art6_3_b', 'art6_3_c', 'art6_3_d', 'art6_3_no_significant_risk', 'art27_public_service'],
+    base: NOTHING_APPLIES,
+  },
+  'Article 50': {
+    inputs: ['art6_1_annex_i_product', 'annex_iii_2', 'annex_iii_4_a', 'art6_3_profiling', 'art27_public_service', 'art50_1', 'art50_2', 'art50_3', 'art50_4'],
+    // Only the profiling answer is left to decide the derogation, and the Annex I product needs a third-party assessment.
+    base: { ...NOTHING_APPLIES, art6_1_third_party_assessment: 'yes', art6_3_a: 'yes', art6_3_b: 'no', art6_3_c: 'no', art6_3_d: 'no', art6_3_no_significant_risk: 'yes' },
+  },
+};
 type Role = 'provider' | 'deployer' | 'provider-and-deployer';
 const verdict = (a: Assessment) => JSON.stringify({ risk_class: a.risk_class, obligations: a.obligations });
-const caseArb = fc.record({
-  role: fc.constantFrom<Role>('provider', 'deployer', 'provider-and-deployer'),
-  given: fc.tuple(...RULE_INPUTS.map(() => fc.constantFrom<Answer | undefined>('yes', 'no', 'unknown', undefined))),
-});
-const answersOf = (given: Array<Answer | undefined>) => {
-  const answers: Record<string, Answer> = { ...NOTHING_APPLIES };
-  RULE_INPUTS.forEach((id, i) => {
+const caseArb = (inputs: string[]) =>
+  fc.record({
+    role: fc.constantFrom<Role>('provider', 'deployer', 'provider-and-deployer'),
+    given: fc.tuple(...inputs.map(() => fc.constantFrom<Answer | undefined>('yes', 'no', 'unknown', undefined))),
+  });
+const answersOf = ({ inputs, base }: { inputs: string[]; base: Record<string, Answer> }, given: Array<Answer | undefined>) => {
+  const answers: Record<string, Answer> = { ...base };
+  inputs.forEach((id, i) => {
     if (given[i] === undefined) delete answers[id];
     else answers[id] = given[i];
   });
@@ -191,14 +221,15 @@ const answersOf = (given: Array<Answer | undefined>) => {
 const completions = (answers: Record<string, Answer>, open: string[], role: Role) =>
   Array.from({ length: 2 ** open.length }, (_, mask) => verdict(assess({ ...answers, ...Object.fromEntries(open.map((id, bit) => [id, mask & (1 << bit) ? 'yes' : 'no'])) }, { role })));
 
-describe('Article 6 and Article 27 rules, over every combination of their answers', () => {
+describe.each(Object.entries(RULE_SETS))('%s rules, over every combination of their answers', (_rules, rules) => {
+  const { inputs } = rules;
   it('a decided record stays the same however its open answers are later answered: nothing was guessed', () => {
     fc.assert(
-      fc.property(caseArb, ({ role, given }) => {
-        const answers = answersOf(given);
+      fc.property(caseArb(inputs), ({ role, given }) => {
+        const answers = answersOf(rules, given);
         const a = assess(answers, { role });
         if (a.risk_class === 'INSUFFICIENT-DATA') return;
-        const open = RULE_INPUTS.filter((id) => answers[id] !== 'yes' && answers[id] !== 'no');
+        const open = inputs.filter((id) => answers[id] !== 'yes' && answers[id] !== 'no');
         expect(new Set(completions(answers, open, role))).toEqual(new Set([verdict(a)]));
       }),
       { numRuns: 250 },
@@ -207,11 +238,11 @@ describe('Article 6 and Article 27 rules, over every combination of their answer
 
   it('every answer INSUFFICIENT-DATA names could change the class or the obligations', () => {
     fc.assert(
-      fc.property(caseArb, ({ role, given }) => {
-        const answers = answersOf(given);
+      fc.property(caseArb(inputs), ({ role, given }) => {
+        const answers = answersOf(rules, given);
         const a = assess(answers, { role });
         if (a.risk_class !== 'INSUFFICIENT-DATA') return;
-        const open = RULE_INPUTS.filter((id) => answers[id] !== 'yes' && answers[id] !== 'no');
+        const open = inputs.filter((id) => answers[id] !== 'yes' && answers[id] !== 'no');
         const verdicts = completions(answers, open, role);
         for (const id of a.missing_answers) {
           const bit = 1 << open.indexOf(id);

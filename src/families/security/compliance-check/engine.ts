@@ -23,7 +23,7 @@ export interface ComplianceInput {
 
 export const COMPLIANCE_RULESET_ID = 'eu-ai-act-classification';
 /** Bumped whenever a record would say something else for the same answers; the doc's version history says why. */
-export const COMPLIANCE_RULESET_VERSION = '2';
+export const COMPLIANCE_RULESET_VERSION = '3';
 
 /** Every provider of a high-risk system, whichever route made it high-risk; registration depends on the route (see registration). */
 const HIGH_RISK_PROVIDER = [
@@ -198,23 +198,29 @@ function classifyPermitted(rules: Rules, role: string): Findings {
   const matched = [...(annexI.status === 'high' ? matchesOf(yesTo(answers, rules.group('annex_i'))) : []), ...matchesOf(annexIII.points)];
   const found: Findings = { riskClass: '', matched, derogations: annexIII.considered === null ? [] : [annexIII.considered], obligations: [], missing: [] };
   const duties = transparencyDuties(rules);
+  // Article 50 duties are listed whatever the class, so an open Article 50 answer always changes the obligations.
+  const openTransparency = undecided(answers, rules.group('transparency'));
+  const settle = (riskClass: string, missing: string[]): Findings => {
+    const open = [...missing, ...openTransparency];
+    return { ...found, riskClass: open.length > 0 ? 'INSUFFICIENT-DATA' : riskClass, missing: open };
+  };
   if (annexI.status === 'high' || annexIII.status === 'high') {
     const { obligations, missing } = highRiskObligations(rules, role, annexIII);
     found.obligations.push(...obligations, ...(obligations.length > 0 ? duties : []));
-    return { ...found, riskClass: missing.length > 0 ? 'INSUFFICIENT-DATA' : 'HIGH-RISK', missing };
+    return settle('HIGH-RISK', missing);
   }
   const openHighRisk = [...annexI.missing, ...annexIII.missing];
-  if (openHighRisk.length > 0) return { ...found, riskClass: 'INSUFFICIENT-DATA', missing: openHighRisk };
+  if (openHighRisk.length > 0) return settle('INSUFFICIENT-DATA', openHighRisk);
   // Article 6(4) and 49(2) follow the derogation only when no other route keeps the system high-risk.
   if (annexIII.points.length > 0)
     found.obligations.push(
       rules.obligation('Article 6(4)', 'document the assessment that the Annex III system is not high-risk before placing it on the market, and provide it on request', 'provider', 'annex_iii_high_risk'),
       rules.obligation('Article 49(2)', 'register the system in the EU database', 'provider', 'annex_iii_high_risk'),
     );
-  const openTransparency = undecided(answers, rules.group('transparency'));
   found.obligations.push(...duties);
-  if (duties.length > 0) return { ...found, riskClass: 'LIMITED-RISK', matched: [...found.matched, ...matchesOf(yesTo(answers, rules.group('transparency')))], missing: openTransparency };
-  return { ...found, riskClass: openTransparency.length > 0 ? 'INSUFFICIENT-DATA' : 'MINIMAL-RISK', missing: openTransparency };
+  if (duties.length === 0) return settle('MINIMAL-RISK', []);
+  found.matched.push(...matchesOf(yesTo(answers, rules.group('transparency'))));
+  return settle('LIMITED-RISK', []);
 }
 
 function classifyAnswers(rules: Rules, role: string): Findings {
