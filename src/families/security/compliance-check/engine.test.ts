@@ -7,7 +7,7 @@ import { QUESTIONNAIRE, QUESTIONNAIRE_REF } from './questionnaire.ts';
 const NOW = 1_790_000_000_000;
 const idsOf = (group: string) => QUESTIONNAIRE.questions.filter((q) => q.group === group).map((q) => q.id);
 const all = (groups: string[], value: Answer) => Object.fromEntries(groups.flatMap(idsOf).map((id) => [id, value]));
-const NOTHING_APPLIES = all(['prohibited', 'annex_i', 'annex_iii', 'transparency'], 'no');
+const NOTHING_APPLIES = { ...all(['prohibited', 'annex_i', 'annex_iii', 'transparency'], 'no'), art49_3_public_authority: 'no' as const };
 const without = (answers: Record<string, Answer>, ...ids: string[]) => Object.fromEntries(Object.entries(answers).filter(([id]) => !ids.includes(id)));
 
 type Assessment = { risk_class: string; role: string; matched: Array<{ question: string }>; missing_answers: string[]; obligations: Array<{ article: string; role: string; applies_from: Record<string, string> }>; derogations_considered: Array<{ applies: boolean }>; candidates_from_description: Array<{ question: string; status: string }>; evidence_source: string; ruleset: { version: string; data: Array<{ sha256: string }> } };
@@ -89,6 +89,37 @@ describe('EU AI Act classification from questionnaire answers', () => {
     const lifeInsurance = assess({ ...NOTHING_APPLIES, annex_iii_5_c: 'yes', art6_3_profiling: 'yes', art27_public_service: 'no' }, { role: 'deployer' });
     expect(articles(lifeInsurance)).toEqual(['Article 26', 'Article 27']);
     expect(articles(assess({ ...recruitment, art27_public_service: 'yes' }))).not.toContain('Article 27');
+  });
+
+  it('a public authority deploying an Annex III system registers its use in the EU database (Article 49(3)), a question apart from Article 27', () => {
+    const recruitment = { ...NOTHING_APPLIES, annex_iii_4_a: 'yes' as const, art6_3_profiling: 'yes' as const, art27_public_service: 'no' as const };
+    const authority = assess({ ...recruitment, art49_3_public_authority: 'yes' }, { role: 'deployer' });
+    expect(authority).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [] });
+    expect(articles(authority)).toEqual(['Article 26', 'Article 49(3)']);
+    expect(authority.obligations[1]).toMatchObject({ role: 'deployer', applies_from: { regulation_2024_1689: '2026-08-02', digital_omnibus_on_ai: '2027-12-02' } });
+    expect(articles(assess(recruitment, { role: 'deployer' }))).toEqual(['Article 26']);
+    // A private entity providing public services owes Article 27 but need not be a public authority.
+    const publicService = assess({ ...without(recruitment, 'art49_3_public_authority'), art27_public_service: 'yes' }, { role: 'deployer' });
+    expect(publicService).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['art49_3_public_authority'] });
+    expect(articles(publicService)).toEqual(['Article 26', 'Article 27']);
+    const both = assess({ ...recruitment, art49_3_public_authority: 'yes' }, { role: 'provider-and-deployer' });
+    expect(articles(both)).toEqual(expect.arrayContaining(['Article 49(1)', 'Article 26', 'Article 49(3)']));
+  });
+
+  it('asks whether the deployer is a public authority only where Article 49(3) could apply: not of a provider, an Annex I-only system or a point 2 system', () => {
+    const unanswered = without(NOTHING_APPLIES, 'art49_3_public_authority');
+    expect(assess({ ...unanswered, annex_iii_4_a: 'yes', art6_3_profiling: 'yes' })).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [] });
+    const annexI = assess({ ...unanswered, art6_1_annex_i_product: 'yes', art6_1_third_party_assessment: 'yes' }, { role: 'deployer' });
+    expect(annexI).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [] });
+    expect(articles(annexI)).toEqual(['Article 26']);
+    const gridControl = { ...unanswered, annex_iii_2: 'yes' as const, art6_3_profiling: 'yes' as const, art27_public_service: 'no' as const };
+    expect(assess(gridControl, { role: 'deployer' })).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [] });
+    const authority = assess({ ...gridControl, art49_3_public_authority: 'yes' }, { role: 'deployer' });
+    expect(articles(authority)).toEqual(['Article 26']);
+    // Another Annex III point left open would bring the system into Article 49(3) for a public authority.
+    const otherPointOpen = assess({ ...without(gridControl, 'annex_iii_4_a'), art49_3_public_authority: 'yes' }, { role: 'deployer' });
+    expect(otherPointOpen).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['annex_iii_4_a'] });
+    expect(assess({ ...without(gridControl, 'annex_iii_4_a'), art49_3_public_authority: 'no' }, { role: 'deployer' })).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [] });
   });
 
   it('a high-risk system with an Article 50 answer left open is INSUFFICIENT-DATA naming it: the duty would be listed beside the high-risk obligations', () => {
@@ -188,16 +219,16 @@ describe('EU AI Act classification from questionnaire answers', () => {
 
 /**
  * The answers each set of rules reads, and the answers given to every other question (those not
- * given are no). Article 50 is checked beside the routes to high risk in a set of its own, so that
- * every combination of each set stays small enough to enumerate.
+ * given are no). Articles 49(3) and 50 are checked beside the routes to high risk in a set of their
+ * own, so that every combination of each set stays small enough to enumerate.
  */
 const RULE_SETS: Record<string, { inputs: string[]; base: Record<string, Answer> }> = {
   'Article 6 and 27': {
     inputs: ['art6_1_annex_i_product', 'art6_1_third_party_assessment', 'annex_iii_2', 'annex_iii_4_a', 'annex_iii_5_b', 'art6_3_profiling', 'art6_3_a', 'art6_3_b', 'art6_3_c', 'art6_3_d', 'art6_3_no_significant_risk', 'art27_public_service'],
     base: NOTHING_APPLIES,
   },
-  'Article 50': {
-    inputs: ['art6_1_annex_i_product', 'annex_iii_2', 'annex_iii_4_a', 'art6_3_profiling', 'art27_public_service', 'art50_1', 'art50_2', 'art50_3', 'art50_4'],
+  'Article 49(3) and 50': {
+    inputs: ['art6_1_annex_i_product', 'annex_iii_2', 'annex_iii_4_a', 'art6_3_profiling', 'art27_public_service', 'art49_3_public_authority', 'art50_1', 'art50_2', 'art50_3', 'art50_4'],
     // Only the profiling answer is left to decide the derogation, and the Annex I product needs a third-party assessment.
     base: { ...NOTHING_APPLIES, art6_1_third_party_assessment: 'yes', art6_3_a: 'yes', art6_3_b: 'no', art6_3_c: 'no', art6_3_d: 'no', art6_3_no_significant_risk: 'yes' },
   },

@@ -129,6 +129,23 @@ function registration(rules: Rules, route: AnnexIIIRoute): { obligations: Obliga
 }
 
 /**
+ * Article 49(3): before putting into service or using a high-risk system listed in Annex III, other
+ * than one under point 2, a deployer that is a public authority, a Union institution, body, office
+ * or agency, or a person acting on their behalf registers itself, selects the system and registers
+ * its use in the EU database. Its own question: Article 27's also covers private entities providing
+ * public services, and neither answer settles the other. Open answers are asked for only when they
+ * alone could still tip it, as for Article 27.
+ */
+function deployerRegistration(rules: Rules, route: AnnexIIIRoute): { obligations: Obligation[]; missing: string[] } {
+  const publicAuthority = rules.answers['art49_3_public_authority'];
+  const inScope = route.points.some((q) => q.id !== CRITICAL_INFRASTRUCTURE);
+  if (inScope && publicAuthority === 'yes') return { obligations: [rules.obligation('Article 49(3)', 'register as a deployer, select the system and register its use in the EU database, before putting it into service or using it', 'deployer', 'annex_iii_high_risk')], missing: [] };
+  const openPoints = inScope ? [] : undecided(rules.answers, rules.group('annex_iii')).filter((id) => id !== CRITICAL_INFRASTRUCTURE);
+  const couldBeInScope = inScope || openPoints.length > 0;
+  return { obligations: [], missing: [...(publicAuthority === 'no' ? [] : openPoints), ...(couldBeInScope && !isDecided(publicAuthority) ? ['art49_3_public_authority'] : [])] };
+}
+
+/**
  * Article 27(1), for a system already high-risk under Article 6(2): before first use of one not
  * intended for the area of Annex III point 2, a deployer that is a body governed by public law or
  * a private entity providing public services, and any deployer of a system under Annex III point
@@ -177,7 +194,9 @@ function highRiskObligations(rules: Rules, role: string, route: AnnexIIIRoute): 
     if (underArticle6_2) {
       const fria = fundamentalRightsAssessment(rules);
       if (fria.applies) obligations.push(rules.obligation('Article 27', 'fundamental rights impact assessment before first use', 'deployer', datesKey));
-      missing.push(...fria.missing);
+      const registered = deployerRegistration(rules, route);
+      obligations.push(...registered.obligations);
+      missing.push(...fria.missing, ...registered.missing);
     }
   }
   return { obligations, missing };

@@ -42,7 +42,7 @@ export const complianceCheck = pricedOperation({
   priceUsd: '1.00',
   summary: 'Classifies an AI use case against EU AI Act Annex III risk classes and lists obligations in a signed snapshot.',
   description:
-    'From the answers to the published questionnaire (GET /v1/compliance/questionnaire: every point of Article 5(1), Article 6(1) with Annex I, every point of Annex III, the Article 6(3) derogations and the profiling rule, Article 50, general-purpose AI models): PROHIBITED, HIGH-RISK, LIMITED-RISK with its transparency duties, MINIMAL-RISK, or INSUFFICIENT-DATA naming the deciding questions not answered yes or no. Every matched article or Annex point, the derogations considered and the obligations that follow with the dates they apply from (Regulation (EU) 2024/1689, and the Digital Omnibus on AI dates beside them). Free text never yields a class.',
+    'From the answers to the published questionnaire (GET /v1/compliance/questionnaire: every point of Article 5(1), Article 6(1) with Annex I, every point of Annex III, the Article 6(3) derogations and the profiling rule, Article 50, general-purpose AI models, and the questions about the deployer of Articles 27 and 49(3)): PROHIBITED, HIGH-RISK, LIMITED-RISK with its transparency duties, MINIMAL-RISK, or INSUFFICIENT-DATA naming the deciding questions not answered yes or no. Every matched article or Annex point, the derogations considered and the obligations that follow with the dates they apply from (Regulation (EU) 2024/1689, and the Digital Omnibus on AI dates beside them). Free text never yields a class.',
   inputFrom: 'json',
   input,
   example: CV_SCREENING_EXAMPLE,
