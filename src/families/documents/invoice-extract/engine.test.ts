@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { XMLParser } from 'fast-xml-parser';
+import { describe, expect, it, vi } from 'vitest';
 import { canonicalText, type JsonObject } from '../../../signing/rfc8785.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 import { extractInvoiceFromText, runInvoiceExtract } from './engine.ts';
@@ -96,6 +97,30 @@ describe('invoice terms from UBL and CII', () => {
     // Well formed, but deeper than the parser reads: refused before the quote, not a 500 after it.
     expect(xmlProblem(`<Invoice>${'<a>'.repeat(101)}${'</a>'.repeat(101)}</Invoice>`)).toContain('cannot be read');
     expect(xmlProblem(`<Invoice>${'<a>'.repeat(90)}${'</a>'.repeat(90)}</Invoice>`)).toBeUndefined();
+  });
+});
+
+describe('the XML parsed before the quote', () => {
+  it('is the document the paid call reads: one parse for the precheck and the call, and the record a call parsing alone signs', () => {
+    const xml = fixture('invoice.ubl.xml');
+    const parse = vi.spyOn(XMLParser.prototype, 'parse');
+    try {
+      const input = { ubl_xml: xml };
+      expect(xmlProblem(xml, input)).toBeUndefined();
+      const paid = runInvoiceExtract(input, NOW);
+      expect(parse).toHaveBeenCalledTimes(1);
+      // A replayed payment has no precheck: it parses for itself and signs the same bytes.
+      const replayed = runInvoiceExtract({ ubl_xml: xml }, NOW);
+      expect(parse).toHaveBeenCalledTimes(2);
+      expect(canonicalText(replayed.record)).toBe(canonicalText(paid.record));
+      expect(replayed.beside).toEqual(paid.beside);
+      // The same input object with other XML is read afresh, never from the document checked before.
+      const changed = { ubl_xml: '<Order><ID>1</ID></Order>' };
+      expect(xmlProblem(xml, changed)).toBeUndefined();
+      expect(runInvoiceExtract(changed, NOW).record['utility_result']).toMatchObject({ outcome: 'NOT-AN-INVOICE' });
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
 

@@ -78,7 +78,7 @@ export function runInvoiceExtract(input: InvoiceExtractInput, now: number): Comm
   let extraction: JsonObject;
   if (sourceFormat === 'text') extraction = extractInvoiceFromText(source);
   else {
-    const read = readXmlInvoice(source, sourceFormat);
+    const read = readXmlInvoice(source, sourceFormat, input);
     extraction = 'wrong_root' in read ? wrongRoot(sourceFormat, read.wrong_root) : extractionJson(sourceFormat, read);
   }
   const { invoice, ...findings } = extraction;

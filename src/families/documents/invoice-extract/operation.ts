@@ -62,7 +62,8 @@ async function xmlRefusal(input: z.infer<typeof invoiceExtractInput>): Promise<R
   const field = input.ubl_xml !== undefined ? 'ubl_xml' : input.cii_xml !== undefined ? 'cii_xml' : undefined;
   if (field === undefined) return undefined;
   const { xmlProblem } = await import('./xml-invoice.ts');
-  const problem = xmlProblem(input[field]!);
+  // The input object goes along so the paid call of this request can read the document parsed here.
+  const problem = xmlProblem(input[field]!, input);
   if (problem === undefined) return undefined;
   return { status: 422, error: 'xml_not_well_formed', message: `${field} is not well-formed XML: ${problem}`, outcome: 'INVALID-INPUT', issues: [{ path: field, message: problem }] };
 }
