@@ -1,4 +1,4 @@
-import { parseJsonParam, signedByKey, UnusableContent } from '../../../kernel/route-kit/verify-route.ts';
+import { onlyKinds, parseJsonParam, signedByKey, UnusableContent } from '../../../kernel/route-kit/verify-route.ts';
 import { signingStampOf } from '../../../kernel/signing-stamp.ts';
 import { z } from 'zod';
 import { type JsonValue } from '../../../signing/rfc8785.ts';
@@ -12,6 +12,7 @@ export const recheckInput = z
   .refine((v) => v.evidenceCore !== undefined || v.body !== undefined, { message: 'is required (or body: the record as JSON text)', path: ['evidenceCore'] });
 
 export function recheck(kinds: readonly string[]) {
+  const kindRefusal = onlyKinds(...kinds);
   return async (input: z.infer<typeof recheckInput>, deps: ServiceDeps) => {
     const { keyId } = deps.keyring.publicKey('governance');
     const answer = { family: 'governance', keyId };
@@ -25,10 +26,8 @@ export function recheck(kinds: readonly string[]) {
     // Its signing stamp, where it has one, admits only the governance key valid then (key rotation).
     const { signer, ...result } = check(deps.keyring, 'governance', record, input.sha256, input.signature, signingStampOf(record));
     const signedBy = signer ? signedByKey('governance', signer) : answer;
-    const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record.kind : undefined;
-    if (result.valid && !kinds.includes(String(kind))) {
-      return { body: { ...result, valid: false, ...signedBy, reason: `a ${String(kind)} record is not re-checked here (expected ${kinds.join(', ')})` } };
-    }
+    const reason = result.valid ? kindRefusal(input, record) : undefined;
+    if (reason !== undefined) return { body: { ...result, valid: false, ...signedBy, reason } };
     return { body: { ...result, ...signedBy } };
   };
 }
