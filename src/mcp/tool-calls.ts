@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { takenBeforeRefusal } from '../http/payment-answer.ts';
+import { issuesOf, type Issue } from '../http/problem.ts';
 import type { HttpDeps } from '../http/routes.ts';
 import { refusalBeforeQuote, type FreeRoute, type PricedOperation } from '../kernel/operation.ts';
 import { IJsonRefused } from '../kernel/rfc7493.ts';
@@ -22,10 +23,7 @@ const toolError = (message: string, structured?: Record<string, unknown>): CallT
  */
 export async function callPricedTool(op: PricedOperation, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, deps: HttpDeps): Promise<CallToolResult> {
   const parsed = op.input.safeParse(args);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
-    return toolError(`invalid input (nothing charged): ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { error: 'validation_error', outcome: 'INVALID-INPUT', issues });
-  }
+  if (!parsed.success) return invalidInput(issuesOf(parsed.error), 'priced');
   const refusal = await refusalBeforeQuote(op, parsed.data, deps, Math.floor(Date.now() / 1000));
   if (refusal)
     return toolError(`${refusal.message} (nothing charged)`, {
@@ -81,21 +79,24 @@ function paymentRequiredResult(op: PricedOperation, deps: HttpDeps, reason?: str
   return { isError: true, structuredContent: structured, content: text(structured) };
 }
 
-function invalidInput(issues: Array<{ path: string; message: string }>): CallToolResult {
-  return toolError(`invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { error: 'validation_error', issues });
+/** An input the tool refuses, with the issues HTTP's 422 lists; a priced tool also says nothing was charged, and the outcome. */
+function invalidInput(issues: Issue[], tool: 'priced' | 'free'): CallToolResult {
+  const listed = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  if (tool === 'priced') return toolError(`invalid input (nothing charged): ${listed}`, { error: 'validation_error', outcome: 'INVALID-INPUT', issues });
+  return toolError(`invalid input: ${listed}`, { error: 'validation_error', issues });
 }
 
 /** A free verify or re-check tool: the route's own handler, answered as structured content. */
 export async function callFreeTool(route: FreeRoute, args: Record<string, unknown>, deps: HttpDeps): Promise<CallToolResult> {
   const parsed = route.input!.safeParse(args);
-  if (!parsed.success) return invalidInput(parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message })));
+  if (!parsed.success) return invalidInput(issuesOf(parsed.error), 'free');
   const query = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   let answer;
   try {
     answer = await route.handle(parsed.data, deps, { query, params: {}, body: args });
   } catch (err) {
     // A parameter whose JSON a signature could not carry: over HTTP a 422 naming the member.
-    if (err instanceof IJsonRefused) return invalidInput([{ path: err.path, message: err.reason }]);
+    if (err instanceof IJsonRefused) return invalidInput([{ path: err.path, message: err.reason }], 'free');
     throw err;
   }
   // Only verify and re-check routes are tools, and they answer JSON or text; a file is never a tool's answer.

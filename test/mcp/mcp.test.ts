@@ -52,7 +52,12 @@ describe('the MCP server at /mcp (official SDK client, Streamable HTTP)', () => 
 
     const invalid = await client.callTool({ name: 'veritrack_attest', arguments: { kind: '' } });
     expect(invalid.isError).toBe(true);
-    expect(invalid.structuredContent).toMatchObject({ error: 'validation_error', issues: expect.any(Array) });
+    // The issues HTTP's 422 lists for the same input, and nothing else.
+    const refusedOverHttp = await fetch(`${service.url}/v1/veritrack/attest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: '' }) });
+    const { issues } = (await refusedOverHttp.json()) as { issues: Array<{ path: string; message: string }> };
+    expect(issues.length).toBeGreaterThan(0);
+    expect(invalid.structuredContent).toEqual({ error: 'validation_error', outcome: 'INVALID-INPUT', issues });
+    expect((invalid.content as Array<{ text: string }>)[0]!.text).toBe(`invalid input (nothing charged): ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
   });
 
   it('a free verify tool refuses JSON a signature could not carry as HTTP does: a tool error naming the member, not an internal error', async () => {
