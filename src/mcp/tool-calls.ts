@@ -74,7 +74,7 @@ export async function callPricedTool(op: PricedOperation, args: Record<string, u
 }
 
 function paymentRequiredResult(op: PricedOperation, deps: HttpDeps, reason?: string, message?: string): CallToolResult {
-  const required = paymentRequired(op, deps.settings, deps.baseUrl, reason ?? 'payment required: send the PaymentPayload in _meta["x402/payment"]') as unknown as Record<string, unknown>;
+  const required: Record<string, unknown> = paymentRequired(op, deps.settings, deps.baseUrl, reason ?? 'payment required: send the PaymentPayload in _meta["x402/payment"]');
   const structured = message ? { ...required, message: `${message}; nothing was charged` } : required;
   return { isError: true, structuredContent: structured, content: text(structured) };
 }

@@ -4,6 +4,9 @@ export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
+// The package is CommonJS (module.exports = serialize) while its typings declare an ES default
+// export, so under NodeNext the default import is typed as a module holding `default`, and is the
+// function itself at run time: its own signature, said once here.
 const canonicalize = canonicalizeImpl as unknown as (value: unknown) => string | undefined;
 
 /**

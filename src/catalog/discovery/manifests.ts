@@ -87,7 +87,7 @@ export function x402Manifest(ops: PricedOperation[], settings: Settings, baseUrl
     method: op.method,
     description: op.summary,
     mimeType: 'application/json',
-    accepts: [paymentRequirements(op, settings) as unknown as JsonObject],
+    accepts: [paymentRequirements(op, settings)],
     lastUpdated: SERVING_SINCE,
     serviceName: SERVICE_NAME,
     price: priceOf(op),

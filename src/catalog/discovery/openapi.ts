@@ -105,7 +105,7 @@ function operationOf(route: Route, settings: Settings, shared: SharedSchemas): J
     };
     op['x-price'] = route.priceUsd;
     op['x-price-atomic'] = usdToAtomic(route.priceUsd).toString();
-    op['x-payment'] = paymentRequirements(route, settings) as unknown as JsonObject;
+    op['x-payment'] = paymentRequirements(route, settings);
     op.security = [{ x402: [] }];
     responses['409'] = errorResponse('The payment identifier was first used with another payment (nothing charged)');
     responses['503'] = { ...errorResponse('The call cannot complete now; the message says whether the payment was taken, and a retry with the same payment completes it'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };

@@ -44,10 +44,19 @@ function facilitatorRequest(payment: VerifiedPayment): { payload: PaymentPayload
       asset: requirements.asset,
       extra: requirements.extra,
     };
-    // The v1 shapes are accepted on the wire by the same client methods; the library types name only v2.
-    return { payload: payload as unknown as PaymentPayload, requirements: v1Requirements as unknown as PaymentRequirements };
+    return onTheWire(payload, v1Requirements);
   }
-  return { payload: v2PayloadSchema.parse(payment.rawPayload) as unknown as PaymentPayload, requirements };
+  return onTheWire(v2PayloadSchema.parse(payment.rawPayload), requirements);
+}
+
+/**
+ * The client's verify and settle are typed for x402 v2 objects, and send what they are given as
+ * JSON without reading it: v1 payloads and requirements (members the v2 types do not name) go
+ * through them, and a v2 payload goes as the client signed it. The one place that tells the type
+ * checker so; the schemas above checked the members the service relies on.
+ */
+function onTheWire(payload: Record<string, unknown>, requirements: Record<string, unknown>): { payload: PaymentPayload; requirements: PaymentRequirements } {
+  return { payload: payload as PaymentPayload, requirements: requirements as PaymentRequirements };
 }
 
 function httpStatusOf(error: Error): number | undefined {

@@ -14,10 +14,16 @@ export const MAX_TIMEOUT_SECONDS = 300;
 const V1_NETWORK_NAMES: Record<string, string> = { 'eip155:8453': 'base' };
 
 /**
+ * x402's PaymentRequirements as this service quotes them: every member JSON (`extra` is the
+ * EIP-712 domain), so the discovery documents carry them as they are.
+ */
+export type QuotedRequirements = { [K in Exclude<keyof PaymentRequirements, 'extra'>]: PaymentRequirements[K] } & { extra: { name: string; version: string } };
+
+/**
  * The route's payment requirements. Deterministic per route and settings, so that a retry's
  * `accepted` can be compared member by member with what we would quote now.
  */
-export function paymentRequirements(op: PricedOperation, settings: Settings): PaymentRequirements {
+export function paymentRequirements(op: PricedOperation, settings: Settings): QuotedRequirements {
   return {
     scheme: X402_SCHEME,
     network: settings.NETWORK,

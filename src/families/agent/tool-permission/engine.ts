@@ -254,7 +254,7 @@ export function analyseToolPermissions(input: ToolPermissionInput, now: number):
     kind: 'tool-permission-threat-model',
     ruleset: { ...TOOL_PERMISSION_RULESET },
     owaspList: OWASP_MCP_TOP10_VERSION,
-    manifestSha256: canonicalSha256(input.manifest as unknown as JsonValue),
+    manifestSha256: canonicalSha256(input.manifest),
     toolsCount: input.manifest.tools.length,
     declaredPermissions: declared.map((d) => ({ ...d, categories: [...d.categories] })),
     findings: findings.map((f) => ({ ...f, owasp: [...f.owasp] })),

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { CommandResult } from '../../../kernel/operation.ts';
-import { canonicalText, type JsonValue } from '../../../signing/rfc8785.ts';
+import { canonicalText } from '../../../signing/rfc8785.ts';
 import { utilityReceipt } from '../utility-receipt.ts';
 import { isLintable, lintFile } from './eslint-check.ts';
 import type { Finding } from './findings.ts';
@@ -101,7 +101,7 @@ export async function reviewCode(input: CodeReviewInput, now: number): Promise<C
   return utilityReceipt({
     utility: CODE_REVIEW_ID,
     now,
-    input: canonicalText(input as unknown as JsonValue),
+    input: canonicalText(input),
     output: { content: briefText(findings, reviewed, notes, all.length - findings.length), mediaType: 'text/markdown; charset=utf-8' },
     ruleset: { id: 'code-review-brief', version: '1' },
     findings: {
@@ -110,7 +110,7 @@ export async function reviewCode(input: CodeReviewInput, now: number): Promise<C
       scope: input.diff !== undefined ? 'added lines of the diff' : 'whole files',
       files_reviewed: reviewed,
       summary,
-      findings: findings as unknown as JsonValue,
+      findings,
       notes,
       tools: TOOLS,
       rules: { eslint: Object.keys(ESLINT_RULES), neutral: Object.keys(NEUTRAL_RULES), secrets: 'secretlint-rule-preset-recommend', long_line: LONG_LINE },

@@ -1,6 +1,6 @@
 import type { Group, RuleEntry, Severity } from './rules.ts';
 
-export interface Finding {
+export type Finding = {
   rule_id: string;
   group: Group;
   severity: Severity;
@@ -10,7 +10,7 @@ export interface Finding {
   column: number | null;
   message: string;
   tool: string;
-}
+};
 
 export const finding = (rule: string, entry: RuleEntry, at: { file: string; line: number; column: number | null }, message: string, tool: string): Finding => ({
   rule_id: rule,

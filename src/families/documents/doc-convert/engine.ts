@@ -1,6 +1,6 @@
 import { codePointOffsets, uax29Segments } from '../../../kernel/uax29-segments.ts';
 import { canonicalText } from '../../../signing/rfc8785.ts';
-import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { blockCounts, blocksOf, documentTree, parseMarkdownTree, titleOf, withoutPositions, writeMarkdown, type Block, type SourceFormat } from './document-model.ts';
 
 export const DOC_CONVERT_VERSION = '1';
@@ -89,7 +89,7 @@ export function convertDocument(input: DocConvertInput): Conversion {
   };
   switch (input.to) {
     case 'json':
-      return { ...base, text: canonicalText({ blocks: blocks as unknown as JsonValue }), findings };
+      return { ...base, text: canonicalText({ blocks }), findings };
     case 'markdown': {
       const { markdown, roundTrip } = normaliseMarkdown(input.text, from);
       return { ...base, text: markdown, findings: { ...findings, round_trip: roundTrip } };

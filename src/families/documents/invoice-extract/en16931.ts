@@ -35,10 +35,10 @@ export type LineTermKey = keyof typeof LINE_TERMS;
 /** Where a value was read: code-point offsets in text, or the element path in XML. */
 export type SourceSpan = { start: number; end: number } | { path: string };
 
-export interface FoundValue {
+export type FoundValue = {
   value: string;
   source: SourceSpan;
-}
+};
 
 /** A term found, or NOT-PROVIDED with the reason (absent, ambiguous, unreadable). */
 export type TermResult = ({ status: 'PROVIDED' } & FoundValue) | { status: 'NOT-PROVIDED'; reason: string };

@@ -13,7 +13,7 @@ export interface InvoiceExtractInput {
   cii_xml?: string | undefined;
 }
 
-const termJson = (key: string, meta: { term: string; name: string }, result: TermResult): JsonObject => ({ field: key, term: meta.term, name: meta.name, ...(result as unknown as JsonObject) });
+const termJson = (key: string, meta: { term: string; name: string }, result: TermResult): JsonObject => ({ field: key, term: meta.term, name: meta.name, ...result });
 
 function fieldsJson(fields: InvoiceFields): { terms: JsonObject[]; lines: JsonObject[] } {
   const terms = HEADER_TERM_KEYS.map((key) => termJson(key, HEADER_TERMS[key], fields.header[key]));

@@ -14,7 +14,7 @@ export interface SchemaCleanupInput {
 }
 
 /** One change: row 0 is the header; data rows count from 1; column is the clean column name. */
-interface Change {
+type Change = {
   row: number | null;
   column: string | null;
   change: string;
@@ -23,7 +23,7 @@ interface Change {
   from?: JsonValue;
   to?: JsonValue;
   reason?: string;
-}
+};
 
 type Cell = JsonValue;
 

@@ -49,7 +49,7 @@ export function runSecExtract(input: SecExtractInput, now: number): CommandResul
       form_type: form ?? null,
       form_type_source: source,
       offset_unit: 'unicode-code-point of output.text',
-      items: extracted.items as unknown as JsonObject[],
+      items: extracted.items,
       contents_entries_skipped: extracted.contents_entries_skipped,
       cover,
       fact_counts: { nonFraction: facts.filter((f) => f['type'] === 'nonFraction').length, nonNumeric: facts.filter((f) => f['type'] === 'nonNumeric').length, not_resolved: unresolved },

@@ -68,7 +68,7 @@ function dropContents(found: Heading[]): Heading[] {
   });
 }
 
-export interface FilingItem {
+export type FilingItem = {
   part?: string;
   item: string;
   title: string;
@@ -76,7 +76,7 @@ export interface FilingItem {
   end: number;
   sha256: string;
   characters: number;
-}
+};
 
 /** Each item from its heading to the next item's heading (or the end), offsets in code points. */
 export function extractItems(text: string, form: FormType): { items: FilingItem[]; contents_entries_skipped: number } {

@@ -22,14 +22,14 @@ export function anchorRecord(treeSize: number, rootHash: string): JsonObject {
   return { kind: 'bureau.anchor', tree: MERKLE_RULES_VERSION, treeSize, rootHash };
 }
 
-export interface AnchorView {
+export type AnchorView = {
   evidenceCore: JsonObject;
   sha256: string;
   ed25519Sig: string;
   keyId: string;
   publicKeyUrl: string;
   verifyUrl: string;
-}
+};
 
 function presentAnchor(tree: Tree, keyring: Keyring, baseUrl: string): AnchorView {
   const record = anchorRecord(tree.size, tree.rootHex());
@@ -49,13 +49,13 @@ function presentEntry(entry: CorpusEntry, proof: InclusionProof): JsonObject {
   };
 }
 
-export interface CorpusPage {
+export type CorpusPage = {
   total: number;
   page: number;
   perPage: number;
   anchor: AnchorView;
   items: JsonObject[];
-}
+};
 
 /** A page of the corpus, newest first, each audit with its inclusion proof against the anchor. */
 export async function corpusPage(store: EventStore, keyring: Keyring, baseUrl: string, page: number, perPage: number): Promise<CorpusPage> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { rootFromInclusionProof } from '../../../signing/rfc6962-merkle.ts';
 import { corpusPage, defectCounts, latestAudit } from './anchor.ts';
-import { canonicalBytes, type JsonObject } from '../../../signing/rfc8785.ts';
+import { canonicalBytes } from '../../../signing/rfc8785.ts';
 import { check } from '../../../signing/seal.ts';
 import { hex64, jsonObject, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
 import { freeRoute, type Route } from '../../../kernel/operation.ts';
@@ -68,7 +68,7 @@ const corpus = freeRoute({
     input: z.object({ page: integerText('1', 1_000_000), per_page: integerText('20', 100) }),
     output: z.object({ total: z.number().int(), page: z.number().int(), perPage: z.number().int(), anchor: anchorView, items: z.array(corpusItem) }),
     async handle(input, deps) {
-      return { body: (await corpusPage(deps.store, deps.keyring, deps.baseUrl, input.page, input.per_page)) as unknown as JsonObject };
+      return { body: await corpusPage(deps.store, deps.keyring, deps.baseUrl, input.page, input.per_page) };
     },
   });
 
@@ -81,7 +81,7 @@ const corpusLatest = freeRoute({
     description: 'The newest sealed audit with its inclusion proof and the signed anchor; found=false while the corpus is empty.',
     output: z.object({ found: z.boolean(), item: corpusItem.optional(), anchor: anchorView.optional() }),
     async handle(_input, deps) {
-      return { body: (await latestAudit(deps.store, deps.keyring, deps.baseUrl)) as unknown as JsonObject };
+      return { body: await latestAudit(deps.store, deps.keyring, deps.baseUrl) };
     },
   });
 

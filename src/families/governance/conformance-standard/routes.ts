@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { conformanceStandardDocument } from './standard.ts';
-import { type JsonObject } from '../../../signing/rfc8785.ts';
 import { freeRoute, type Route } from '../../../kernel/operation.ts';
 
 const bureauStandard = freeRoute({
@@ -12,7 +11,7 @@ const bureauStandard = freeRoute({
     description: 'Every check of the bureau: id, what it requires, where the x402 v2 specification requires it, severity; and the receipt-check standard.',
     output: z.looseObject({ version: z.string(), checks: z.array(z.looseObject({ id: z.string() })) }),
     async handle() {
-      return { body: conformanceStandardDocument() as unknown as JsonObject };
+      return { body: conformanceStandardDocument() };
     },
   });
 

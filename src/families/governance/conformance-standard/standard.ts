@@ -1,3 +1,5 @@
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+
 /**
  * The bureau's published x402 conformance standard. Every audit names the version it was
  * judged against; a change to any check's meaning is a new version.
@@ -52,7 +54,7 @@ export const RECEIPT_CHECKS: readonly ConformanceCheck[] = [
   { id: 'ORC-SIG-001', title: 'Signature verifies', requires: 'eip712: the EIP-712 signature recovers to the supplied signer address; jws: the signature verifies with the supplied key (EdDSA Ed25519 or ES256K).', reference: 'x402 offer-and-receipt extension v1.0, sections 3.1, 4.3 and 5.3', severity: 'critical', appliesTo: 'paid' },
 ];
 
-export function conformanceStandardDocument() {
+export function conformanceStandardDocument(): JsonObject {
   return {
     version: CONFORMANCE_STANDARD_VERSION,
     ruleset: { ...CONFORMANCE_RULESET },

@@ -160,7 +160,7 @@ const governanceStandard = freeRoute({
     description: 'The versioned rules the spend governor applies: ownership, budget periods, atomic reserve, expiry, settlement.',
     output: z.looseObject({ version: z.string() }),
     async handle() {
-      return { body: governorRulesDocument() as unknown as JsonObject };
+      return { body: governorRulesDocument() };
     },
   });
 

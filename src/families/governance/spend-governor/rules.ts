@@ -1,7 +1,8 @@
+import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { AGENT_ID_PATTERN, GOVERNOR_RULES_VERSION, GOVERNOR_RULESET } from './decider.ts';
 
 /** GET /v1/governance/standard: the spend governor's rules, as the engine applies them. */
-export function governorRulesDocument() {
+export function governorRulesDocument(): JsonObject {
   return {
     version: GOVERNOR_RULES_VERSION,
     ruleset: { ...GOVERNOR_RULESET },

@@ -170,7 +170,7 @@ export function analyseStatement(input: FinanceInput, now: number): JsonObject {
     period_end: input.statement.period_end,
     prior_period_end: input.prior?.period_end ?? null,
     evidence_source: 'caller-supplied',
-    statement_sha256: canonicalSha256(input as unknown as JsonObject),
+    statement_sha256: canonicalSha256(input),
     findings,
     flags: findings.flatMap((f) => (typeof f['flag'] === 'string' ? [f['flag']] : [])),
     summary: { computed, not_provided: count('NOT-PROVIDED'), division_by_zero: count('DIVISION-BY-ZERO') },

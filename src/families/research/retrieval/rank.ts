@@ -1,12 +1,13 @@
+import type { JsonObject } from '../../../signing/rfc8785.ts';
 import type { Sentence } from './text-units.ts';
 
-/** The retrieval's fixed parameters: part of every record's ruleset. */
+/** The retrieval's fixed parameters: part of every record's ruleset, so JSON as declared. */
 export const RETRIEVAL_RULES = {
   bm25: { k1: 1.2, b: 0.75, idf: 'ln((N - df + 0.5) / (df + 0.5) + 1)' },
   textrank: { damping: 0.85, iterations: 50, similarity: 'shared words / (ln|Si| + ln|Sj|) (Mihalcea and Tarau, 2004)' },
   score: '0.7 x BM25 / max BM25 + 0.3 x TextRank / max TextRank, rounded to 6 decimals',
   mmr: { lambda: 0.7, similarity: 'cosine of word counts', ties: 'earlier position (source id, then offset)' },
-} as const;
+} as const satisfies JsonObject;
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 

@@ -44,7 +44,7 @@ export function researchTopic(rawTopic: string, library: Library, libraryRef: Js
   const topic = rawTopic.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ');
   const base = {
     kind: 'signed-research',
-    ruleset: { id: 'signed-research', version: '1', retrieval: { ...RETRIEVAL_RULES } as unknown as JsonValue, data: [{ name: libraryRef['name'] ?? null, version: libraryRef['version'] ?? null, sha256: libraryRef['sha256'] ?? null, data_date: libraryRef['data_date'] ?? null }] },
+    ruleset: { id: 'signed-research', version: '1', retrieval: { ...RETRIEVAL_RULES }, data: [{ name: libraryRef['name'] ?? null, version: libraryRef['version'] ?? null, sha256: libraryRef['sha256'] ?? null, data_date: libraryRef['data_date'] ?? null }] },
     topic,
     corpus: { ...libraryRef, operator_documents: operatorDocs.map((d) => ({ file: d.file, sha256: d.sha256 })) },
     topics_covered: library.topics,

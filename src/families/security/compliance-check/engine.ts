@@ -286,7 +286,7 @@ export function classify(input: ComplianceInput, questionnaire: Questionnaire, d
     assessedAt: now,
     asset: input.asset,
     assessment: {
-      ruleset: { id: COMPLIANCE_RULESET_ID, version: COMPLIANCE_RULESET_VERSION, regulation: questionnaire.regulation, amendments: questionnaire.amendments as unknown as JsonValue, data: [dataRef] },
+      ruleset: { id: COMPLIANCE_RULESET_ID, version: COMPLIANCE_RULESET_VERSION, regulation: questionnaire.regulation, amendments: questionnaire.amendments, data: [dataRef] },
       risk_class: findings.riskClass,
       outcome: findings.riskClass,
       role,

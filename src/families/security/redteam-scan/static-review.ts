@@ -1,14 +1,14 @@
 import { rfc3339Seconds } from '../../../kernel/calendar.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 
-export interface Finding {
+export type Finding = {
   id: string;
   standard: string;
   category: string;
   severity: 'high' | 'medium' | 'low' | 'info';
   where: string;
   message: string;
-}
+};
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
