@@ -52,8 +52,12 @@ const settingsSchema = z
     HEADERS_TIMEOUT_MS: wholeNumber(100, 600_000).default(10_000),
     /** A client must send its whole request, body included, within this. */
     REQUEST_TIMEOUT_MS: wholeNumber(100, 3_600_000).default(30_000),
-    /** An idle keep-alive connection is closed after this. */
-    KEEP_ALIVE_TIMEOUT_MS: wholeNumber(100, 600_000).default(5_000),
+    /**
+     * An idle keep-alive connection is closed after this. Longer than the idle time of the
+     * clients and proxies in front (undici keeps 4 s, load balancers 60 s): the side that closes
+     * must be the server, or a client sends on a connection the server is closing (ECONNRESET).
+     */
+    KEEP_ALIVE_TIMEOUT_MS: wholeNumber(100, 600_000).default(65_000),
     /**
      * What opening the embedded log checks: every frame's checksum ('all'), or only the events
      * after the index checkpoint ('checkpoint': a start independent of the log's length; see

@@ -30,7 +30,7 @@ function problemOf(code: string | undefined): { status: number; error: string; m
       return {
         status: 431,
         error: 'headers_too_large',
-        message: `the request line and headers take more than ${MAX_HEADER_BYTES} bytes; send a large record in a JSON body, to a route that takes one (the POST rechecks, docs/verifying.md)`,
+        message: `the request line and headers take more than ${MAX_HEADER_BYTES} bytes; send a large record in a JSON body: every verify and re-check route also takes POST with its parameters as JSON members (docs/verifying.md)`,
       };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { status: 408, error: 'request_timeout', message: 'the request did not arrive in time' };
