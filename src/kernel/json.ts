@@ -98,3 +98,6 @@ export const jsonObjectData = z
 function isPlainJsonObject(v: unknown): boolean {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
+
+/** A JSON object: not null, not an array. */
+export const isJsonObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,6 +1,7 @@
 import { canonicalBytes, type JsonObject, type JsonValue } from '../signing/rfc8785.ts';
 import { sha256Hex } from '../signing/hash.ts';
 import { verifyEd25519 } from '../signing/rfc8032.ts';
+import { isJsonObject } from './json.ts';
 
 /** Ed25519 over a message with a raw 32-byte public key in hex, node:crypto's verdict (rfc8032.ts); false on any malformed part. */
 export function ed25519Verifies(publicKeyHex: string, message: Uint8Array, signatureHex: string): boolean {
@@ -16,7 +17,6 @@ export function ed25519Verifies(publicKeyHex: string, message: Uint8Array, signa
 export const ENVELOPE_MEMBERS = ['sha256', 'ed25519Sig', 'keyId', 'publicKeyUrl', 'verifyUrl'] as const;
 const SIGNED_MEMBERS = ['evidenceCore', 'sealed', 'receipt', 'verdictCore'];
 
-const isObject = (v: JsonValue | undefined): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The record a signed response was signed over: the member named by the hint; else the one
@@ -26,7 +26,7 @@ const isObject = (v: JsonValue | undefined): v is JsonObject => v !== null && ty
 export function signedRecordOf(body: JsonObject, signedMember?: string): JsonValue | undefined {
   if (signedMember) return body[signedMember];
   const rest = Object.keys(body).filter((k) => !(ENVELOPE_MEMBERS as readonly string[]).includes(k));
-  if (rest.length === 1 && SIGNED_MEMBERS.includes(rest[0]!) && isObject(body[rest[0]!])) return body[rest[0]!];
+  if (rest.length === 1 && SIGNED_MEMBERS.includes(rest[0]!) && isJsonObject(body[rest[0]!])) return body[rest[0]!];
   return Object.fromEntries(rest.map((k) => [k, body[k]!]));
 }
 

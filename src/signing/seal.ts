@@ -15,11 +15,7 @@ export interface Seal {
  */
 export function seal(keyring: Keyring, family: KeyFamily, record: unknown, firstSignedAt?: number): Seal {
   const bytes = canonicalBytes(record);
-  return {
-    sha256: sha256Hex(bytes),
-    ed25519Sig: keyring.sign(family, bytes, firstSignedAt),
-    keyId: keyring.publicKey(family, firstSignedAt).keyId,
-  };
+  return sealCanonical(keyring, family, { bytes, sha256: sha256Hex(bytes) }, firstSignedAt);
 }
 
 /** A record's RFC 8785 bytes and their SHA-256: the part of a seal that needs no key. */

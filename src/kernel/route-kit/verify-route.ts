@@ -7,6 +7,7 @@ import { check, type CheckResult } from '../../signing/seal.ts';
 import { IJsonRefused, parseIJson } from '../rfc7493.ts';
 import { MAX_JSON_DEPTH } from '../json.ts';
 import { freeRoute, type Family, type FreeRoute, type HttpMethod } from '../operation.ts';
+import { isJsonObject } from '../json.ts';
 
 /** Query-parameter building blocks: every verify parameter arrives as text. */
 export const param = {
@@ -134,7 +135,7 @@ export function verifyRouteOnGetAndPost<P extends z.ZodRawShape>(spec: Omit<Veri
  */
 export function onlyKinds(...kinds: string[]): (params: unknown, record: JsonValue) => string | undefined {
   return (_params, record) => {
-    const kind = record !== null && typeof record === 'object' && !Array.isArray(record) ? record['kind'] : undefined;
+    const kind = isJsonObject(record) ? record['kind'] : undefined;
     return typeof kind === 'string' && kinds.includes(kind) ? undefined : `a ${String(kind)} record is not re-checked here (expected ${kinds.join(', ')})`;
   };
 }

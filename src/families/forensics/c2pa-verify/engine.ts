@@ -10,6 +10,7 @@ import {
   type DigestAlgorithm,
 } from './digest-encoding.ts';
 import type { C2paVerifyInput } from './input.ts';
+import { isJsonObject } from '../../../kernel/json.ts';
 
 /**
  * C2PA provenance check against a caller-supplied content hash, offline: the manifest's hard
@@ -36,7 +37,6 @@ export type C2paOutcome =
 
 type ListStatus = 'LISTED' | 'MISSING' | 'NOT-PROVIDED';
 
-const isObject = (v: JsonValue | undefined): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const nonEmptyString = (v: JsonValue | undefined): v is string => typeof v === 'string' && v.length > 0;
 
 /** Content-derived, so verifying the same pair again names the same attestation. */
@@ -64,16 +64,16 @@ function activeManifest(store: JsonObject): ActiveManifest | { missing: string }
     return { missing: 'manifest_store.manifests' };
   }
   const entries: Array<[string | null, JsonValue]> = Array.isArray(manifests)
-    ? manifests.map((m) => [isObject(m) && typeof m.label === 'string' ? m.label : null, m])
-    : isObject(manifests)
+    ? manifests.map((m) => [isJsonObject(m) && typeof m.label === 'string' ? m.label : null, m])
+    : isJsonObject(manifests)
       ? Object.entries(manifests)
       : [];
   if (typeof active === 'string') {
     const found = entries.find(([label]) => label === active);
-    return found && isObject(found[1]) ? { label: active, manifest: found[1] } : { missing: 'manifest_store.manifests[active_manifest]' };
+    return found && isJsonObject(found[1]) ? { label: active, manifest: found[1] } : { missing: 'manifest_store.manifests[active_manifest]' };
   }
   const only = entries.length === 1 ? entries[0]! : undefined;
-  return only && isObject(only[1]) ? { label: only[0], manifest: only[1] } : { missing: 'manifest_store.active_manifest' };
+  return only && isJsonObject(only[1]) ? { label: only[0], manifest: only[1] } : { missing: 'manifest_store.active_manifest' };
 }
 
 /** Assertions as [label, data] in listed order, from each form the c2patool reports use. */
@@ -81,26 +81,26 @@ function assertionsOf(manifest: JsonObject): Array<[string, JsonValue]> {
   const listed: Array<[string, JsonValue]> = [];
   const { assertions, assertion_store: store, claim } = manifest;
   if (Array.isArray(assertions)) {
-    for (const a of assertions) if (isObject(a) && nonEmptyString(a.label)) listed.push([a.label, a.data ?? null]);
-  } else if (isObject(assertions)) {
+    for (const a of assertions) if (isJsonObject(a) && nonEmptyString(a.label)) listed.push([a.label, a.data ?? null]);
+  } else if (isJsonObject(assertions)) {
     for (const entry of Object.entries(assertions)) listed.push(entry);
   }
-  if (isObject(store)) for (const entry of Object.entries(store)) listed.push(entry);
+  if (isJsonObject(store)) for (const entry of Object.entries(store)) listed.push(entry);
   // The detailed report's claim lists hashed URIs "self#jumbf=c2pa.assertions/<label>".
-  const claimed = isObject(claim) ? (Array.isArray(claim.assertions) ? claim.assertions : Array.isArray(claim.created_assertions) ? claim.created_assertions : []) : [];
+  const claimed = isJsonObject(claim) ? (Array.isArray(claim.assertions) ? claim.assertions : Array.isArray(claim.created_assertions) ? claim.created_assertions : []) : [];
   for (const ref of claimed) {
-    if (isObject(ref) && typeof ref.url === 'string') listed.push([ref.url.slice(ref.url.lastIndexOf('/') + 1), null]);
+    if (isJsonObject(ref) && typeof ref.url === 'string') listed.push([ref.url.slice(ref.url.lastIndexOf('/') + 1), null]);
   }
   return listed;
 }
 
 function claimGeneratorOf(manifest: JsonObject): string | null {
-  const claim = isObject(manifest.claim) ? manifest.claim : {};
+  const claim = isJsonObject(manifest.claim) ? manifest.claim : {};
   for (const source of [manifest, claim]) {
     if (nonEmptyString(source.claim_generator)) return source.claim_generator;
     const info = source.claim_generator_info;
     if (Array.isArray(info)) {
-      const names = info.filter(isObject).filter((i) => nonEmptyString(i.name)).map((i) => (nonEmptyString(i.version) ? `${String(i.name)}/${i.version}` : String(i.name)));
+      const names = info.filter(isJsonObject).filter((i) => nonEmptyString(i.name)).map((i) => (nonEmptyString(i.version) ? `${String(i.name)}/${i.version}` : String(i.name)));
       if (names.length > 0) return names.join(' ');
     }
   }
@@ -109,7 +109,7 @@ function claimGeneratorOf(manifest: JsonObject): string | null {
 
 /** `{label, data}` or the data alone (then labelled c2pa.hash.data). */
 function suppliedBinding(raw: JsonObject): { label: string; data: JsonValue } {
-  if (isObject(raw.data)) return { label: nonEmptyString(raw.label) ? raw.label : 'c2pa.hash.data', data: raw.data };
+  if (isJsonObject(raw.data)) return { label: nonEmptyString(raw.label) ? raw.label : 'c2pa.hash.data', data: raw.data };
   return { label: nonEmptyString(raw.label) ? raw.label : 'c2pa.hash.data', data: raw };
 }
 
@@ -120,7 +120,7 @@ function hashBytesOf(hash: JsonValue | undefined): Buffer | undefined {
 }
 
 function signatureReport(manifest: JsonObject | null): JsonObject {
-  const info = manifest && isObject(manifest.signature_info) ? manifest.signature_info : {};
+  const info = manifest && isJsonObject(manifest.signature_info) ? manifest.signature_info : {};
   const reported = Object.fromEntries(['alg', 'issuer', 'cert_serial_number', 'time'].filter((k) => typeof info[k] === 'string').map((k) => [k, info[k]!]));
   return {
     claim_signature: 'NOT-VERIFIED',
@@ -153,11 +153,11 @@ export function verifyC2paBinding(input: C2paVerifyInput, verifiedAt: number): J
     ? { label: manifest?.label ?? null, claim_generator: generator, assertions: labels, manifest_store_sha256: canonicalSha256(input.manifest_store) }
     : null;
 
-  const fromManifest = listed.find(([label, data]) => HARD_BINDING_LABEL.test(label) && isObject(data));
+  const fromManifest = listed.find(([label, data]) => HARD_BINDING_LABEL.test(label) && isJsonObject(data));
   const fromCaller = input.hard_binding ? suppliedBinding(input.hard_binding as JsonObject) : undefined;
-  const binding = fromManifest ? { label: fromManifest[0], data: fromManifest[1] as JsonObject } : fromCaller && isObject(fromCaller.data) ? { label: fromCaller.label, data: fromCaller.data } : undefined;
+  const binding = fromManifest ? { label: fromManifest[0], data: fromManifest[1] as JsonObject } : fromCaller && isJsonObject(fromCaller.data) ? { label: fromCaller.label, data: fromCaller.data } : undefined;
 
-  const claimAlg = manifest && isObject(manifest.manifest.claim) && typeof manifest.manifest.claim.alg === 'string' ? manifest.manifest.claim.alg : undefined;
+  const claimAlg = manifest && isJsonObject(manifest.manifest.claim) && typeof manifest.manifest.claim.alg === 'string' ? manifest.manifest.claim.alg : undefined;
   const rawAlg = binding && typeof binding.data.alg === 'string' ? binding.data.alg : (claimAlg ?? (manifest && typeof manifest.manifest.alg === 'string' ? manifest.manifest.alg : undefined));
   const alg = rawAlg === undefined ? null : normaliseAlgorithmName(rawAlg);
   const hashBytes = binding ? hashBytesOf(binding.data.hash) : undefined;

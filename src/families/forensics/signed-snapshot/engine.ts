@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import type { SignedSnapshotInput } from './input.ts';
 import { isWrittenOutUrl } from '../../../kernel/written-url.ts';
+import { isJsonObject } from '../../../kernel/json.ts';
 
 /**
  * Signed data snapshot: series rows and their source citations sealed together with how old the
@@ -46,11 +47,10 @@ export function freshnessOf(fetchedAt: number | undefined, stampedAt: number): F
 
 type Rejection = { index: number; reason: string };
 
-const isObject = (v: JsonValue): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A usable row is a JSON object with at least one member whose value is a number. */
 export function rowRejection(row: JsonValue): string | undefined {
-  if (!isObject(row)) return 'not-an-object';
+  if (!isJsonObject(row)) return 'not-an-object';
   return Object.values(row).some((v) => typeof v === 'number') ? undefined : 'no-numeric-value';
 }
 
@@ -67,7 +67,7 @@ const isHttpUrl = (text: string): boolean => isWrittenOutUrl(text, ['http:', 'ht
  */
 export function citationRejection(citation: JsonValue): string | undefined {
   if (typeof citation === 'string') return isHttpUrl(citation) ? undefined : 'not-an-http-url';
-  if (!isObject(citation)) return 'not-a-string-or-object';
+  if (!isJsonObject(citation)) return 'not-a-string-or-object';
   const { url, doi } = citation;
   if (typeof url === 'string' && isHttpUrl(url)) return undefined;
   if (typeof doi === 'string' && DOI.test(doi)) return undefined;

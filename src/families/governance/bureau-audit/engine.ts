@@ -5,6 +5,7 @@ import { checkSignedRecord, signedRecordOf } from '../../../kernel/signed-record
 import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from '../conformance-standard/verdicts.ts';
 import { decodeUtf8 } from '../../../kernel/rfc3629.ts';
 import { shortened, sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
+import { isJsonObject } from '../../../kernel/json.ts';
 
 export interface HttpCapture {
   status: number;
@@ -23,7 +24,6 @@ export interface AuditTranscript {
 }
 
 
-const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const quote = (v: unknown): string => {
   const text = JSON.stringify(v) ?? String(v);
   return shortened(text, 120);
@@ -57,7 +57,7 @@ function decodeBase64Json(text: string): Decoded {
   const text8 = decoded.text;
   try {
     const value = JSON.parse(text8) as JsonValue;
-    if (!isObject(value)) return { value, defect: 'does not decode to a JSON object' };
+    if (!isJsonObject(value)) return { value, defect: 'does not decode to a JSON object' };
     return defects.length ? { value, defect: defects.join('; ') } : { value };
   } catch {
     return { defect: `does not decode to JSON (${quote(sliceWholeCharacters(text8, 40))})` };
@@ -97,7 +97,7 @@ function challengeChecks(t: AuditTranscript): Record<string, Verdict> {
   const missingExposed = [...exposes(c, ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE']), ...(t.paid ? exposes(t.paid, ['PAYMENT-RESPONSE']).map((n) => `${n} (paid answer)`) : [])];
   out['X402-COR-001'] = missingExposed.length ? fail(`Access-Control-Expose-Headers does not name ${missingExposed.join(', ')}`) : pass();
 
-  const required = decoded && isObject(decoded.value) ? decoded.value : undefined;
+  const required = decoded && isJsonObject(decoded.value) ? decoded.value : undefined;
   const contentIds = ['X402-VER-001', 'X402-RES-001', 'X402-ACC-001', 'X402-REQ-001', 'X402-NET-001', 'X402-AMT-001', 'X402-EIP-001', 'X402-TMO-001'];
   if (!required) {
     for (const id of contentIds) out[id] = absent('no decodable PaymentRequired object');
@@ -105,10 +105,10 @@ function challengeChecks(t: AuditTranscript): Record<string, Verdict> {
   }
   out['X402-VER-001'] = required.x402Version === 2 ? pass() : fail(`x402Version is ${quote(required.x402Version)}`);
   const resource = required.resource;
-  out['X402-RES-001'] = isObject(resource) && typeof resource.url === 'string' && resource.url.length > 0 ? pass() : fail(`resource is ${quote(resource)}`);
+  out['X402-RES-001'] = isJsonObject(resource) && typeof resource.url === 'string' && resource.url.length > 0 ? pass() : fail(`resource is ${quote(resource)}`);
   const accepts = Array.isArray(required.accepts) ? required.accepts : undefined;
   out['X402-ACC-001'] = accepts && accepts.length > 0 ? pass() : fail(`accepts is ${quote(required.accepts)}`);
-  const entries = (accepts ?? []).filter(isObject);
+  const entries = (accepts ?? []).filter(isJsonObject);
   if (!accepts || accepts.length === 0 || entries.length !== accepts.length) {
     const why = !accepts || accepts.length === 0 ? 'no accepts entries to read' : 'an accepts entry is not an object';
     for (const id of contentIds.slice(3)) out[id] = accepts && accepts.length > 0 ? fail(why) : absent(why);
@@ -123,7 +123,7 @@ function challengeChecks(t: AuditTranscript): Record<string, Verdict> {
   const evmExact = entries.filter((e) => e.scheme === 'exact' && typeof e.network === 'string' && e.network.startsWith('eip155:'));
   out['X402-EIP-001'] = evmExact.length === 0 ? absent('no exact requirement on an eip155 network')
     : everyEntry(evmExact, (e) => {
-      const extra = isObject(e.extra) ? e.extra : {};
+      const extra = isJsonObject(e.extra) ? e.extra : {};
       const missing = ['name', 'version'].filter((k) => typeof extra[k] !== 'string' || extra[k] === '');
       return missing.length ? `extra lacks ${missing.join(' and ')}` : undefined;
     });
@@ -140,13 +140,13 @@ function paidChecks(t: AuditTranscript): Record<string, Verdict> {
   else if (raw === undefined) prs = fail('paid answer without a PAYMENT-RESPONSE header');
   else {
     const d = decodeBase64Json(raw);
-    const s = isObject(d.value) ? d.value : undefined;
+    const s = isJsonObject(d.value) ? d.value : undefined;
     prs = d.defect ? fail(`PAYMENT-RESPONSE ${d.defect}`)
       : !s || s.success !== true ? fail(`SettlementResponse success is ${quote(s?.success)}`)
         : typeof s.transaction !== 'string' || typeof s.network !== 'string' ? fail('SettlementResponse lacks transaction or network')
           : pass();
   }
-  const body = isObject(p.body) ? p.body : undefined;
+  const body = isJsonObject(p.body) ? p.body : undefined;
   let sig: Verdict;
   if (!body || typeof body.sha256 !== 'string' || typeof body.ed25519Sig !== 'string') sig = absent('the paid answer carries no signed result (sha256, ed25519Sig)');
   else if (!t.publicKey) sig = absent('the result is signed but no publicKey was supplied');

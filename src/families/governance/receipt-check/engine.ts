@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { absent, checkResults, fail, outcomeOf, pass, scoreOf, type Verdict } from '../conformance-standard/verdicts.ts';
 import { RECEIPT_CHECKS, RECEIPT_CHECK_RULESET } from '../conformance-standard/standard.ts';
 import { jwsVerifies, parseCompactJws, recoverAddress, typedDataDigest, type JwsParts } from './offer-receipt-signatures.ts';
+import { isJsonObject } from '../../../kernel/json.ts';
 
 export interface ReceiptCheckInput {
   artefact: 'offer' | 'receipt';
@@ -26,7 +27,6 @@ const REQUIRED = {
 const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
 const ATOMIC = /^(0|[1-9]\d*)$/;
 
-const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const sameText = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
 
 interface Envelope {
@@ -38,7 +38,7 @@ interface Envelope {
 
 function readEnvelope(signed: JsonObject): Envelope {
   if (signed.format === 'eip712') {
-    const payload = isObject(signed.payload) ? signed.payload : undefined;
+    const payload = isJsonObject(signed.payload) ? signed.payload : undefined;
     if (!payload) return { format: 'eip712', defect: 'eip712 artefact without a payload object' };
     if (typeof signed.signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(signed.signature)) return { format: 'eip712', payload, defect: 'signature is not a 65-byte 0x hex string' };
     return { format: 'eip712', payload };

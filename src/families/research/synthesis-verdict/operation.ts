@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { hex64, signedResponse } from '../../../kernel/route-kit/schemas.ts';
-import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { bodyVerifyParams, rebuildFromBody, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 // Parsed from a JSON body, so every value is JSON; the schema says unknown to keep $refs out of the published documents.
 import { checkBlockSignature, type SignedBlockEvidence } from './block-signatures.ts';
 import { foldVerdict, VERDICT_RULESET } from './engine.ts';
@@ -91,9 +91,7 @@ const verdict = pricedOperation({
   },
 });
 
-const synthesisVerify = verifyRoute({ id: 'synthesis.verify', method: 'GET', path: '/v1/synthesis/verify', family: 'research', keyFamily: 'synthesis', summary: 'Re-checks a synthesis verdict or finance evidence (body = the evidenceCore as JSON).', params: bodyVerifyParams, rebuild: rebuildFromBody });
+// On POST too: briefs and finance records are often too large for a URL.
+const synthesisVerify = verifyRouteOnGetAndPost({ id: 'synthesis.verify', path: '/v1/synthesis/verify', family: 'research', keyFamily: 'synthesis', summary: 'Re-checks a synthesis verdict, brief, research or finance record (body = the evidenceCore as JSON text).', params: bodyVerifyParams, rebuild: rebuildFromBody });
 
-// The same check with the record in a JSON body: briefs and finance records are often too large for a URL.
-const synthesisVerifyByPost = verifyRoute({ id: 'synthesis.verify.post', method: 'POST', path: '/v1/synthesis/verify', family: 'research', keyFamily: 'synthesis', summary: 'Re-checks a synthesis verdict, brief, research or finance record sent as a JSON body {body, sha256, signature} (body = the evidenceCore as JSON text).', params: bodyVerifyParams, rebuild: rebuildFromBody });
-
-export const synthesisVerdict: Route[] = [verdict, synthesisVerify, synthesisVerifyByPost];
+export const synthesisVerdict: Route[] = [verdict, ...synthesisVerify];

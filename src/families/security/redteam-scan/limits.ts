@@ -1,6 +1,7 @@
 import type { Refusal } from '../../../kernel/refusal.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { OPENAPI_METHODS, parametersOf } from './static-review.ts';
+import { isJsonObject } from '../../../kernel/json.ts';
 
 /**
  * What one review covers of an OpenAPI document. Each operation and each parameter makes findings
@@ -14,14 +15,13 @@ export const MAX_PARAMETERS = 2_000;
 export const MAX_SERVERS = 50;
 export const MAX_PATH_LENGTH = 256;
 
-const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const ISSUE_PATH = 'artefacts.openapi';
 
 function openApiIssues(doc: JsonObject): Array<{ path: string; message: string }> {
   const issues: Array<{ path: string; message: string }> = [];
   const servers = Array.isArray(doc['servers']) ? doc['servers'].length : 0;
   if (servers > MAX_SERVERS) issues.push({ path: `${ISSUE_PATH}.servers`, message: `${servers} servers: at most ${MAX_SERVERS}` });
-  const paths = isObject(doc['paths']) ? doc['paths'] : {};
+  const paths = isJsonObject(doc['paths']) ? doc['paths'] : {};
   let operations = 0;
   let parameters = 0;
   const list = (holder: JsonObject, where: string) => {
@@ -30,8 +30,8 @@ function openApiIssues(doc: JsonObject): Array<{ path: string; message: string }
     if (count > MAX_PARAMETERS_PER_LIST && issues.length < 10) issues.push({ path: `${ISSUE_PATH}.paths`, message: `${where} declares ${count} parameters: at most ${MAX_PARAMETERS_PER_LIST} in one list` });
   };
   for (const [path, item] of Object.entries(paths)) {
-    if (!isObject(item)) continue;
-    const methods = OPENAPI_METHODS.filter((method) => isObject(item[method]));
+    if (!isJsonObject(item)) continue;
+    const methods = OPENAPI_METHODS.filter((method) => isJsonObject(item[method]));
     if (methods.length === 0) continue;
     const shown = path.slice(0, 80);
     if (path.length > MAX_PATH_LENGTH && issues.length < 10) issues.push({ path: `${ISSUE_PATH}.paths`, message: `a path of ${path.length} characters: at most ${MAX_PATH_LENGTH}` });

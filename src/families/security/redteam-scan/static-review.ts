@@ -1,5 +1,6 @@
 import { rfc3339Seconds } from '../../../kernel/calendar.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { isJsonObject } from '../../../kernel/json.ts';
 
 export type Finding = {
   id: string;
@@ -10,7 +11,6 @@ export type Finding = {
   message: string;
 };
 
-const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 const WRITE = new Set(['put', 'post', 'delete', 'patch']);
 const SENSITIVE_QUERY = /^(password|passwd|pwd|secret|token|access_token|refresh_token|api[_-]?key|apikey|auth|session|ssn|card|credit_card|cvv)$/i;
@@ -19,13 +19,13 @@ const OWASP_API = 'OWASP API Security Top 10 (2023)';
 
 type Owasp = (id: string, category: string, severity: Finding['severity'], where: string, message: string) => void;
 
-export const parametersOf = (holder: JsonObject): JsonObject[] => (Array.isArray(holder['parameters']) ? holder['parameters'] : []).filter(isObject);
+export const parametersOf = (holder: JsonObject): JsonObject[] => (Array.isArray(holder['parameters']) ? holder['parameters'] : []).filter(isJsonObject);
 
 /** The parameters of one list: `where` names the operation, or the path alone for the path's own list. */
 function reviewParameters(params: JsonObject[], where: string, owasp: Owasp): void {
   for (const p of params) {
     const name = String(p['name'] ?? '');
-    const schema = isObject(p['schema']) ? p['schema'] : {};
+    const schema = isJsonObject(p['schema']) ? p['schema'] : {};
     if (p['in'] === 'query' && SENSITIVE_QUERY.test(name)) owasp('API2:2023', 'Broken Authentication', 'high', `${where} ?${name}`, 'a credential or secret in the query string ends up in logs, caches and Referer headers');
     if (schema['type'] === 'string' && schema['maxLength'] === undefined && schema['enum'] === undefined && schema['format'] === undefined) owasp('API4:2023', 'Unrestricted Resource Consumption', 'low', `${where} ${p['in']} ${name}`, 'a string parameter without maxLength');
     if (URL_PARAM.test(name) || schema['format'] === 'uri' || schema['format'] === 'url') owasp('API7:2023', 'Server Side Request Forgery', 'medium', `${where} ${name}`, 'the API takes a URL from the caller: if the server fetches it, it needs an allow list');
@@ -43,22 +43,22 @@ export function reviewOpenApi(doc: JsonObject): Finding[] {
   const owasp: Owasp = (id, category, severity, where, message) => findings.push({ id, standard: OWASP_API, category, severity, where, message });
   const globalSecurity = Array.isArray(doc['security']) && doc['security'].length > 0;
   const servers = Array.isArray(doc['servers']) ? doc['servers'] : [];
-  for (const server of servers) if (isObject(server) && typeof server['url'] === 'string' && server['url'].startsWith('http://')) owasp('API8:2023', 'Security Misconfiguration', 'high', `servers: ${server['url']}`, 'a server is reached over plain HTTP');
-  const paths = isObject(doc['paths']) ? doc['paths'] : {};
+  for (const server of servers) if (isJsonObject(server) && typeof server['url'] === 'string' && server['url'].startsWith('http://')) owasp('API8:2023', 'Security Misconfiguration', 'high', `servers: ${server['url']}`, 'a server is reached over plain HTTP');
+  const paths = isJsonObject(doc['paths']) ? doc['paths'] : {};
   for (const [path, item] of Object.entries(paths)) {
-    if (!isObject(item)) continue;
-    const operations = OPENAPI_METHODS.flatMap((method) => (isObject(item[method]) ? [{ method, op: item[method] }] : []));
+    if (!isJsonObject(item)) continue;
+    const operations = OPENAPI_METHODS.flatMap((method) => (isJsonObject(item[method]) ? [{ method, op: item[method] }] : []));
     if (operations.length > 0) reviewParameters(parametersOf(item), path, owasp);
     for (const { method, op } of operations) {
       const where = `${method.toUpperCase()} ${path}`;
-      const secured = Array.isArray(op['security']) ? op['security'].length > 0 && !op['security'].every((s) => isObject(s) && Object.keys(s).length === 0) : globalSecurity;
+      const secured = Array.isArray(op['security']) ? op['security'].length > 0 && !op['security'].every((s) => isJsonObject(s) && Object.keys(s).length === 0) : globalSecurity;
       if (!secured) {
         owasp('API2:2023', 'Broken Authentication', WRITE.has(method) ? 'high' : 'medium', where, WRITE.has(method) ? 'a write operation without any security requirement' : 'an operation without any security requirement');
         if (/\{[^}]*id[^}]*\}/i.test(path)) owasp('API1:2023', 'Broken Object Level Authorization', 'high', where, 'an object addressed by id in the path, with no security requirement: any caller may read or change any object');
       }
       reviewParameters(parametersOf(op), where, owasp);
-      if (isObject(op['requestBody']) && !hasBound(op['requestBody'])) owasp('API4:2023', 'Unrestricted Resource Consumption', 'medium', where, 'a request body with no size bound (maxLength, maxItems or maxProperties) in its schema');
-      const responses = isObject(op['responses']) ? Object.keys(op['responses']) : [];
+      if (isJsonObject(op['requestBody']) && !hasBound(op['requestBody'])) owasp('API4:2023', 'Unrestricted Resource Consumption', 'medium', where, 'a request body with no size bound (maxLength, maxItems or maxProperties) in its schema');
+      const responses = isJsonObject(op['responses']) ? Object.keys(op['responses']) : [];
       if (!responses.includes('429')) owasp('API4:2023', 'Unrestricted Resource Consumption', 'low', where, 'no 429 response documented: no sign of rate limiting');
       if (op['deprecated'] === true) owasp('API9:2023', 'Improper Inventory Management', 'info', where, 'a deprecated operation is still served');
     }
@@ -68,7 +68,7 @@ export function reviewOpenApi(doc: JsonObject): Finding[] {
 
 function hasBound(value: JsonValue): boolean {
   if (Array.isArray(value)) return value.some(hasBound);
-  if (!isObject(value)) return false;
+  if (!isJsonObject(value)) return false;
   if (['maxLength', 'maxItems', 'maxProperties'].some((k) => k in value)) return true;
   return Object.values(value).some(hasBound);
 }

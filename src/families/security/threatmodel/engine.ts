@@ -3,6 +3,7 @@ import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { OWASP_MCP_TOP10_VERSION } from '../../../kernel/standards/owasp-mcp-top10.ts';
 import { LEVEL_SCORE, THREAT_RULES, type ThreatRule } from './rules.ts';
 import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
+import { isJsonObject } from '../../../kernel/json.ts';
 
 export const THREATMODEL_RULESET_ID = 'stride-manifest';
 /**
@@ -12,7 +13,6 @@ export const THREATMODEL_RULESET_ID = 'stride-manifest';
 export const THREATMODEL_RULESET_VERSION = '2';
 /** The OpenAPI methods modelled as operations. */
 export const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const URL_NAME = /(^|_)(url|uri|link|endpoint|webhook|callback|href)s?$/i;
 const PATH_NAME = /(^|_)(path|file|filename|dir|directory|folder)s?$/i;
@@ -40,14 +40,14 @@ function hint(annotations: JsonObject, name: string, fallback: boolean): { value
 }
 
 function propertiesOf(schema: unknown): Array<{ name: string; schema: JsonObject }> {
-  if (!isObject(schema) || !isObject(schema['properties'])) return [];
-  return Object.entries(schema['properties']).flatMap(([name, s]) => (isObject(s) ? [{ name, schema: s }] : []));
+  if (!isJsonObject(schema) || !isJsonObject(schema['properties'])) return [];
+  return Object.entries(schema['properties']).flatMap(([name, s]) => (isJsonObject(s) ? [{ name, schema: s }] : []));
 }
 
 function elementsOfMcp(manifest: JsonObject): Element[] {
-  const tools = Array.isArray(manifest['tools']) ? manifest['tools'].filter(isObject) : [];
+  const tools = Array.isArray(manifest['tools']) ? manifest['tools'].filter(isJsonObject) : [];
   return tools.map((t, i) => {
-    const annotations = isObject(t['annotations']) ? t['annotations'] : {};
+    const annotations = isJsonObject(t['annotations']) ? t['annotations'] : {};
     const readOnly = annotations['readOnlyHint'] === true;
     return {
       id: `tool:${String(t['name'] ?? i)}`,
@@ -66,15 +66,15 @@ function elementsOfMcp(manifest: JsonObject): Element[] {
 
 function elementsOfOpenApi(doc: JsonObject): Element[] {
   const globalSecurity = Array.isArray(doc['security']) && doc['security'].length > 0;
-  const paths = isObject(doc['paths']) ? doc['paths'] : {};
+  const paths = isJsonObject(doc['paths']) ? doc['paths'] : {};
   return Object.entries(paths).flatMap(([path, item]) =>
     OPENAPI_METHODS.flatMap((method) => {
-      const op = isObject(item) ? item[method] : undefined;
-      if (!isObject(op)) return [];
+      const op = isJsonObject(item) ? item[method] : undefined;
+      if (!isJsonObject(op)) return [];
       const write = method !== 'get';
-      const params = (Array.isArray(op['parameters']) ? op['parameters'] : []).filter(isObject).map((p) => ({ name: String(p['name'] ?? ''), schema: isObject(p['schema']) ? p['schema'] : {} }));
-      const body = isObject(op['requestBody']) && isObject(op['requestBody']['content']) ? Object.values(op['requestBody']['content']).flatMap((c) => (isObject(c) ? propertiesOf(c['schema']) : [])) : [];
-      const authenticated = Array.isArray(op['security']) ? op['security'].some((s) => isObject(s) && Object.keys(s).length > 0) : globalSecurity;
+      const params = (Array.isArray(op['parameters']) ? op['parameters'] : []).filter(isJsonObject).map((p) => ({ name: String(p['name'] ?? ''), schema: isJsonObject(p['schema']) ? p['schema'] : {} }));
+      const body = isJsonObject(op['requestBody']) && isJsonObject(op['requestBody']['content']) ? Object.values(op['requestBody']['content']).flatMap((c) => (isJsonObject(c) ? propertiesOf(c['schema']) : [])) : [];
+      const authenticated = Array.isArray(op['security']) ? op['security'].some((s) => isJsonObject(s) && Object.keys(s).length > 0) : globalSecurity;
       return [{
         id: `operation:${method.toUpperCase()} ${path}`,
         kind: 'operation' as const,
@@ -173,7 +173,7 @@ export function threatModelContent(input: ThreatModelInput): JsonObject {
   const elements = manifestElements(input);
   const threatsByElement = elements.map(threatsOf);
   const threats = threatsByElement.flat().map(threatEntry);
-  const title = format === 'openapi' && isObject(input.manifest['info']) ? String(input.manifest['info']['title'] ?? 'API') : 'MCP server';
+  const title = format === 'openapi' && isJsonObject(input.manifest['info']) ? String(input.manifest['info']['title'] ?? 'API') : 'MCP server';
   const byStride: Record<string, number> = {};
   for (const t of threats) byStride[String(t['stride'])] = (byStride[String(t['stride'])] ?? 0) + 1;
   return {

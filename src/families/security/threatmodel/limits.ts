@@ -1,7 +1,7 @@
 import type { Refusal } from '../../../kernel/refusal.ts';
-import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { manifestElements, manifestFormat, OPENAPI_METHODS, threatCount, type ThreatModelInput } from './engine.ts';
 import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
+import { isJsonObject } from '../../../kernel/json.ts';
 
 /**
  * What one model covers. Every element and every input raises threats of its own, each listed
@@ -17,7 +17,6 @@ export const MAX_THREATS = 2_000;
 export const MAX_NAME_LENGTH = 128;
 export const MAX_PATH_LENGTH = 256;
 
-const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Counted as written, before any element is built, so that the count itself costs nothing. */
 function declaredElements(input: ThreatModelInput): { count: number; path: string; what: string } {
@@ -25,9 +24,9 @@ function declaredElements(input: ThreatModelInput): { count: number; path: strin
     const tools = input.manifest['tools'];
     return { count: Array.isArray(tools) ? tools.length : 0, path: 'manifest.tools', what: 'tools' };
   }
-  const paths = isObject(input.manifest['paths']) ? input.manifest['paths'] : {};
+  const paths = isJsonObject(input.manifest['paths']) ? input.manifest['paths'] : {};
   let count = 0;
-  for (const item of Object.values(paths)) if (isObject(item)) for (const method of OPENAPI_METHODS) if (isObject(item[method])) count++;
+  for (const item of Object.values(paths)) if (isJsonObject(item)) for (const method of OPENAPI_METHODS) if (isJsonObject(item[method])) count++;
   return { count, path: 'manifest.paths', what: 'operations' };
 }
 

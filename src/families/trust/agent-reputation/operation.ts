@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { REPUTATION_KIND, REPUTATION_RULESET, composeReputation } from './engine.ts';
 import { rulesetMember, signatureEnvelope, jsonValue } from '../../../kernel/route-kit/schemas.ts';
 import { pricedOperation, type Route, fromEngine } from '../../../kernel/operation.ts';
-import { param, parseJsonParam, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { param, parseJsonParam, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { at, shortText } from '../shared/schemas.ts';
 
 export const reputationInput = z
@@ -64,29 +64,17 @@ const agentReputationOperation = pricedOperation({
     command: fromEngine(composeReputation),
   });
 
-// The composite, as JSON text, is the record the verify routes re-check.
-const composite = {
+// The composite, as JSON text, is the record the verify routes re-check. On POST too: 50 reasons
+// quoting a long agent name in CJK or emoji, percent-encoded, pass the HTTP server's 64 KiB
+// header limit (MAX_HEADER_BYTES).
+const agentReputationVerify = verifyRouteOnGetAndPost({
+  id: 'agent-reputation.verify',
   path: '/v1/agent-reputation/verify',
   family: 'trust',
   keyFamily: 'agent-reputation',
+  summary: 'Re-checks an agent reputation composite (evidence = the full composite body as JSON text).',
   params: { evidence: param.json() },
   rebuild: (p: { evidence: string }) => parseJsonParam('evidence', p.evidence),
-} as const;
-
-const agentReputationVerify = verifyRoute({
-  ...composite,
-  id: 'agent-reputation.verify',
-  method: 'GET',
-  summary: 'Re-checks an agent reputation composite (evidence = the full composite body as JSON).',
 });
 
-// The same check with the composite in a JSON body: 50 reasons quoting a long agent name in CJK
-// or emoji, percent-encoded, pass the HTTP server's 64 KiB header limit (MAX_HEADER_BYTES).
-const agentReputationVerifyByPost = verifyRoute({
-  ...composite,
-  id: 'agent-reputation.verify.post',
-  method: 'POST',
-  summary: 'Re-checks an agent reputation composite sent as a JSON body {evidence, sha256, signature} (evidence = the full composite body as JSON text), for composites too large for a URL.',
-});
-
-export const agentReputation: Route[] = [agentReputationOperation, agentReputationVerify, agentReputationVerifyByPost];
+export const agentReputation: Route[] = [agentReputationOperation, ...agentReputationVerify];
