@@ -99,12 +99,13 @@ export interface Command<I> {
    */
   authorize?(input: I, ctx: CallContext): Promise<Refusal | undefined>;
   /**
-   * The stream whose state `authorize` reads and `execute` decides on. The paid calls naming one
-   * stream run one at a time in this process, from `authorize` to the sealed result: otherwise
-   * two payers racing for a new store could both pass `authorize`, and the loser's command would
-   * refuse after its payment was taken.
+   * The stream whose state `authorize` reads and `execute` decides on (`payer`: the verified
+   * payment's `from`, lowercase, for state kept per payer). The paid calls naming one stream run
+   * one at a time in this process, from `authorize` to the sealed result: otherwise two payers
+   * racing for a new agent could both pass `authorize`, and the loser's command would refuse
+   * after its payment was taken.
    */
-  stateStream?(input: I): string | undefined;
+  stateStream?(input: I, payer: string): string | undefined;
   /**
    * Does the work and appends the operation's domain events. Must be safe to run again for the
    * same paymentId (the saga resumes after a crash): deterministic event ids make a replayed

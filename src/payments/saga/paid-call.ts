@@ -56,7 +56,7 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
       identifier = checked.claim;
     }
 
-    const stateStream = call.op.command?.stateStream?.(call.input);
+    const stateStream = call.op.command?.stateStream?.(call.input, payer);
     return queue.run(step.stream, () => (stateStream === undefined ? advance(step, identifier) : stateQueue.run(stateStream, () => advance(step, identifier))));
   }
 
