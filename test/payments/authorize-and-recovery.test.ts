@@ -140,19 +140,30 @@ describe('paid calls racing for one state: a refusal is never found after the pa
     return (await signPayment(quote, { account })).header;
   };
 
-  it('payers creating one memory store at once: one store, the others refused free, their payments still good', async () => {
+  it("payers opening one agent's budget at once: one owner, the others refused free, their payments still good", async () => {
     for (let round = 0; round < 5; round++) {
-      const agent = `did:web:race-${round}-${Date.now()}`;
-      const payments = await Promise.all(Array.from({ length: 6 }, () => paymentFor('/v1/memory/put')));
-      const answers = await Promise.all(payments.map((payment, i) => paidPost('/v1/memory/put', { agent_id: agent, key: 'k', value: i }, payment)));
+      const agent = `race-budget-${round}-${Date.now()}`;
+      const reserve = (agent_id: string) => ({ agent_id, amount: '1', purpose: 'calls', ttl_seconds: 600, budget: { cap: '20', period: 86_400 } });
+      const payments = await Promise.all(Array.from({ length: 6 }, () => paymentFor('/v1/governance/reserve', reserve(agent))));
+      const answers = await Promise.all(payments.map((payment) => paidPost('/v1/governance/reserve', reserve(agent), payment)));
       expect(answers.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403, 403]);
       for (const [i, refused] of answers.entries()) {
         if (refused.status !== 403) continue;
         expect(refused.body.message).toMatch(/nothing was charged$/);
-        // Nothing was taken: the same authorization pays for a store of the loser's own.
-        expect((await paidPost('/v1/memory/put', { agent_id: `${agent}-own-${i}`, key: 'k', value: 'mine' }, payments[i]!)).status).toBe(200);
+        // Nothing was taken: the same authorization pays for a budget of the loser's own.
+        expect((await paidPost('/v1/governance/reserve', reserve(`${agent}-own-${i}`), payments[i]!)).status).toBe(200);
       }
     }
+  });
+
+  it('payers creating one memory (agent_id, key) at once: each opens a store of its own at version 1, none refused', async () => {
+    const agent = `did:web:race-${Date.now()}`;
+    const payments = await Promise.all(Array.from({ length: 6 }, () => paymentFor('/v1/memory/put')));
+    const answers = await Promise.all(payments.map((payment, i) => paidPost('/v1/memory/put', { agent_id: agent, key: 'k', value: i }, payment)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const sealed = answers.map((r) => (r.body as { sealed: { owner: string; version: number } }).sealed);
+    expect(sealed.map((s) => s.version)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(new Set(sealed.map((s) => s.owner)).size).toBe(6);
   });
 
   it("an owner settling one lease several times at once: one settlement, the others refused free", async () => {

@@ -9,6 +9,7 @@ import { DomainRefusal, fold, type Decider, type DomainEvent } from '../../src/k
  *   spec.given([opened]).when(put).thenMatches([{ type }]);  // events that match (toMatchObject)
  *   spec.given([]).when(put).thenRefuses({ status: 403 });   // a DomainRefusal like this one
  *   spec.given([opened, written]).when(put).thenNothing();   // no new event (an idempotent retry)
+ *   spec.given([opened]).when(put).thenThrows(SomeFault);     // a fault, not an answer to the caller
  *
  * `given` folds the events with the decider's own evolve from its initialState, so a test never
  * builds a state by hand that the events could not produce.
@@ -49,6 +50,11 @@ export function deciderSpec<C, E extends DomainEvent, S>(decider: Decider<C, E, 
               expect(refusal).toMatchObject(fields);
               if (message !== undefined) expect((refusal as Error).message).toMatch(message);
               return refusal as DomainRefusal;
+            },
+            /** A fault, not a refusal (an invariant the caller of the decider keeps): decide throws this error, no DomainRefusal. */
+            thenThrows(expected: new (...args: never[]) => Error): void {
+              expect(decide).toThrow(expected);
+              expect(decide).not.toThrow(DomainRefusal);
             },
             /** The events decided, folded onto the given state: what a read after the call sees. */
             thenState(): S {

@@ -2,8 +2,8 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../catalog/index.ts';
 import { checkMemoryChain } from './memory/audit-rule.ts';
-import { memoryStreamName } from './memory/commands.ts';
-import { MEMORY_EVENT_TYPES } from './memory/events.ts';
+import { legacyMemoryStreamName, MEMORY_EVENT_TYPES, memoryStreamName } from './memory/events.ts';
+import { writeLegacyMemoryStore } from './memory/legacy-store.test-support.ts';
 import { canonicalBytes, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
 import { sha256Hex } from '../../signing/hash.ts';
 import { createPayingFetch } from '../../../test/support/paying-client.ts';
@@ -47,32 +47,56 @@ async function expectRechecks(signed: JsonObject, member: string, method: 'GET' 
 describe('memory, paid over HTTP', () => {
   const store = { agent_id: 'did:web:paid-agent.example', key: 'notes' };
 
-  it('puts and gets, re-checks both, and refuses another payer before settlement', async () => {
+  it('puts and gets, and re-checks both', async () => {
     const put = await paid('/v1/memory/put', { ...store, value: { note: 'first' } });
-    expect(put.sealed).toMatchObject({ version: 1, prevStateHash: '0'.repeat(64) });
+    expect(put.sealed).toMatchObject({ ruleset: { id: 'memory-chain', version: '2' }, owner: owner.address.toLowerCase(), version: 1, prevStateHash: '0'.repeat(64) });
     const got = await paid('/v1/memory/get', store);
     expect(got.sealed).toEqual(put.sealed);
     expect(got.sha256).toBe(put.sha256);
     await expectRechecks(put, 'sealed', 'GET', '/v1/memory/verify', '/v1/memory/public-key');
-
-    for (const [path, body] of [['/v1/memory/put', { ...store, value: 'theirs' }], ['/v1/memory/get', store]] as const) {
-      const refused = await postTo(service, path, body, intruder);
-      expect(refused.status).toBe(403);
-      expect(refused.headers.get('payment-response')).toBeNull();
-    }
-    const after = await paid('/v1/memory/get', store);
-    expect(after.sealed).toEqual(put.sealed);
 
     const missing = await paid('/v1/memory/get', { ...store, version: 9 });
     expect(missing.sealed).toMatchObject({ outcome: 'NOT-FOUND', requestedVersion: 9, latestVersion: 1 });
     await expectRechecks(missing, 'sealed', 'GET', '/v1/memory/verify', '/v1/memory/public-key');
   });
 
+  it("keeps one store per payer: another payer's get is a paid NOT-FOUND, its put opens its own version 1, the first payer still reads its own value", async () => {
+    const shared = { agent_id: store.agent_id, key: 'shared-name' };
+    const mine = await paid('/v1/memory/put', { ...shared, value: 'mine' });
+
+    // paid() checks 200 and the settlement header: the other payer is charged like anyone asking about a store they do not have.
+    const nothing = await paid('/v1/memory/get', shared, intruder);
+    expect(nothing.sealed).toMatchObject({ owner: intruder.address.toLowerCase(), outcome: 'NOT-FOUND', requestedVersion: null, latestVersion: null });
+    const theirs = await paid('/v1/memory/put', { ...shared, value: 'theirs' }, intruder);
+    expect(theirs.sealed).toMatchObject({ owner: intruder.address.toLowerCase(), version: 1, prevStateHash: '0'.repeat(64), value: 'theirs' });
+    await expectRechecks(theirs, 'sealed', 'GET', '/v1/memory/verify', '/v1/memory/public-key');
+
+    expect((await paid('/v1/memory/get', shared)).sealed).toEqual(mine.sealed);
+    expect((await paid('/v1/memory/get', shared, intruder)).sealed).toEqual(theirs.sealed);
+  });
+
+  it('reads back a store written before stores were scoped to their payer, for its owner only, and extends its chain', async () => {
+    const legacy = { agent_id: store.agent_id, key: 'written-before' };
+    const [first] = await writeLegacyMemoryStore(service.deps.store, owner.address.toLowerCase(), legacy, ['old']);
+    const readBack = await paid('/v1/memory/get', legacy);
+    expect(readBack.sealed).toEqual({ kind: 'memory-version', ruleset: { id: 'memory-chain', version: '1' }, ...first! });
+    await expectRechecks(readBack, 'sealed', 'GET', '/v1/memory/verify', '/v1/memory/public-key');
+
+    expect((await paid('/v1/memory/get', legacy, intruder)).sealed).toMatchObject({ outcome: 'NOT-FOUND', latestVersion: null });
+    expect((await paid('/v1/memory/put', { ...legacy, value: 'theirs' }, intruder)).sealed).toMatchObject({ version: 1, prevStateHash: '0'.repeat(64) });
+
+    const next = await paid('/v1/memory/put', { ...legacy, value: 'new' });
+    expect(next.sealed).toMatchObject({ owner: owner.address.toLowerCase(), version: 2, prevStateHash: first!.stateHash, value: 'new' });
+    const legacyEvents = await service.deps.store.readStream(legacyMemoryStreamName(legacy.agent_id, legacy.key));
+    expect(legacyEvents.filter((e) => e.type === MEMORY_EVENT_TYPES.versionWritten)).toHaveLength(2);
+    expect(checkMemoryChain(legacyEvents)).toEqual([]);
+  });
+
   it('keeps 20 concurrent paid puts to one key in one chain of exactly 20 linked versions', async () => {
     const key = { agent_id: store.agent_id, key: 'concurrent' };
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => paid('/v1/memory/put', { ...key, value: { i } })));
     expect(results.map((r) => (r.sealed as { version: number }).version).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    const events = await service.deps.store.readStream(memoryStreamName(key.agent_id, key.key));
+    const events = await service.deps.store.readStream(memoryStreamName(owner.address, key.agent_id, key.key));
     expect(events.filter((e) => e.type === MEMORY_EVENT_TYPES.versionWritten)).toHaveLength(20);
     expect(checkMemoryChain(events)).toEqual([]);
   });

@@ -4,6 +4,7 @@ import {
   GENESIS_STATE_HASH,
   checkValueBudget,
   nextVersion,
+  rulesetOf,
   stateHashOf,
   verifyMemoryChain,
   type MemoryVersion,
@@ -11,7 +12,14 @@ import {
 import type { JsonValue } from '../../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 
-const write = (value: JsonValue, writtenAt = 1_767_225_600) => ({ agent_id: 'agent-1', key: 'prefs', value, writtenAt });
+const OWNER = '0x1111111111111111111111111111111111111111';
+const write = (value: JsonValue, writtenAt = 1_767_225_600) => ({ owner: OWNER, agent_id: 'agent-1', key: 'prefs', value, writtenAt });
+
+/** A version as ruleset 1 wrote it, before stores were scoped to their payer: no owner. */
+function legacyVersion(previous: MemoryVersion | undefined, value: JsonValue): MemoryVersion {
+  const { owner: _owner, stateHash: _stateHash, ...unowned } = nextVersion(previous, write(value));
+  return { ...unowned, stateHash: canonicalSha256(unowned) };
+}
 
 function chainOf(values: JsonValue[]): MemoryVersion[] {
   const chain: MemoryVersion[] = [];
@@ -51,6 +59,44 @@ describe('memory chain engine', () => {
     expect(verifyMemoryChain([chain[0]!, { ...relinked, stateHash: stateHashOf(relinked) }])[0]!.message).toMatch(/prevStateHash/);
     const foreign = { ...chain[1]!, key: 'other' };
     expect(verifyMemoryChain([chain[0]!, { ...foreign, stateHash: stateHashOf(foreign) }])[0]!.message).toMatch(/another store/);
+  });
+
+  it('names the owner in every version and in what its stateHash covers, so two payers never share a hash', () => {
+    const mine = nextVersion(undefined, write({ a: 1 }));
+    const theirs = nextVersion(undefined, { ...write({ a: 1 }), owner: '0x2222222222222222222222222222222222222222' });
+    expect(mine.owner).toBe(OWNER);
+    expect(theirs.stateHash).not.toBe(mine.stateHash);
+    const { stateHash, ...rest } = mine;
+    expect(stateHash).toBe(canonicalSha256(rest));
+    expect(rulesetOf(mine)).toEqual({ id: 'memory-chain', version: '2' });
+  });
+
+  it('recomputes a ruleset 1 version (no owner) as it was hashed then, and chains owned versions after it', () => {
+    // As ruleset 1 signed it (the example the documentation carried then).
+    const documented: MemoryVersion = {
+      agent_id: 'did:web:agent.example',
+      key: 'preferences',
+      version: 1,
+      value: { language: 'en', units: 'metric' },
+      valueSha256: '7899c4395d3a08881b57268dd46be1a2594dea76f55ae411809499b9c4bdcc74',
+      prevStateHash: GENESIS_STATE_HASH,
+      writtenAt: 1_767_225_600,
+      stateHash: '12937bbe7962ec607201a4ca13413ce2672f24e7395786ef94788682a4d5d89d',
+    };
+    expect(verifyMemoryChain([documented])).toEqual([]);
+    const first = legacyVersion(undefined, 'old');
+    expect(stateHashOf(first)).toBe(first.stateHash);
+    expect(rulesetOf(first)).toEqual({ id: 'memory-chain', version: '1' });
+    const second = nextVersion(first, write('new'));
+    expect(verifyMemoryChain([first, second])).toEqual([]);
+  });
+
+  it('finds a version of another owner, and one without an owner after an owned one', () => {
+    const chain = chainOf([1, 2]);
+    const foreign = { ...chain[1]!, owner: '0x2222222222222222222222222222222222222222' };
+    expect(verifyMemoryChain([chain[0]!, { ...foreign, stateHash: stateHashOf(foreign) }])[0]!.message).toMatch(/another store \(owner/);
+    const { owner: _owner, ...unowned } = chain[1]!;
+    expect(verifyMemoryChain([chain[0]!, { ...unowned, stateHash: stateHashOf(unowned) }])[0]!.message).toMatch(/owner is absent/);
   });
 
   it('measures the value by its canonical bytes and allows exactly the cap', () => {

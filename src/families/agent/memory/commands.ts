@@ -1,10 +1,9 @@
-import type { CallContext, Command, Refusal } from '../../../kernel/operation.ts';
-import { MEMORY_CHAIN_RULESET, type MemoryVersion } from './chain.ts';
-import { MEMORY_STREAM_PREFIX, parseMemoryEvent } from './events.ts';
+import type { CallContext, Command } from '../../../kernel/operation.ts';
+import { MEMORY_CHAIN_RULESET, rulesetOf, type MemoryVersion } from './chain.ts';
+import { legacyMemoryStreamName, MEMORY_EVENT_TYPES, memoryStoreOpenedSchema, memoryStreamName, parseMemoryEvent } from './events.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
-import { canonicalSha256 } from '../../../signing/hash.ts';
 import { handleCommand, loadState } from '../../../kernel/decider.ts';
-import { foreignPayerRefusal, latestVersion, mayUseStore, memoryDecider, versionNumbered, versionWrittenBy, type MemoryState } from './decider.ts';
+import { assertOwnStore, latestVersion, memoryDecider, versionNumbered, versionWrittenBy, type MemoryState } from './decider.ts';
 
 export interface MemoryPutInput {
   agent_id: string;
@@ -19,36 +18,51 @@ export interface MemoryGetInput {
 }
 
 /**
- * Named by a hash of the canonical [agent_id, key] pair, so that no choice of agent_id and key
- * can make two stores share a stream (no separator to smuggle, no length limit to hit).
+ * The stream of the payer's store of (agent_id, key): its own stream, unless it has none yet
+ * and the store this payer opened before stores were scoped to their payer is in the legacy
+ * stream; then that one, read and extended in place so that its chain goes on unbroken. Once
+ * the payer's own stream has an event the legacy one is not looked at; no new legacy stream is
+ * ever opened, so the choice never changes for a payer. A legacy store of another payer is
+ * never chosen: that payer's calls see and extend their own store only.
  */
-export function memoryStreamName(agentId: string, key: string): string {
-  return `${MEMORY_STREAM_PREFIX}${canonicalSha256([agentId, key])}`;
+async function storeStreamOf(ctx: CallContext, agentId: string, key: string): Promise<{ stream: string; state: MemoryState }> {
+  const own = memoryStreamName(ctx.payer, agentId, key);
+  const ownLoaded = await loadState(ctx.store, own, memoryDecider, parseMemoryEvent);
+  if (ownLoaded.revision !== undefined) return { stream: own, state: ownLoaded.state };
+  const legacy = legacyMemoryStreamName(agentId, key);
+  if (!(await isLegacyStoreOf(ctx, legacy))) return { stream: own, state: ownLoaded.state };
+  return { stream: legacy, state: (await loadState(ctx.store, legacy, memoryDecider, parseMemoryEvent)).state };
 }
 
-async function readMemoryState(ctx: CallContext, agentId: string, key: string): Promise<MemoryState> {
-  return (await loadState(ctx.store, memoryStreamName(agentId, key), memoryDecider, parseMemoryEvent)).state;
-}
-
-/** Runs after the payment is verified and before it is settled: another payer's store costs nothing. */
-async function authorizeOwner(input: { agent_id: string; key: string }, ctx: CallContext): Promise<Refusal | undefined> {
-  const state = await readMemoryState(ctx, input.agent_id, input.key);
-  if (mayUseStore(state, ctx.payer)) return undefined;
-  const refusal = foreignPayerRefusal();
-  return { status: refusal.status, error: refusal.error, message: refusal.message };
+/**
+ * Whether the legacy stream opens with this payer as its owner. Only its first event is read,
+ * so another payer's values are never loaded, and a legacy stream the audit would fail (no
+ * opening event) is nobody's store.
+ */
+async function isLegacyStoreOf(ctx: CallContext, legacy: string): Promise<boolean> {
+  const [first] = await ctx.store.readStream(legacy, { maxCount: 1 });
+  if (first?.type !== MEMORY_EVENT_TYPES.opened) return false;
+  const opened = memoryStoreOpenedSchema.safeParse(first.data);
+  return opened.success && opened.data.owner === ctx.payer.toLowerCase();
 }
 
 /** The record labels the version (kind, ruleset); the chain's stateHash covers the version's own members only (chain.ts). */
 export const MEMORY_VERSION_KIND = 'memory-version';
 export const MEMORY_NOT_FOUND_KIND = 'memory-not-found';
-const asRecord = (version: MemoryVersion): JsonObject => ({ kind: MEMORY_VERSION_KIND, ruleset: { ...MEMORY_CHAIN_RULESET }, ...version });
+const asRecord = (version: MemoryVersion): JsonObject => ({ kind: MEMORY_VERSION_KIND, ruleset: { ...rulesetOf(version) }, ...version });
 
-/** Appends one version (optimistic concurrency, retried), or returns the one this payment already wrote. */
+/**
+ * Puts and gets of one payer's store run one at a time in the process (the saga's state queue),
+ * so concurrent puts do not spend their optimistic retries on each other. The payer's own
+ * stream name is the key even for a legacy store: only its owner ever reaches it.
+ */
+const storeOfPayer = (input: { agent_id: string; key: string }, payer: string): string => memoryStreamName(payer, input.agent_id, input.key);
+
+/** Appends one version to the payer's store (optimistic concurrency, retried), or returns the one this payment already wrote. */
 export const memoryPut: Command<MemoryPutInput> = {
-  authorize: authorizeOwner,
-  stateStream: (input) => memoryStreamName(input.agent_id, input.key),
+  stateStream: storeOfPayer,
   async execute(input, ctx) {
-    const stream = memoryStreamName(input.agent_id, input.key);
+    const { stream } = await storeStreamOf(ctx, input.agent_id, input.key);
     const handled = await handleCommand(
       ctx.store,
       stream,
@@ -63,21 +77,22 @@ export const memoryPut: Command<MemoryPutInput> = {
 };
 
 /**
- * The stored version record itself, so that a put and a get of the same version sign the same
- * record; a missing store or version is a signed NOT-FOUND record instead.
+ * Reads the payer's own store only: the stored version record itself, so that a put and a get
+ * of the same version sign the same record; a missing store or version is a signed NOT-FOUND
+ * record instead, whether or not another payer keeps a store of the same (agent_id, key).
  */
 export const memoryGet: Command<MemoryGetInput> = {
-  authorize: authorizeOwner,
-  stateStream: (input) => memoryStreamName(input.agent_id, input.key),
+  stateStream: storeOfPayer,
   async execute(input, ctx) {
-    const state = await readMemoryState(ctx, input.agent_id, input.key);
-    if (!mayUseStore(state, ctx.payer)) throw foreignPayerRefusal();
+    const { state } = await storeStreamOf(ctx, input.agent_id, input.key);
+    assertOwnStore(state, ctx.payer);
     const found = input.version === undefined ? latestVersion(state) : versionNumbered(state, input.version);
     if (found) return { record: asRecord(found) };
     return {
       record: {
         kind: MEMORY_NOT_FOUND_KIND,
         ruleset: { ...MEMORY_CHAIN_RULESET },
+        owner: ctx.payer.toLowerCase(),
         agent_id: input.agent_id,
         key: input.key,
         outcome: 'NOT-FOUND',

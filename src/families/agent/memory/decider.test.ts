@@ -1,8 +1,9 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deciderSpec } from '../../../../test/support/decider-spec.ts';
-import { memoryDecider, type PutMemory } from './decider.ts';
-import { GENESIS_STATE_HASH, nextVersion } from './chain.ts';
+import { ForeignMemoryStore, latestVersion, memoryDecider, type PutMemory } from './decider.ts';
+import { GENESIS_STATE_HASH, nextVersion, verifyMemoryChain } from './chain.ts';
 import { MEMORY_EVENT_TYPES, type MemoryEvent } from './events.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
 import { PAYER_A, PAYER_B } from '../../../../test/support/call-context.ts';
 
 const put = (overrides: Partial<PutMemory> = {}): PutMemory => ({
@@ -19,38 +20,51 @@ const opened = (owner = PAYER_A): MemoryEvent => ({
   type: MEMORY_EVENT_TYPES.opened,
   data: { agent_id: 'agent-1', key: 'prefs', owner, openedAt: 1_767_225_600, paymentId: 'payment-a-1' },
 });
-const firstVersion = nextVersion(undefined, { agent_id: 'agent-1', key: 'prefs', value: { lang: 'en' }, writtenAt: 1_767_225_600 });
+const firstVersion = nextVersion(undefined, { owner: PAYER_A, agent_id: 'agent-1', key: 'prefs', value: { lang: 'en' }, writtenAt: 1_767_225_600 });
 const written: MemoryEvent = { type: MEMORY_EVENT_TYPES.versionWritten, data: { ...firstVersion, paymentId: 'payment-a-1' } };
+
+/** Version 1 as ruleset 1 wrote it, in a store opened before stores were scoped to their payer: no owner in the version. */
+const { owner: _owner, stateHash: _stateHash, ...unownedFirst } = firstVersion;
+const legacyFirstVersion = { ...unownedFirst, stateHash: canonicalSha256(unownedFirst) };
+const legacyWritten: MemoryEvent = { type: MEMORY_EVENT_TYPES.versionWritten, data: { ...legacyFirstVersion, paymentId: 'payment-a-1' } };
 
 const { given } = deciderSpec(memoryDecider);
 
 describe('memory decider', () => {
-  it('given no events, when a put, then the store opens for the payer and version 1 links to genesis', () => {
+  it("given no events, when a put, then the payer's store opens and version 1 names the payer and links to genesis", () => {
     given([])
       .when(put())
       .thenMatches([
         { type: MEMORY_EVENT_TYPES.opened, data: { owner: PAYER_A, agent_id: 'agent-1', key: 'prefs' } },
-        { type: MEMORY_EVENT_TYPES.versionWritten, data: { version: 1, prevStateHash: GENESIS_STATE_HASH, paymentId: 'payment-a-1' } },
+        { type: MEMORY_EVENT_TYPES.versionWritten, data: { owner: PAYER_A, version: 1, prevStateHash: GENESIS_STATE_HASH, paymentId: 'payment-a-1' } },
       ]);
   });
 
   it('given an opened store with one version, when the owner puts again, then version 2 links to version 1', () => {
     given([opened(), written])
       .when(put({ paymentId: 'payment-a-2', value: 2 }))
-      .thenMatches([{ type: MEMORY_EVENT_TYPES.versionWritten, data: { version: 2, prevStateHash: firstVersion.stateHash, value: 2 } }]);
+      .thenMatches([{ type: MEMORY_EVENT_TYPES.versionWritten, data: { owner: PAYER_A, version: 2, prevStateHash: firstVersion.stateHash, value: 2 } }]);
   });
 
   it('given the version this payment already wrote, when the same put resumes, then nothing new is appended', () => {
     given([opened(), written]).when(put()).thenNothing();
   });
 
-  it('given a store owned by another payer, when a put, then it is refused with 403 and no events', () => {
-    given([opened(PAYER_A), written]).when(put({ payer: PAYER_B, paymentId: 'payment-b-1' })).thenRefuses({ status: 403, error: 'forbidden' });
+  it("given a legacy store (its version names no owner), when its owner puts, then version 2 names the owner and links to the legacy version", () => {
+    const spec = given([opened(PAYER_A), legacyWritten]).when(put({ paymentId: 'payment-a-2', value: 2 }));
+    spec.thenMatches([{ type: MEMORY_EVENT_TYPES.versionWritten, data: { owner: PAYER_A, version: 2, prevStateHash: legacyFirstVersion.stateHash } }]);
+    const state = spec.thenState();
+    expect(verifyMemoryChain(state.versions.toArray().map((v) => v.version))).toEqual([]);
+    expect(latestVersion(state)?.owner).toBe(PAYER_A);
+  });
+
+  it("given another payer's store, when a put, then the decider never extends it and answers no refusal (no 403: that would tell who keeps which store)", () => {
+    given([opened(PAYER_A), written]).when(put({ payer: PAYER_B, paymentId: 'payment-b-1' })).thenThrows(ForeignMemoryStore);
   });
 
   it('treats the payer address case-insensitively', () => {
     given([opened(PAYER_A), written])
       .when(put({ payer: PAYER_A.toUpperCase().replace('0X', '0x'), paymentId: 'p-2' }))
-      .thenMatches([{ type: MEMORY_EVENT_TYPES.versionWritten }]);
+      .thenMatches([{ type: MEMORY_EVENT_TYPES.versionWritten, data: { owner: PAYER_A } }]);
   });
 });

@@ -1,10 +1,10 @@
 import { nextVersion, type MemoryVersion } from './chain.ts';
 import { MEMORY_EVENT_TYPES, type MemoryEvent } from './events.ts';
 import type { JsonValue } from '../../../signing/rfc8785.ts';
-import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
+import type { Decider } from '../../../kernel/decider.ts';
 import { KeyedHistory } from '../../../kernel/keyed-history.ts';
 
-/** One memory store: who owns it, and its versions in order with the payment that wrote each (how a resumed put finds the version it already wrote). */
+/** One payer's memory store: whose it is, and its versions in order with the payment that wrote each (how a resumed put finds the version it already wrote). */
 export interface MemoryState {
   owner: string | null;
   versions: KeyedHistory<{ version: MemoryVersion; paymentId: string }>;
@@ -21,26 +21,34 @@ export interface PutMemory {
 
 export const initialMemoryState: MemoryState = { owner: null, versions: KeyedHistory.empty((v) => v.paymentId) };
 
-export function foreignPayerRefusal(): DomainRefusal {
-  return new DomainRefusal(403, 'forbidden', 'this memory store belongs to another payer');
+/**
+ * A stream of another payer's store handed to a put or a get of this payer. Every store is its
+ * payer's alone (commands.ts picks the stream from the payer), so this is a fault of the service,
+ * never an answer to a caller: nothing is read from or written to that store.
+ */
+export class ForeignMemoryStore extends Error {
+  constructor(owner: string, payer: string) {
+    super(`memory store of ${owner} handed to a call of ${payer}`);
+    this.name = 'ForeignMemoryStore';
+  }
 }
 
-/** Whether `payer` may read or write the store: anyone may create it, only the owner may use it. */
-export function mayUseStore(state: Pick<MemoryState, 'owner'>, payer: string): boolean {
-  return state.owner === null || state.owner === payer.toLowerCase();
+/** Throws unless the store is the payer's own or is not opened yet. */
+export function assertOwnStore(state: Pick<MemoryState, 'owner'>, payer: string): void {
+  if (state.owner !== null && state.owner !== payer.toLowerCase()) throw new ForeignMemoryStore(state.owner, payer.toLowerCase());
 }
 
 export const memoryDecider: Decider<PutMemory, MemoryEvent, MemoryState> = {
   initialState: initialMemoryState,
   decide(put, state) {
-    if (!mayUseStore(state, put.payer)) throw foreignPayerRefusal();
+    assertOwnStore(state, put.payer);
     // A resumed put finds its own version already written: nothing more to append.
     if (versionWrittenBy(state, put.paymentId)) return [];
     const opened: MemoryEvent[] =
       state.owner === null
         ? [{ type: MEMORY_EVENT_TYPES.opened, data: { agent_id: put.agent_id, key: put.key, owner: put.payer.toLowerCase(), openedAt: put.now, paymentId: put.paymentId } }]
         : [];
-    const version = nextVersion(latestVersion(state), { agent_id: put.agent_id, key: put.key, value: put.value, writtenAt: put.now });
+    const version = nextVersion(latestVersion(state), { owner: put.payer, agent_id: put.agent_id, key: put.key, value: put.value, writtenAt: put.now });
     return [...opened, { type: MEMORY_EVENT_TYPES.versionWritten, data: { ...version, paymentId: put.paymentId } }];
   },
   evolve(state, event) {
