@@ -82,6 +82,14 @@ const settingsSchema = z
     ENGINE_QUEUE: wholeNumber(0, 256).default(2),
     /** The heap of each engine thread, in MB: an input that needs more is refused (422), and the service's own heap is never at stake. */
     ENGINE_HEAP_MB: wholeNumber(64, 8192).default(512),
+    /**
+     * How long one job may hold an engine thread, in ms: past it the thread is ended and the call
+     * answered 503 engine_timeout, free when the engine ran before settlement. The slowest inputs
+     * the operations accept measured 22-25 s (a 50,000-row table to DOCX) and 7-18 s (a 2,000-sentence
+     * brief) on a loaded 2-core machine: 60 s leaves them more than twice that, and still frees a
+     * thread held by a loop within a minute.
+     */
+    ENGINE_JOB_TIMEOUT_MS: wholeNumber(100, 3_600_000).default(60_000),
     /** The PDF the ebook routes sell; unset: the service's own handbook, generated into DATA_DIR. */
     EBOOK_PATH: z.string().min(1).optional(),
     /** Signed research: a directory of the operator's own .md and .txt documents, searched beside the shipped library. */

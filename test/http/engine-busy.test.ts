@@ -3,9 +3,10 @@ import { pricedOperations } from '../../src/catalog/index.ts';
 import { engineThreadsFor } from '../../src/kernel/engine-threads/pool.ts';
 import { postTo, useTestService } from '../support/service.ts';
 
-// Settings of their own, so this file holds a pool no other test shares.
-const threadSettings = { ENGINE_THREADS: 1, ENGINE_QUEUE: 0, ENGINE_HEAP_MB: 320 };
-const service = useTestService({ ENGINE_THREADS: '1', ENGINE_QUEUE: '0', ENGINE_HEAP_MB: '320' });
+// Settings of their own, so this file holds a pool no other test shares; a job time limit longer
+// than the hold below, so the held thread stays held for the whole file.
+const threadSettings = { ENGINE_THREADS: 1, ENGINE_QUEUE: 0, ENGINE_HEAP_MB: 320, ENGINE_JOB_TIMEOUT_MS: 600_000 };
+const service = useTestService({ ENGINE_THREADS: '1', ENGINE_QUEUE: '0', ENGINE_HEAP_MB: '320', ENGINE_JOB_TIMEOUT_MS: '600000' });
 const testEngines = new URL('../../src/kernel/engine-threads/test-engines.test-support.ts', import.meta.url);
 
 const threaded = pricedOperations().filter((op) => op.command?.runsOnEngineThread);

@@ -5,12 +5,13 @@ import type { CanonicalRecord } from '../../signing/seal.ts';
 import { workerScript } from '../worker-script.ts';
 import type { Settings } from '../../config.ts';
 import type { Refusal } from '../refusal.ts';
+import { UnavailableNowError } from '../unavailable.ts';
 
 /**
  * A bounded pool of threads that run the engines whose worst inputs take seconds or hundreds of
  * MB (document conversion, code review), so that such a call holds neither the event loop nor
  * the process's heap: every other call goes on while it runs, and an input that needs more than
- * the thread's heap ends that thread, not the service.
+ * the thread's heap, or more than a job's time, ends that thread, not the service.
  */
 export interface EngineThreadOptions {
   threads: number;
@@ -18,6 +19,8 @@ export interface EngineThreadOptions {
   queue: number;
   /** Old-generation heap of each thread, in MB. */
   heapMb: number;
+  /** How long one job may hold its thread; past it the thread is ended, so that no input or loop holds it for good. */
+  jobTimeoutMs: number;
   /** Idle threads are ended after this, so an idle service holds none. */
   idleMs?: number;
 }
@@ -31,6 +34,17 @@ export class EngineOutOfMemoryError extends Error {
   constructor(readonly heapMb: number) {
     super(`the engine needed more than the ${heapMb} MB heap of its thread`);
     this.name = 'EngineOutOfMemoryError';
+  }
+}
+
+/**
+ * The engine held its thread past the job's time limit and the thread was ended. How long a job
+ * takes depends on the machine's load as well as on the input, so this is no verdict on the input.
+ */
+export class EngineTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the engine ran past the ${timeoutMs} ms time limit of a job on its thread`);
+    this.name = 'EngineTimeoutError';
   }
 }
 
@@ -53,6 +67,8 @@ interface Pending {
 interface Thread {
   worker: Worker;
   running?: Pending;
+  /** Ends the thread should its running job outlast the time limit. */
+  deadline?: NodeJS.Timeout;
   /** Jobs given to it so far: the modules they loaded stay in its heap. */
   jobs: number;
 }
@@ -122,6 +138,9 @@ export class EngineThreads {
       thread.jobs++;
       thread.worker.ref();
       thread.worker.postMessage(pending.job);
+      thread.deadline = setTimeout(() => this.timedOut(thread, pending), this.options.jobTimeoutMs);
+      // The running worker is what keeps the process alive for the job, not its deadline.
+      thread.deadline.unref();
     }
     if (this.busy() === 0 && this.threads.size > 0) {
       this.idleTimer = setTimeout(() => void this.close(), this.options.idleMs ?? 30_000);
@@ -157,7 +176,7 @@ export class EngineThreads {
   private answered(thread: Thread, reply: EngineReply): void {
     const pending = thread.running;
     if (!pending || pending.job.id !== reply.id) return;
-    thread.running = undefined;
+    this.finished(thread);
     thread.worker.unref();
     if (reply.ok) pending.resolve(reply.canonical ? { value: reply.value, canonical: reply.canonical } : { value: reply.value });
     else pending.reject(rebuilt(reply.thrown));
@@ -171,29 +190,54 @@ export class EngineThreads {
   private lose(thread: Thread, err: Error): void {
     if (!this.threads.delete(thread)) return;
     const pending = thread.running;
-    thread.running = undefined;
+    this.finished(thread);
     if (pending && err instanceof EngineOutOfMemoryError && thread.jobs > 1 && !pending.onFreshThread) this.waiting.unshift({ ...pending, onFreshThread: true });
     else pending?.reject(err);
     this.dispatch();
   }
 
+  /**
+   * A job past its time limit: its thread is ended (a loop never yields, so nothing less stops
+   * it) and forgotten at once, so that whatever it might still post answers nothing, and the calls
+   * waiting get a new thread.
+   */
+  private timedOut(thread: Thread, pending: Pending): void {
+    if (thread.running !== pending) return;
+    this.threads.delete(thread);
+    this.finished(thread);
+    pending.reject(new EngineTimeoutError(this.options.jobTimeoutMs));
+    void thread.worker.terminate();
+    this.dispatch();
+  }
+
   private async end(thread: Thread, err: Error): Promise<void> {
     this.threads.delete(thread);
-    thread.running?.reject(err);
-    thread.running = undefined;
+    const pending = thread.running;
+    this.finished(thread);
+    pending?.reject(err);
     await thread.worker.terminate();
+  }
+
+  /** The thread runs nothing any more: its job's deadline goes with it. */
+  private finished(thread: Thread): void {
+    clearTimeout(thread.deadline);
+    thread.deadline = undefined;
+    thread.running = undefined;
   }
 }
 
-type ThreadSettings = Pick<Settings, 'ENGINE_THREADS' | 'ENGINE_QUEUE' | 'ENGINE_HEAP_MB'>;
+type ThreadSettings = Pick<Settings, 'ENGINE_THREADS' | 'ENGINE_QUEUE' | 'ENGINE_HEAP_MB' | 'ENGINE_JOB_TIMEOUT_MS'>;
 
 const shared = new Map<string, EngineThreads>();
 
 /** The process's pool for these settings (one per distinct settings, so tests with their own get their own). */
 export function engineThreadsFor(settings: ThreadSettings): EngineThreads {
-  const key = `${settings.ENGINE_THREADS}/${settings.ENGINE_QUEUE}/${settings.ENGINE_HEAP_MB}`;
+  const key = `${settings.ENGINE_THREADS}/${settings.ENGINE_QUEUE}/${settings.ENGINE_HEAP_MB}/${settings.ENGINE_JOB_TIMEOUT_MS}`;
   let pool = shared.get(key);
-  if (!pool) shared.set(key, (pool = new EngineThreads({ threads: settings.ENGINE_THREADS, queue: settings.ENGINE_QUEUE, heapMb: settings.ENGINE_HEAP_MB })));
+  if (!pool) {
+    const options = { threads: settings.ENGINE_THREADS, queue: settings.ENGINE_QUEUE, heapMb: settings.ENGINE_HEAP_MB, jobTimeoutMs: settings.ENGINE_JOB_TIMEOUT_MS };
+    shared.set(key, (pool = new EngineThreads(options)));
+  }
   return pool;
 }
 
@@ -203,24 +247,29 @@ export function engineThreadsBusy(settings: ThreadSettings): Refusal | undefined
   return { status: 503, error: 'engine_busy', message: 'every engine thread is busy and the queue is full; nothing was charged, retry shortly', retryAfterSeconds: 2 };
 }
 
-/**
- * Runs an engine on the pool; an input that needs more than a thread's heap is a DomainRefusal
- * (422 INVALID-INPUT), decided by the input as any other: the same input meets it again.
- */
+/** Runs an engine on the pool, a thread's limits answered as a paid call answers them (answeringThreadLimits). */
 export function runOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<T> {
-  return refusingOutOfMemory(engineThreadsFor(settings).run<T>(module, exportName, args));
+  return answeringThreadLimits(engineThreadsFor(settings).run<T>(module, exportName, args));
 }
 
 /** runOnEngineThread for an engine that answers a command's result: with its record's canonical form (EngineThreads.runForRecord). */
 export function runRecordOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<{ value: T; canonical: CanonicalRecord }> {
-  return refusingOutOfMemory(engineThreadsFor(settings).runForRecord<T>(module, exportName, args));
+  return answeringThreadLimits(engineThreadsFor(settings).runForRecord<T>(module, exportName, args));
 }
 
-async function refusingOutOfMemory<T>(running: Promise<T>): Promise<T> {
+/**
+ * An input that needs more than a thread's heap is a DomainRefusal (422 INVALID-INPUT), decided
+ * by the input as any other: the same input meets it again. A job past the time limit is not:
+ * how long it runs depends on the machine's load too, so it is 503 engine_timeout, to retry.
+ */
+async function answeringThreadLimits<T>(running: Promise<T>): Promise<T> {
   try {
     return await running;
   } catch (err) {
-    if (!(err instanceof EngineOutOfMemoryError)) throw err;
-    throw new DomainRefusal(422, 'input_too_complex', `this input needs more than the ${err.heapMb} MB heap of an engine thread (ENGINE_HEAP_MB): split it or make it simpler`, 'INVALID-INPUT');
+    if (err instanceof EngineOutOfMemoryError)
+      throw new DomainRefusal(422, 'input_too_complex', `this input needs more than the ${err.heapMb} MB heap of an engine thread (ENGINE_HEAP_MB): split it or make it simpler`, 'INVALID-INPUT');
+    if (err instanceof EngineTimeoutError)
+      throw new UnavailableNowError('engine_timeout', `the engine was stopped at its time limit, ENGINE_JOB_TIMEOUT_MS of ${err.timeoutMs} ms; if this repeats, the input costs too much to run: split it or make it simpler`);
+    throw err;
   }
 }

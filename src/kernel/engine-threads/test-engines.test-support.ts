@@ -32,6 +32,11 @@ export function busyFor(ms: number): number {
   return spins;
 }
 
+/** Never answers, as a loop an input or a bug sends an engine into: only ending its thread stops it. */
+export function spinForever(): never {
+  for (;;) busyFor(1_000);
+}
+
 /** The thread that ran it, after holding that thread for `ms`: two at once on two threads answer two ids. */
 export function threadAfter(ms: number): number {
   busyFor(ms);

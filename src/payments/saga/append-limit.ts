@@ -7,8 +7,9 @@ import { AppendTooLargeError, type EventData, type EventStore } from '../../even
 import { DomainRefusal } from '../../kernel/decider.ts';
 import type { CallContext } from '../../kernel/operation.ts';
 import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
+import { UnavailableNowError } from '../../kernel/unavailable.ts';
 import { signedEvent, signedOf } from './claim.ts';
-import { callContext, type PaidCallOutcome, type SagaStep } from './context.ts';
+import { callContext, unavailableNow, type PaidCallOutcome, type SagaStep } from './context.ts';
 import type { PaymentProgress } from './payment-stream.ts';
 
 /**
@@ -31,6 +32,8 @@ export async function runBeforeSettling(step: SagaStep, progress: PaymentProgres
     // Decided on the state as it is now (another process changed it since authorize): refused
     // while nothing has moved, rather than after the transfer.
     if (err instanceof DomainRefusal) return { refused: { kind: 'refused', refusal: err.asRefusal() } };
+    // Not now (an engine past its time limit): answered while nothing has moved, to retry.
+    if (err instanceof UnavailableNowError) return { refused: unavailableNow(err, false) };
     // A failure the settled call meets again and answers as it always has.
     return undefined;
   }

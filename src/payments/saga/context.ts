@@ -1,4 +1,5 @@
 import type { CallContext, PricedOperation, Refusal, ServiceDeps } from '../../kernel/operation.ts';
+import type { UnavailableNowError } from '../../kernel/unavailable.ts';
 import type { JsonObject } from '../../signing/rfc8785.ts';
 import type { Settler, VerifiedPayment } from '../settlers/settler.ts';
 import type { PaymentAuthorized, PaymentSettled } from './events.ts';
@@ -32,12 +33,18 @@ export type PaidCallOutcome =
   /** 409: the payment identifier was first used with another payload. */
   | { kind: 'identifier-conflict'; message: string }
   /**
-   * 503: the call cannot complete now (settlement or the event store unavailable). `charged`: a
-   * settlement is durable, so the payment was taken and a retry with it completes the call.
+   * 503: the call cannot complete now (settlement or the event store unavailable, an engine past
+   * its time limit: kernel/unavailable.ts). `charged`: a settlement is durable, so the payment
+   * was taken and a retry with it completes the call.
    */
   | { kind: 'unavailable'; reason: string; message: string; charged: boolean }
   /** The command failed after the payment was settled: the payment was taken; a retry resumes the call. */
   | { kind: 'failed-after-charge'; error: unknown; transaction: string };
+
+/** The command could not finish now: 503, and a retry with the same payment may complete the call. `charged`: a settlement is durable. */
+export function unavailableNow(err: UnavailableNowError, charged: boolean): PaidCallOutcome {
+  return { kind: 'unavailable', reason: err.reason, message: err.message, charged };
+}
 
 /** What every step of one paid call works with. */
 export interface SagaStep {

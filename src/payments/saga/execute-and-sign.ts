@@ -2,9 +2,10 @@ import { AppendTooLargeError, EventStoreUnavailableError } from '../../events/po
 import { DomainRefusal } from '../../kernel/decider.ts';
 import type { CallContext } from '../../kernel/operation.ts';
 import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
+import { UnavailableNowError } from '../../kernel/unavailable.ts';
 import { resultTooLarge, tooLargeToAppend } from './append-limit.ts';
 import { appendClaim, authorizedEvent, claimBeforeFirstAppend, ClaimLostError, settledEvent, signedEvent, signedOf } from './claim.ts';
-import { callContext, type PaidCallOutcome, type SagaStep } from './context.ts';
+import { callContext, unavailableNow, type PaidCallOutcome, type SagaStep } from './context.ts';
 import type { PaymentAuthorized } from './events.ts';
 import type { PaymentProgress } from './payment-stream.ts';
 import { settledOf, settlementFailure } from './settle.ts';
@@ -24,6 +25,7 @@ export async function executeAndSign(step: SagaStep, progress: PaymentProgress, 
     return { kind: 'signed', body: result.body, settlement: settled.data, sha256: result.seal.sha256, position: appended.position };
   } catch (err) {
     if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: true };
+    if (err instanceof UnavailableNowError) return unavailableNow(err, true);
     if (err instanceof DomainRefusal) return { kind: 'refused-after-charge', refusal: err.asRefusal(), transaction: settled.data.transaction };
     return { kind: 'failed-after-charge', error: err, transaction: settled.data.transaction };
   }
@@ -65,6 +67,9 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
     // claim has settled, so the next call for the stream reads what the claim left.
     const claimed = await claimingStore.claimedYet().catch(() => false);
     if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: claimed };
+    // Nothing is signed; unless the command appended (which claimed the payment), nothing is
+    // stored either, and the same payment can be sent again.
+    if (err instanceof UnavailableNowError) return unavailableNow(err, claimed);
     // A domain append too large for the store is refused before the claim (claimBeforeFirstAppend).
     if (err instanceof AppendTooLargeError) return claimed ? { kind: 'failed-after-charge', error: err, transaction: settled.transaction } : resultTooLarge(err.bytes, err.limit);
     // Decided before the command's first append, the claim with it: nothing was taken.

@@ -1,6 +1,7 @@
 import { EventStoreUnavailableError } from '../../events/port.ts';
 import { presentSignedResult, runOperation } from '../../kernel/run-operation.ts';
-import type { PaidCallOutcome, SagaStep } from './context.ts';
+import { UnavailableNowError } from '../../kernel/unavailable.ts';
+import { unavailableNow, type PaidCallOutcome, type SagaStep } from './context.ts';
 import type { PaymentProgress } from './payment-stream.ts';
 
 /**
@@ -21,9 +22,10 @@ export async function replayResult(step: SagaStep, progress: PaymentProgress): P
     rebuilt = await runOperation(op, step.call.input, { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream });
   } catch (err) {
     // The call was paid and its record is stored: whatever stops the rebuild now (an engine
-    // thread's heap set lower since, a store that is down) is answered as a charged call to
-    // retry, never as a refusal that reads as free.
+    // thread's heap set lower since, a store that is down, an engine past its time limit) is
+    // answered as a charged call to retry, never as a refusal that reads as free.
     if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: true };
+    if (err instanceof UnavailableNowError) return unavailableNow(err, true);
     return { kind: 'failed-after-charge', error: err, transaction: settlement.transaction };
   }
   if (rebuilt.seal.sha256 !== stored.sha256) return { kind: 'failed-after-charge', error: new Error(`${op.id} did not rebuild its stored record ${stored.sha256}`), transaction: settlement.transaction };

@@ -7,6 +7,7 @@ import { createMemoryEventStore } from '../../events/memory-store.ts';
 import { EventStoreUnavailableError, type EventStore } from '../../events/port.ts';
 import { DomainRefusal } from '../../kernel/decider.ts';
 import type { ServiceDeps } from '../../kernel/operation.ts';
+import { UnavailableNowError } from '../../kernel/unavailable.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
 import { createGateway } from '../gateway.ts';
 import { createLocalSettler, localSettlement } from '../settlers/local.ts';
@@ -244,6 +245,40 @@ describe('outputs answered beside the record', () => {
     const req = { op: refusingOnReplay, input: op.input.parse(input), requestHash, payment: { header: 'PAYMENT-SIGNATURE' as const, value: p.header } };
     expect(await gateway.handle(req, deps)).toMatchObject({ kind: 'paid' });
     expect(await gateway.handle(req, deps)).toMatchObject({ kind: 'failed-after-charge' });
+  });
+});
+
+describe('a command that cannot finish now (an engine stopped at its time limit)', () => {
+  /** Stopped at its first run, as an engine on a loaded machine; signed at the next. */
+  const stoppedOnce = (runs = { count: 0 }) => ({
+    ...op,
+    command: {
+      async execute(raw: unknown, ctx: { now: number }) {
+        if (++runs.count === 1) throw new UnavailableNowError('engine_timeout', 'the engine was stopped at its time limit of 200 ms');
+        return op.command!.execute(raw, ctx as never);
+      },
+    },
+  });
+
+  it('after the transfer: 503 saying the payment was taken; the retry with the same payment completes without a second transfer', async () => {
+    const deps = freshDeps();
+    const settler = countingSettler();
+    const call = { ...(await paidCall(deps)), op: stoppedOnce() };
+    const saga = createPaidCallSaga(settler);
+    expect(await saga.run(call, deps)).toEqual({ kind: 'unavailable', reason: 'engine_timeout', message: 'the engine was stopped at its time limit of 200 ms', charged: true });
+    expect((await saga.run(call, deps)).kind).toBe('signed');
+    expect(settler.transfers).toBe(1);
+  });
+
+  it('measured before settling (a store that limits appends): 503 with nothing charged, then the same payment completes', async () => {
+    const deps = { ...freshDeps(), store: createMemoryEventStore({ appendLimitBytes: 64 * 1024 }) };
+    const settler = countingSettler();
+    const call = { ...(await paidCall(deps)), op: stoppedOnce() };
+    const saga = createPaidCallSaga(settler);
+    expect(await saga.run(call, deps)).toMatchObject({ kind: 'unavailable', reason: 'engine_timeout', charged: false });
+    expect(settler.transfers).toBe(0);
+    expect((await saga.run(call, deps)).kind).toBe('signed');
+    expect(settler.transfers).toBe(1);
   });
 });
 

@@ -58,7 +58,7 @@ async function handbookPath(settings: EbookSettings): Promise<string> {
   return fileMadeOnce(join(settings.DATA_DIR, 'ebook', `handbook-${source.sha256.slice(0, 16)}.pdf`), render);
 }
 
-type EbookSettings = Pick<Settings, 'EBOOK_PATH' | 'DATA_DIR' | 'EBOOK_SAMPLE_PAGES' | 'ENGINE_THREADS' | 'ENGINE_QUEUE' | 'ENGINE_HEAP_MB'>;
+type EbookSettings = Pick<Settings, 'EBOOK_PATH' | 'DATA_DIR' | 'EBOOK_SAMPLE_PAGES' | 'ENGINE_THREADS' | 'ENGINE_QUEUE' | 'ENGINE_HEAP_MB' | 'ENGINE_JOB_TIMEOUT_MS'>;
 
 /** Opens the PDF being sold: its size, SHA-256 and page count (pdf-lib), or why it cannot be sold. */
 async function openEbook(settings: EbookSettings): Promise<EbookState> {
