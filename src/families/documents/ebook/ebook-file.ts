@@ -4,6 +4,7 @@ import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Settings } from '../../../config.ts';
 import { runOnEngineThread } from '../../../kernel/engine-threads/pool.ts';
+import { UnavailableNowError } from '../../../kernel/unavailable.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
 
 export interface Ebook {
@@ -17,7 +18,8 @@ export interface Ebook {
   samplePages: number;
 }
 
-export type EbookState = { ok: true; ebook: Ebook } | { ok: false; reason: string };
+/** `forNow`: the failure is of the moment (the handbook's render stopped at the engine's time limit), not of the file. */
+export type EbookState = { ok: true; ebook: Ebook } | { ok: false; reason: string; forNow?: true };
 
 /** The SHA-256 of a file, read as a stream: a large ebook is never held in memory. */
 async function fileSha256(path: string): Promise<string> {
@@ -67,7 +69,7 @@ async function openEbook(settings: EbookSettings): Promise<EbookState> {
   try {
     path = settings.EBOOK_PATH ?? (await handbookPath(settings));
   } catch (err) {
-    return { ok: false, reason: `the handbook could not be generated: ${(err as Error).message}` };
+    return { ok: false, reason: `the handbook could not be generated: ${(err as Error).message}`, ...(err instanceof UnavailableNowError ? { forNow: true as const } : {}) };
   }
   try {
     const { size } = await stat(path);
@@ -90,6 +92,10 @@ export function ebookOf(settings: EbookSettings): Promise<EbookState> {
   if (!state) {
     state = openEbook(settings);
     opened.set(key, state);
+    // Kept, a render stopped on a loaded machine would leave the ebook unsold until a restart.
+    void state.then((s) => {
+      if (!s.ok && s.forNow) opened.delete(key);
+    });
   }
   return state;
 }
