@@ -18,6 +18,16 @@ export function eip191Digest(message: string): Uint8Array {
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 
+/**
+ * How far a signed proof's `signed_at` may be from the service's clock, either way: a proof
+ * captured from one call goes stale instead of serving whoever holds it later.
+ */
+export const SIGNED_PROOF_WINDOW_SECONDS = 300;
+
+export function isWithinProofWindow(signedAt: number, now: number): boolean {
+  return Math.abs(now - signedAt) <= SIGNED_PROOF_WINDOW_SECONDS;
+}
+
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** multicodec varint of ed25519-pub (0xed), as it prefixes a did:key's public key. */
 const ED25519_MULTICODEC = [0xed, 0x01] as const;
