@@ -1,18 +1,27 @@
 import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
 import { KeyedHistory } from '../../../kernel/keyed-history.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
-import { assessContainment, type ContainmentInput } from './engine.ts';
+import { checkAgentProof } from './agent-proof.ts';
+import { assessContainment, type AgentProofVerdict, type ContainmentInput } from './engine.ts';
 import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
 
-/** An agent's containment registrations: who registered first, and every registration in order with the paid call that made it. */
+/**
+ * An agent's containment registrations: who registered first, the signed_at of the latest
+ * registration the agent itself proved (null while it has proved none), and every registration
+ * in order with the paid call that made it.
+ */
 export interface ContainmentState {
   registrar: string | null;
+  agentProofSignedAt: number | null;
   registrations: KeyedHistory<{ registration: JsonObject; paymentId: string }>;
 }
 
 /** The registration the paid call `paymentId` made, if it did. */
 export const registrationBy = (state: ContainmentState, paymentId: string): JsonObject | undefined =>
   state.registrations.latestWithKey(paymentId)?.registration;
+
+/** Once the agent has proved a registration, only the agent (a later proof) may supersede it. */
+export const isAgentControlled = (state: Pick<ContainmentState, 'agentProofSignedAt'>): boolean => state.agentProofSignedAt !== null;
 
 export interface RegisterContainment {
   input: ContainmentInput;
@@ -21,29 +30,61 @@ export interface RegisterContainment {
   now: number;
 }
 
-export const initialContainmentState: ContainmentState = { registrar: null, registrations: KeyedHistory.empty((r) => r.paymentId) };
+export const initialContainmentState: ContainmentState = { registrar: null, agentProofSignedAt: null, registrations: KeyedHistory.empty((r) => r.paymentId) };
 
-export function foreignRegistrarRefusal(): DomainRefusal {
-  return new DomainRefusal(403, 'forbidden', "this agent's containment registrations belong to another payer: only the payer that first registered the agent may supersede them");
+/** Why a proof that was sent did not count, for a refusal that would have accepted a proof. */
+function unprovenBecause(proof: AgentProofVerdict): string {
+  return 'reason' in proof ? `; the agent_proof sent does not count: ${proof.reason}` : '';
 }
 
-/** Anyone may register a new agent; only its first registrar may supersede the registration. */
-export function mayRegister(state: Pick<ContainmentState, 'registrar'>, payer: string): boolean {
-  return state.registrar === null || state.registrar === payer.toLowerCase();
+/**
+ * Who may supersede an agent's registration. Anyone may register a new agent. A registration the
+ * agent proved (its own signature, fresh) supersedes whoever registered before, if its signed_at
+ * is later than the last proof's, so a replayed proof supersedes nothing. Without such a proof,
+ * only the payer that first registered the agent may supersede it, and only while the agent has
+ * proved nothing. Decided by the stored stream: 403 after the payment is verified, before it is
+ * settled, nothing charged.
+ */
+export function supersessionRefusal(state: Pick<ContainmentState, 'registrar' | 'agentProofSignedAt'>, payer: string, proof: AgentProofVerdict): DomainRefusal | undefined {
+  if (proof.status === 'VERIFIED') {
+    if (state.agentProofSignedAt === null || proof.signed_at > state.agentProofSignedAt) return undefined;
+    return new DomainRefusal(
+      403,
+      'forbidden',
+      `a registration the agent signed at signed_at ${state.agentProofSignedAt} is already recorded: only a registration signed by the agent DID with a later signed_at may supersede it (a proof is accepted once); sign the registration again`,
+    );
+  }
+  if (state.registrar === null) return undefined;
+  if (isAgentControlled(state))
+    return new DomainRefusal(403, 'forbidden', `this agent's containment registration is signed by the agent itself: only a registration signed by the agent DID (agent_proof, with a signed_at after ${state.agentProofSignedAt}) may supersede it${unprovenBecause(proof)}`);
+  if (state.registrar !== payer.toLowerCase())
+    return new DomainRefusal(403, 'forbidden', `this agent's containment registrations belong to another payer: only the payer that first registered the agent, or a registration signed by the agent DID (agent_proof), may supersede them${unprovenBecause(proof)}`);
+  return undefined;
 }
 
 export const containmentDecider: Decider<RegisterContainment, ContainmentEvent, ContainmentState> = {
   initialState: initialContainmentState,
   decide(command, state) {
-    if (!mayRegister(state, command.payer)) throw foreignRegistrarRefusal();
+    // A resumed call finds its own registration, whatever was decided after it.
     if (registrationBy(state, command.paymentId)) return [];
+    const agentProof = checkAgentProof(command.input, command.now);
+    const refusal = supersessionRefusal(state, command.payer, agentProof);
+    if (refusal) throw refusal;
     const previous = state.registrations.last()?.registration;
-    const registration = assessContainment(command.input, { version: state.registrations.length + 1, supersedes: previous ? String(previous['registration_id']) : null, now: command.now });
-    return [{ type: CONTAINMENT_REGISTERED, data: { registration, registration_id: String(registration['registration_id']), registrar: command.payer.toLowerCase(), paymentId: command.paymentId } }];
+    const proved = agentProof.status === 'VERIFIED' ? { agentProofSignedAt: agentProof.signed_at } : {};
+    const registration = assessContainment(command.input, {
+      version: state.registrations.length + 1,
+      supersedes: previous ? String(previous['registration_id']) : null,
+      now: command.now,
+      agentProof,
+      agentControlled: isAgentControlled(state) || agentProof.status === 'VERIFIED',
+    });
+    return [{ type: CONTAINMENT_REGISTERED, data: { registration, registration_id: String(registration['registration_id']), registrar: command.payer.toLowerCase(), paymentId: command.paymentId, ...proved } }];
   },
   evolve(state, event) {
     return {
       registrar: state.registrar ?? event.data.registrar,
+      agentProofSignedAt: event.data.agentProofSignedAt ?? state.agentProofSignedAt,
       registrations: state.registrations.append({ registration: event.data.registration, paymentId: event.data.paymentId }),
     };
   },

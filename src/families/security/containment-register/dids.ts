@@ -1,4 +1,4 @@
-import { ed25519KeyOfDidKey, EVM_ADDRESS } from '../../../kernel/offline-signatures.ts';
+import { ed25519KeyOfDidKey, EVM_ADDRESS, verifyBySigner } from '../../../kernel/offline-signatures.ts';
 
 export type DidCheck = { syntax: 'valid'; method: string; resolution: 'decoded offline' | 'unresolved (offline)' } | { syntax: 'invalid'; reason: string };
 
@@ -63,6 +63,14 @@ function canonicalWebHost(segment: string): string {
   if (after.length !== 1 || !/^\d+$/.test(after[0]!)) return [host, ...after].join('%3A');
   const port = BigInt(after[0]!).toString();
   return port === '443' ? host : `${host}%3A${port}`;
+}
+
+/**
+ * A signature by `signer` over `message`, checked offline: a did:key with Ed25519, a
+ * did:pkh:eip155 or an EVM address with EIP-191 (a raw Ed25519 key in hex or base64 also works).
+ */
+export function verifyByDid(signer: string, message: string, signature: string): ReturnType<typeof verifyBySigner> {
+  return verifyBySigner(evmAddressOfDidPkh(signer) ?? signer, message, signature);
 }
 
 export function evmAddressOfDidPkh(did: string): string | undefined {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
-import { assessContainment, ruleMessage, type ContainmentInput } from './engine.ts';
+import { assessContainment, ruleMessage, type ContainmentInput, type RegistrationContext } from './engine.ts';
 import { containmentRegister } from './operation.ts';
 
 const example = containmentRegister.example as ContainmentInput;
-const context = { version: 1, supersedes: null, now: 1_767_225_600 };
+const context: RegistrationContext = { version: 1, supersedes: null, now: 1_767_225_600, agentProof: { status: 'NOT-PROVIDED' }, agentControlled: false };
 
 describe('containment readiness', () => {
   it('READY with an agent DID, a contact DID, a policy and a notify rule whose Ed25519 signature verifies', () => {

@@ -1,9 +1,15 @@
 import { canonicalText, type JsonObject, type JsonValue } from '../../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
-import { verifyBySigner } from '../../../kernel/offline-signatures.ts';
-import { checkDid, evmAddressOfDidPkh } from './dids.ts';
+import { SIGNED_PROOF_WINDOW_SECONDS, type SignatureScheme } from '../../../kernel/offline-signatures.ts';
+import { checkDid, verifyByDid } from './dids.ts';
 
-export const CONTAINMENT_RULESET = { id: 'containment-registration', version: '1', signed_message: 'RFC 8785 text of {agent_did, action, trigger, target, signer}' } as const;
+export const CONTAINMENT_RULESET = {
+  id: 'containment-registration',
+  version: '2',
+  signed_message: 'RFC 8785 text of {agent_did, action, trigger, target, signer}',
+  agent_proof_message: 'RFC 8785 text of {purpose: "containment-register", agent_did, emergency_contact_did (or null), policy (or null), rules (as sent, or []), signed_at}',
+  agent_proof_window_seconds: SIGNED_PROOF_WINDOW_SECONDS,
+} as const;
 
 export interface ContainmentRule {
   action: 'notify' | 'throttle';
@@ -13,11 +19,35 @@ export interface ContainmentRule {
   signature: string;
 }
 
+/** The agent's own signature over the whole declaration (agent-proof.ts). */
+export interface AgentProof {
+  signed_at: number;
+  signature: string;
+}
+
 export interface ContainmentInput {
   agent_did: string;
   emergency_contact_did?: string | undefined;
   policy?: JsonObject | undefined;
   rules?: ContainmentRule[] | undefined;
+  agent_proof?: AgentProof | undefined;
+}
+
+/** What the service found of the agent's proof: the proof as sent (signed_at, signature) and its offline check. */
+export type AgentProofVerdict =
+  | { status: 'NOT-PROVIDED' }
+  | { status: 'VERIFIED'; scheme: SignatureScheme | null; signed_at: number; signature: string }
+  | { status: 'FAILED'; scheme: SignatureScheme | null; signed_at: number; signature: string; reason: string }
+  | { status: 'UNRESOLVED'; signed_at: number; signature: string; reason: string };
+
+/** What the stream adds to a registration: its place in the agent's history and who controls it now. */
+export interface RegistrationContext {
+  version: number;
+  supersedes: string | null;
+  now: number;
+  agentProof: AgentProofVerdict;
+  /** Whether only a registration the agent signs may supersede this one (agent proof verified, now or before). */
+  agentControlled: boolean;
 }
 
 /** What a rule's signer signs: the rule bound to the agent, as RFC 8785 text. */
@@ -26,13 +56,12 @@ export function ruleMessage(agentDid: string, rule: Omit<ContainmentRule, 'signa
 }
 
 function verifyRule(agentDid: string, rule: ContainmentRule): JsonObject {
-  const signer = evmAddressOfDidPkh(rule.signer) ?? rule.signer;
-  const checked = verifyBySigner(signer, ruleMessage(agentDid, rule), rule.signature);
+  const checked = verifyByDid(rule.signer, ruleMessage(agentDid, rule), rule.signature);
   return checked.ok ? { status: 'VERIFIED', scheme: checked.scheme ?? null } : { status: 'FAILED', scheme: checked.scheme ?? null, reason: checked.reason };
 }
 
 /** The registration as signed: readiness from the supplied parts only, never defaulted to ready. */
-export function assessContainment(input: ContainmentInput, context: { version: number; supersedes: string | null; now: number }): JsonObject {
+export function assessContainment(input: ContainmentInput, context: RegistrationContext): JsonObject {
   const agent = checkDid(input.agent_did);
   const contact = checkDid(input.emergency_contact_did);
   const rules = (input.rules ?? []).map((rule) => ({ ...rule, verification: verifyRule(input.agent_did, rule) }));
@@ -52,6 +81,7 @@ export function assessContainment(input: ContainmentInput, context: { version: n
     emergency_contact_did_check: contact,
     policy: input.policy ?? null,
     rules,
+    agent_proof: { ...context.agentProof },
     readiness,
     outcome: readiness,
     gaps,
@@ -59,5 +89,5 @@ export function assessContainment(input: ContainmentInput, context: { version: n
     evidence_source: 'caller-supplied',
     not_performed: [{ check: 'resolving DIDs other than did:key and did:pkh', reason: 'no network: reported as unresolved (offline)' }],
   };
-  return { ...content, registration_id: canonicalSha256(content), version: context.version, supersedes: context.supersedes, registeredAt: context.now };
+  return { ...content, registration_id: canonicalSha256(content), version: context.version, supersedes: context.supersedes, agent_controlled: context.agentControlled, registeredAt: context.now };
 }

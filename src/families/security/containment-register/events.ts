@@ -11,6 +11,12 @@ export const containmentRegisteredSchema = z
     registration_id: z.string().regex(/^[0-9a-f]{64}$/),
     registrar: z.string().regex(/^0x[0-9a-f]{40}$/),
     paymentId: z.string(),
+    /**
+     * The signed_at of the agent's own proof, when it verified: from then on only a later proof
+     * supersedes. Absent for a registration the agent did not prove, and in every event written
+     * before proofs existed (those still parse and fold).
+     */
+    agentProofSignedAt: z.number().int().optional(),
   })
   .strict();
 export type ContainmentRegistered = z.infer<typeof containmentRegisteredSchema>;

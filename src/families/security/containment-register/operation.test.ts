@@ -3,6 +3,10 @@ import type { JsonValue } from '../../../signing/rfc8785.ts';
 import { useTestService } from '../../../../test/support/service.ts';
 import { createPayingFetch } from '../../../../test/support/paying-client.ts';
 import { postJson, tampers, verifyBody } from '../../../../test/support/http.ts';
+import { edSigner } from '../../../../test/support/keys.ts';
+import { fetchQuote, signPayment } from '../../../../test/support/x402-payments.ts';
+import { agentProofMessage } from './agent-proof.ts';
+import type { ContainmentInput } from './engine.ts';
 import { containmentRegister } from './operation.ts';
 
 const service = useTestService();
@@ -14,6 +18,12 @@ describe('containment register over HTTP', () => {
     expect((await postJson(`${service.url}${path}`, containmentRegister.example)).status).toBe(402);
     const bad = await postJson(`${service.url}${path}`, { agent_did: 'did:web:a.example', rules: [{ action: 'notify', trigger: 't', target: 'x', signer: 'did:key:z6Mk' }] });
     expect(bad).toMatchObject({ status: 422, body: { issues: [{ path: 'rules.0.signature' }] } });
+  });
+
+  it('refuses a policy nested deeper than 32 levels free, before the quote, rather than fail to write its record after payment', async () => {
+    let policy: JsonValue = { escalation: 'notify' };
+    for (let level = 0; level < 40; level++) policy = { nested: policy };
+    expect(await postJson(`${service.url}${path}`, { agent_did: 'did:web:deep.example', policy })).toMatchObject({ status: 422, body: { issues: [{ path: 'policy', message: 'must not nest deeper than 32 levels' }] } });
   });
 
   it('is paid, persisted, superseded only by its registrar, and re-checked on GET /v1/containment/verify; every tamper fails', async () => {
@@ -45,5 +55,73 @@ describe('containment register over HTTP', () => {
       expect(await res.json()).toMatchObject({ issues: [{ path: 'agent_did', message: `not in its canonical form: send ${agent}` }] });
     }
     expect((await post(mallory, { agent_did: agent })).status).toBe(403);
+  });
+});
+
+describe('containment register over HTTP: the agent takes back a registration made in its name', () => {
+  type Registered = { evidenceCore: Record<string, JsonValue> };
+  const clock = () => Math.floor(Date.now() / 1000);
+  const proven = (declaration: ContainmentInput, signedAt: number, signer: { sign(message: string): string }): ContainmentInput => ({ ...declaration, agent_proof: { signed_at: signedAt, signature: signer.sign(agentProofMessage(declaration, signedAt)) } });
+  const refusalOf = async (res: Response) => ({ status: res.status, body: (await res.json()) as { error: string; message: string } });
+
+  it('a squatter registers first; the agent, paying from another wallet, supersedes it with its proof; then the squatter and replays are refused (403, nothing charged)', async () => {
+    const agent = edSigner(0x71);
+    const squatted: ContainmentInput = { agent_did: agent.didKey, emergency_contact_did: 'did:web:squatter.example', policy: { escalation: 'none' } };
+    const own: ContainmentInput = { agent_did: agent.didKey, emergency_contact_did: 'did:web:ops.example.com', policy: { escalation: 'notify the contact, then throttle to read-only' } };
+    const squatter = createPayingFetch();
+    const first = await post(squatter, squatted);
+    expect(first.status).toBe(200);
+    const squatterRecord = ((await first.json()) as Registered).evidenceCore;
+    expect(squatterRecord).toMatchObject({ agent_proof: { status: 'NOT-PROVIDED' }, agent_controlled: false });
+    // Today's rule still holds for an unproven registration: another payer cannot supersede it.
+    expect((await post(createPayingFetch(), own)).status).toBe(403);
+
+    // The agent's own registration, paid by hand so the very same payment can be sent again.
+    const reclaim = proven(own, clock(), agent);
+    const request = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(reclaim) };
+    const payment = await signPayment(await fetchQuote(`${service.url}${path}`, request));
+    const paid = await fetch(`${service.url}${path}`, { ...request, headers: { ...request.headers, 'PAYMENT-SIGNATURE': payment.header } });
+    expect(paid.status).toBe(200);
+    const reclaimText = await paid.text();
+    const reclaimed = (JSON.parse(reclaimText) as Registered).evidenceCore;
+    expect(reclaimed).toMatchObject({ version: 2, supersedes: squatterRecord['registration_id'], agent_controlled: true, emergency_contact_did: 'did:web:ops.example.com', agent_proof: { status: 'VERIFIED', scheme: 'ed25519', signed_at: reclaim.agent_proof!.signed_at } });
+    // A retry with the same payment answers the same record, though its proof is no longer later than the stream's.
+    const retried = await fetch(`${service.url}${path}`, { ...request, headers: { ...request.headers, 'PAYMENT-SIGNATURE': payment.header } });
+    expect(retried.status).toBe(200);
+    expect(await retried.text()).toBe(reclaimText);
+
+    const unproven = await refusalOf(await post(squatter, squatted));
+    expect(unproven).toMatchObject({ status: 403, body: { error: 'forbidden', message: expect.stringContaining('only a registration signed by the agent DID') } });
+    const replayed = await refusalOf(await post(squatter, reclaim));
+    expect(replayed).toMatchObject({ status: 403, body: { message: expect.stringContaining('with a later signed_at') } });
+    const byAnotherKey = await refusalOf(await post(squatter, proven(squatted, clock(), edSigner(0x72))));
+    expect(byAnotherKey).toMatchObject({ status: 403, body: { message: expect.stringContaining('the agent_proof sent does not count: not signed by did:key') } });
+    for (const refusal of [unproven, replayed, byAnotherKey]) expect(refusal.body.message).toMatch(/nothing was charged$/);
+
+    // The agent itself supersedes again with a fresh proof, from any wallet.
+    const again = await post(createPayingFetch(), proven({ ...own, rules: [] }, reclaim.agent_proof!.signed_at + 1, agent));
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as Registered).evidenceCore).toMatchObject({ version: 3, supersedes: reclaimed['registration_id'], agent_controlled: true });
+  });
+
+  it('a proof by another key is recorded FAILED and gives no control; a registration without a proof of a new agent works as before', async () => {
+    const agent = edSigner(0x73);
+    const declaration: ContainmentInput = { agent_did: agent.didKey, policy: { escalation: 'notify' } };
+    const res = await post(createPayingFetch(), proven(declaration, clock(), edSigner(0x74)));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Registered).evidenceCore).toMatchObject({ version: 1, agent_controlled: false, agent_proof: { status: 'FAILED', scheme: 'ed25519', reason: expect.stringContaining('Ed25519 signature does not verify') } });
+
+    const plain = await post(createPayingFetch(), { agent_did: edSigner(0x75).didKey });
+    expect(plain.status).toBe(200);
+    expect(((await plain.json()) as Registered).evidenceCore).toMatchObject({ version: 1, supersedes: null, agent_controlled: false, agent_proof: { status: 'NOT-PROVIDED' } });
+  });
+
+  it('a did:web agent cannot prove offline (UNRESOLVED); a proof signed more than 300 s away is refused free, before the quote', async () => {
+    const web = await post(createPayingFetch(), { agent_did: `did:web:agent-${Date.now()}.example.com`, agent_proof: { signed_at: clock(), signature: 'ab'.repeat(64) } });
+    expect(((await web.json()) as Registered).evidenceCore).toMatchObject({ agent_controlled: false, agent_proof: { status: 'UNRESOLVED', reason: expect.stringContaining('unresolved (offline)') } });
+
+    const agent = edSigner(0x76);
+    const stale = await postJson(`${service.url}${path}`, proven({ agent_did: agent.didKey }, clock() - 3_600, agent));
+    expect(stale).toMatchObject({ status: 422, body: { error: 'agent_proof_stale', issues: [{ path: 'agent_proof.signed_at' }] } });
   });
 });

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { handleCommand, loadState } from '../../../kernel/decider.ts';
 import { pricedOperation, type CallContext, type Route } from '../../../kernel/operation.ts';
-import { signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
-import { containmentDecider, foreignRegistrarRefusal, mayRegister, registrationBy } from './decider.ts';
+import { SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
+import { checkAgentProof, staleAgentProofRefusal } from './agent-proof.ts';
+import { containmentDecider, registrationBy, supersessionRefusal } from './decider.ts';
 import { canonicalDid } from './dids.ts';
 import { CONTAINMENT_STREAM_PREFIX, parseContainmentEvent } from './events.ts';
 
@@ -18,7 +20,21 @@ const rule = z
   })
   .strict();
 
-const input = z
+const agentProof = z
+  .object({
+    signed_at: z.number().int().nonnegative().describe(`Unix seconds; within ${SIGNED_PROOF_WINDOW_SECONDS} s of the service's clock, else 422`),
+    signature: z
+      .string()
+      .min(1)
+      .max(300)
+      .describe(
+        'By the agent DID itself over the RFC 8785 text of {purpose: "containment-register", agent_did, emergency_contact_did (or null), policy (or null), rules (as sent, or []), signed_at}: Ed25519 (hex or base64) for a did:key, EIP-191 personal_sign (65 bytes hex) for a did:pkh:eip155',
+      ),
+  })
+  .strict()
+  .describe('The agent\'s own signature over this registration: lets it supersede whoever registered it before, and makes the registration agent-controlled');
+
+export const containmentInput = z
   .object({
     agent_did: z
       .string()
@@ -27,8 +43,9 @@ const input = z
       // Equivalent spellings of one DID would name different agents, each registrable by anyone.
       .refine((did) => canonicalDid(did) === did, { error: (issue) => `not in its canonical form: send ${canonicalDid(String(issue.input))}` }),
     emergency_contact_did: z.string().max(500).optional(),
-    policy: z.record(z.string(), z.unknown()).optional().describe('The declared containment policy, relayed verbatim'),
+    policy: jsonObject.optional().describe('The declared containment policy, relayed verbatim'),
     rules: z.array(rule).max(50).optional(),
+    agent_proof: agentProof.optional(),
   })
   .strict();
 
@@ -40,6 +57,8 @@ const registration = z.looseObject({
   readiness: z.enum(['READY', 'READINESS-GAP']),
   gaps: z.array(z.object({ element: z.string(), reason: z.string() })),
   rules: z.array(z.looseObject({ verification: z.looseObject({ status: z.enum(['VERIFIED', 'FAILED']) }) })),
+  agent_proof: z.looseObject({ status: z.enum(['VERIFIED', 'FAILED', 'NOT-PROVIDED', 'UNRESOLVED']), scheme: z.enum(['ed25519', 'eip191']).nullable().optional(), signed_at: z.number().int().optional(), reason: z.string().optional() }),
+  agent_controlled: z.boolean(),
   authority: z.string(),
   registration_id: z.string(),
   version: z.number().int(),
@@ -55,9 +74,9 @@ export const containmentRegister = pricedOperation({
   priceUsd: '0.25',
   summary: 'Attests readiness and relays signed notify/throttle rules.',
   description:
-    "Each rule's signature is verified offline (did:key Ed25519; EIP-191 for an EVM address or did:pkh) over the RFC 8785 text of {agent_did, action, trigger, target, signer}; DIDs are syntax-checked (did:key decoded; did:web and others unresolved (offline)); agent_did must be in its canonical form (did:web host and did:pkh address in lower case, no needless percent-encoding), otherwise 422. READINESS-GAP lists every missing element: agent DID, emergency-contact DID, declared policy, a signed notify or throttle rule that verifies. Registrations are events in the agent's stream: a later one supersedes the earlier (named in `supersedes`), the history stays, and only the payer that first registered the agent may supersede it. The service holds no kill-switch authority.",
+    `Each rule's signature is verified offline (did:key Ed25519; EIP-191 for an EVM address or did:pkh) over the RFC 8785 text of {agent_did, action, trigger, target, signer}; DIDs are syntax-checked (did:key decoded; did:web and others unresolved (offline)); agent_did must be in its canonical form (did:web host and did:pkh address in lower case, no needless percent-encoding), otherwise 422. READINESS-GAP lists every missing element: agent DID, emergency-contact DID, declared policy, a signed notify or throttle rule that verifies. Registrations are events in the agent's stream: a later one supersedes the earlier (named in \`supersedes\`) and the history stays. Anyone may register a new agent; without the agent's proof only the payer that first registered it may supersede it. agent_proof is the agent DID's own signature (did:key Ed25519, did:pkh EIP-191; a did:web is unresolved (offline)) over the RFC 8785 text of {purpose: "containment-register", agent_did, emergency_contact_did (or null), policy (or null), rules (as sent, or []), signed_at}, signed_at within ${SIGNED_PROOF_WINDOW_SECONDS} s of the service's clock (else 422): a verified proof with a signed_at later than the agent's last one supersedes whoever registered before, and the agent's registration then accepts only such proofs (403 otherwise, before any charge). The service holds no kill-switch authority.`,
   inputFrom: 'json',
-  input,
+  input: containmentInput,
   example: {
     agent_did: 'did:key:z6Mkj4typzeYrJ1kowMVJXd7LF8F2CdmQJE6rLpCesMssNJN',
     emergency_contact_did: 'did:web:ops.example.com',
@@ -76,11 +95,11 @@ export const containmentRegister = pricedOperation({
   keyFamily: 'containment',
   signedMember: 'evidenceCore',
   verifyPath: '/v1/containment/verify',
+  precheck: (i, _settings, now) => staleAgentProofRefusal(i, now),
   command: {
     async authorize(i, ctx) {
-      if (mayRegister(await stateOf(ctx, i.agent_did), ctx.payer)) return undefined;
-      const refusal = foreignRegistrarRefusal();
-      return { status: refusal.status, error: refusal.error, message: refusal.message };
+      const refusal = supersessionRefusal(await stateOf(ctx, i.agent_did), ctx.payer, checkAgentProof(i, ctx.now));
+      return refusal && { status: refusal.status, error: refusal.error, message: refusal.message };
     },
     stateStream: (i) => streamOf(i.agent_did),
     async execute(i, ctx) {
