@@ -1,6 +1,6 @@
 import { pricedOperations } from '../src/catalog/index.ts';
 import { MAX_JSON_BODY_BYTES } from '../src/kernel/limits.ts';
-import { refusalBeforeQuote, type PricedOperation } from '../src/kernel/operation.ts';
+import { checkBeforeQuote, type PricedOperation } from '../src/kernel/operation.ts';
 import type { JsonValue } from '../src/signing/rfc8785.ts';
 import { testCallContext } from '../test/support/call-context.ts';
 
@@ -90,10 +90,11 @@ interface Timing {
 async function commandMs(op: PricedOperation, raw: JsonValue): Promise<Timing | undefined> {
   const input = op.input.parse(raw);
   const ctx = testCallContext();
-  if (await refusalBeforeQuote(op, input, ctx, ctx.now)) return undefined;
+  const { refusal, handoff } = await checkBeforeQuote(op, input, ctx, ctx.now);
+  if (refusal) return undefined;
   const loopBefore = performance.eventLoopUtilization();
   const started = performance.now();
-  await op.command!.execute(input, ctx).catch(() => undefined);
+  await op.command!.execute(input, ctx, handoff).catch(() => undefined);
   const wallMs = performance.now() - started;
   // The loop's active time counts from its last idle moment; the call's own share is its run on the loop.
   return { loopMs: Math.min(wallMs, performance.eventLoopUtilization(loopBefore).active), wallMs };

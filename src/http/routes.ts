@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { refusalBeforeQuote, type FreeRoute, type PricedOperation, type Route, type ServiceDeps } from '../kernel/operation.ts';
+import { checkBeforeQuote, type FreeRoute, type PricedOperation, type Route, type ServiceDeps } from '../kernel/operation.ts';
 import { NotImplementedError } from '../kernel/run-operation.ts';
 import type { PaymentGateway, PaymentHeaderName } from '../payments/gateway.ts';
 import { PAYMENT_REASONS } from '../payments/x402/reasons.ts';
@@ -108,10 +108,10 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
     if (op.inputFrom === 'json' && !isPlainObject(raw)) throw validationProblem([{ path: '(body)', message: 'a JSON object body is required (Content-Type: application/json)' }]);
     const parsed = op.input.safeParse(raw);
     if (!parsed.success) throw validationProblem(issuesOf(parsed.error));
-    const stateRefusal = await refusalBeforeQuote(op, parsed.data, deps, Math.floor(Date.now() / 1000));
-    if (stateRefusal) {
-      const retry = stateRefusal.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(stateRefusal.retryAfterSeconds) };
-      throw new HttpProblem(stateRefusal.status, stateRefusal.error, stateRefusal.message, { outcome: stateRefusal.outcome, issues: stateRefusal.issues }, retry);
+    const { refusal, handoff } = await checkBeforeQuote(op, parsed.data, deps, Math.floor(Date.now() / 1000));
+    if (refusal) {
+      const retry = refusal.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(refusal.retryAfterSeconds) };
+      throw new HttpProblem(refusal.status, refusal.error, refusal.message, { outcome: refusal.outcome, issues: refusal.issues }, retry);
     }
 
     // Never quote a call the service cannot record now: the caller would pay for a 503.
@@ -130,7 +130,7 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
       return;
     }
     const outcome = await deps.payments.handle(
-      { op, input: parsed.data, requestHash: canonicalSha256({ method: op.method, path: op.path, input: (upload ? upload.hashable : raw) as never }), payment },
+      { op, input: parsed.data, handoff, requestHash: canonicalSha256({ method: op.method, path: op.path, input: (upload ? upload.hashable : raw) as never }), payment },
       deps,
     );
     if (outcome.kind === 'paid' && op.deliver) await answerPaidFile(ctx, op, deps, outcome, payment.header);

@@ -92,7 +92,25 @@ export interface CommandResult {
   canonical?: CanonicalRecord;
 }
 
-export interface Command<I> {
+/**
+ * What a precheck computed that its command would otherwise compute again (a parsed document,
+ * the elements a limit check built), returned instead of undefined: the command of the same
+ * request receives `handoff` as its third argument. It lives as long as the request (never kept,
+ * never shared between requests) and decides nothing: the command signs the same record with it
+ * or without it. Hand only what the check needed anyway, since the free quote runs the check too.
+ */
+export interface PrecheckHandoff<H> {
+  handoff: H;
+}
+
+/** A precheck's answer: refuse, hand the command what it computed, or nothing (quote the call). */
+export type PrecheckAnswer<H> = Refusal | PrecheckHandoff<H> | undefined;
+
+/**
+ * `H`: what the operation's precheck hands its command (PrecheckHandoff); `never`, the default,
+ * for a command that is handed nothing, as most are.
+ */
+export interface Command<I, H = never> {
   /**
    * Runs after the payment is verified and before it is settled: a refusal here (403 for
    * another payer's state) charges nothing and changes nothing.
@@ -111,8 +129,14 @@ export interface Command<I> {
    * same paymentId (the saga resumes after a crash): deterministic event ids make a replayed
    * append a no-op, and a command that finds its own events already written rebuilds the same
    * record from them.
+   *
+   * `handoff`: what the operation's precheck handed over in this request; absent when it handed
+   * nothing or did not run (a command called directly). It saves work and changes nothing: the
+   * record is the same without it. A command that runs on an engine thread sends the thread its
+   * input, not the handoff (a clone of it would cost what it saves, and a value that cannot be
+   * cloned would fail the paid call).
    */
-  execute(input: I, ctx: CallContext): Promise<CommandResult>;
+  execute(input: I, ctx: CallContext, handoff?: H): Promise<CommandResult>;
   /**
    * The engine runs on the engine threads (engine-threads/): with every thread busy and the
    * queue full, the route refuses before its quote (503 engine_busy) rather than take a payment
@@ -148,7 +172,8 @@ interface RouteBase {
   description: string;
 }
 
-export interface PricedOperation<I = unknown> extends RouteBase {
+/** `H`: what its precheck hands its command (PrecheckHandoff); `unknown` where any operation fits. */
+export interface PricedOperation<I = unknown, H = unknown> extends RouteBase {
   kind: 'priced';
   family: Family;
   /** Decimal USD string exactly as the spec prices it, e.g. "0.25". */
@@ -168,18 +193,21 @@ export interface PricedOperation<I = unknown> extends RouteBase {
   verifyPath?: string;
   /**
    * An outcome the input alone decides before any work (a missing required field, an
-   * oversized memory value): answered 422, unsigned and free, before any quote.
+   * oversized memory value): answered 422, unsigned and free, before any quote. Runs again on
+   * the paid request, before its command: what it computed for the check can be handed to that
+   * command (PrecheckHandoff) instead of being computed twice.
    */
-  precheck?(input: I, settings: Settings, now: number): Refusal | undefined;
+  precheck?(input: I, settings: Settings, now: number): PrecheckAnswer<H>;
   /**
    * Like precheck, for an outcome the stored state decides whatever the payer: something the
    * request names that does not exist (an unknown lease) is answered 422 NOT-FOUND before any
    * quote, so nobody is asked to pay for a call that cannot succeed. Reads only. Also where an
-   * input check needs a library loaded on first use (an XML parser, phone metadata).
+   * input check needs a library loaded on first use (an XML parser, phone metadata). It may hand
+   * its command a value too; it runs after precheck, and a value it hands replaces precheck's.
    */
-  precheckState?(input: I, deps: ServiceDeps): Promise<Refusal | undefined>;
+  precheckState?(input: I, deps: ServiceDeps): Promise<PrecheckAnswer<H>>;
   /** Absent until built: the route then answers 501 and is never quoted. */
-  command?: Command<I>;
+  command?: Command<I, H>;
   /**
    * For an operation that sells a file: after settlement the answer is the file, streamed from
    * disk, and the signed answer travels in the X-Purchase-Receipt header. Called again on a
@@ -228,22 +256,37 @@ export interface FreeRoute<I = unknown> extends RouteBase {
 // Method-syntax members are bivariant, so an entry of any input type fits `unknown` here.
 export type Route = PricedOperation<unknown> | FreeRoute<unknown>;
 
-/** Helper that keeps the input type of an entry inferred from its schema. */
+/**
+ * The checks before the quote: a refusal, or the call may be quoted and run, with what the
+ * prechecks handed its command (to pass to runOperation in the same request, and nowhere else).
+ */
+export type BeforeQuote<H> = { refusal: Refusal; handoff?: undefined } | { refusal?: undefined; handoff?: H };
+
 /**
  * What an operation answers before its quote for a validated input: its precheck's refusal
  * (the input alone), else engine_busy when its engine would wait for a full pool, else its state
- * precheck's, else undefined to quote it. HTTP and MCP ask the same; nothing is charged for a refusal.
+ * precheck's, else nothing to refuse, with the value a precheck handed. HTTP and MCP ask the
+ * same, on the free quote and again on the paid request; nothing is charged for a refusal.
  */
-export async function refusalBeforeQuote<I>(op: PricedOperation<I>, input: I, deps: ServiceDeps, now: number): Promise<Refusal | undefined> {
-  return (
-    op.precheck?.(input, deps.settings, now) ??
-    (op.command?.runsOnEngineThread ? engineThreadsBusy(deps.settings) : undefined) ??
-    (await op.precheckState?.(input, deps))
-  );
+export async function checkBeforeQuote<I, H>(op: PricedOperation<I, H>, input: I, deps: ServiceDeps, now: number): Promise<BeforeQuote<H>> {
+  const checked = op.precheck?.(input, deps.settings, now);
+  if (isRefusal(checked)) return { refusal: checked };
+  const busy = op.command?.runsOnEngineThread ? engineThreadsBusy(deps.settings) : undefined;
+  if (busy) return { refusal: busy };
+  const checkedState = await op.precheckState?.(input, deps);
+  if (isRefusal(checkedState)) return { refusal: checkedState };
+  const handed = checkedState ?? checked;
+  return handed ? { handoff: handed.handoff } : {};
 }
 
-export function pricedOperation<S extends z.ZodType>(entry: Omit<PricedOperation<z.infer<S>>, 'kind' | 'input'> & { input: S }): PricedOperation<z.infer<S>> {
-  return { kind: 'priced', ...entry } as PricedOperation<z.infer<S>>;
+const isRefusal = <H>(answer: PrecheckAnswer<H>): answer is Refusal => answer !== undefined && !('handoff' in answer);
+
+/**
+ * Keeps the input type of an entry inferred from its schema, and the type of what its precheck
+ * hands its command from the two (none, `never`, unless the precheck hands one).
+ */
+export function pricedOperation<S extends z.ZodType, H = never>(entry: Omit<PricedOperation<z.infer<S>, H>, 'kind' | 'input'> & { input: S }): PricedOperation<z.infer<S>, H> {
+  return { kind: 'priced', ...entry } as PricedOperation<z.infer<S>, H>;
 }
 
 export function freeRoute<S extends z.ZodType>(

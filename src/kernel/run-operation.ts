@@ -20,10 +20,13 @@ export class NotImplementedError extends Error {
   }
 }
 
-/** Runs an operation's command and seals its record with the operation's family key. */
-export async function runOperation<I>(op: PricedOperation<I>, input: I, ctx: CallContext): Promise<SignedResult> {
+/**
+ * Runs an operation's command and seals its record with the operation's family key. `handoff`:
+ * what its precheck handed over in this request (checkBeforeQuote), if anything.
+ */
+export async function runOperation<I, H>(op: PricedOperation<I, H>, input: I, ctx: CallContext, handoff?: H): Promise<SignedResult> {
   if (!op.command || !op.keyFamily) throw new NotImplementedError(op.id);
-  const { record, beside, firstSignedAt, canonical } = await op.command.execute(input, ctx);
+  const { record, beside, firstSignedAt, canonical } = await op.command.execute(input, ctx, handoff);
   if (firstSignedAt !== undefined && firstSignedAt > ctx.now) throw new Error(`${op.id}: a record first signed at ${firstSignedAt}, after this call's clock ${ctx.now}`);
   // A record made on an engine thread comes with its canonical bytes: only the signature is made here.
   const s = canonical ? sealCanonical(ctx.keyring, op.keyFamily, canonical, firstSignedAt) : seal(ctx.keyring, op.keyFamily, record, firstSignedAt);

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { takenBeforeRefusal } from '../http/payment-answer.ts';
 import { issuesOf, type Issue } from '../http/problem.ts';
 import type { HttpDeps } from '../http/routes.ts';
-import { refusalBeforeQuote, type FreeRoute, type PricedOperation } from '../kernel/operation.ts';
+import { checkBeforeQuote, type FreeRoute, type PricedOperation } from '../kernel/operation.ts';
 import { IJsonRefused } from '../kernel/rfc7493.ts';
 import { paymentRequired } from '../payments/x402/quote.ts';
 import { canonicalSha256 } from '../signing/hash.ts';
@@ -24,7 +24,7 @@ const toolError = (message: string, structured?: Record<string, unknown>): CallT
 export async function callPricedTool(op: PricedOperation, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, deps: HttpDeps): Promise<CallToolResult> {
   const parsed = op.input.safeParse(args);
   if (!parsed.success) return invalidInput(issuesOf(parsed.error), 'priced');
-  const refusal = await refusalBeforeQuote(op, parsed.data, deps, Math.floor(Date.now() / 1000));
+  const { refusal, handoff } = await checkBeforeQuote(op, parsed.data, deps, Math.floor(Date.now() / 1000));
   if (refusal)
     return toolError(`${refusal.message} (nothing charged)`, {
       error: refusal.error,
@@ -46,6 +46,7 @@ export async function callPricedTool(op: PricedOperation, args: Record<string, u
     {
       op,
       input: parsed.data,
+      handoff,
       // As over HTTP: a payment binds one request, whichever transport carries it.
       requestHash: canonicalSha256({ method: op.method, path: op.path, input: args as JsonObject }),
       payment: { header: version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE', value: Buffer.from(JSON.stringify(payment), 'utf8').toString('base64') },

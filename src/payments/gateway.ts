@@ -15,6 +15,11 @@ export type PaymentHeaderName = 'PAYMENT-SIGNATURE' | 'X-PAYMENT';
 export interface PaidCallRequest {
   op: PricedOperation;
   input: unknown;
+  /**
+   * What the operation's precheck handed its command in this request (checkBeforeQuote); it goes
+   * no further than this request's command, and is neither signed nor stored.
+   */
+  handoff?: unknown;
   /** SHA-256 of the canonical {method, path, input}: binds a payment to one request. */
   requestHash: string;
   payment: { header: PaymentHeaderName; value: string };
@@ -77,7 +82,7 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
       }
 
       const outcome = await saga.run(
-        { op: request.op, input: request.input, requestHash: request.requestHash, payment, now, ...(paymentIdentifier ? { paymentIdentifier } : {}) },
+        { op: request.op, input: request.input, handoff: request.handoff, requestHash: request.requestHash, payment, now, ...(paymentIdentifier ? { paymentIdentifier } : {}) },
         deps,
       );
       switch (outcome.kind) {

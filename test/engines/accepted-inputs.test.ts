@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pricedOperations } from '../../src/catalog/index.ts';
 import { DomainRefusal } from '../../src/kernel/decider.ts';
-import { refusalBeforeQuote, type PricedOperation } from '../../src/kernel/operation.ts';
+import { checkBeforeQuote, type PricedOperation } from '../../src/kernel/operation.ts';
 import { canonicalBytes, type JsonValue } from '../../src/signing/rfc8785.ts';
 import { testCallContext } from '../support/call-context.ts';
 
@@ -72,13 +72,17 @@ function mutated(example: JsonValue): fc.Arbitrary<JsonValue> {
   return fc.array(fc.constantFrom(...values).chain(mutationOf), { minLength: 1, maxLength: 3 }).map((mutations) => applied(example, mutations));
 }
 
-/** What the HTTP layer answers before the quote: undefined when the input would be quoted and run. */
-async function refusedBeforeQuote(op: PricedOperation, input: unknown, ctx: ReturnType<typeof testCallContext>): Promise<string | undefined> {
+/**
+ * What the HTTP layer does before the quote: the refusal, or the input it would quote and run
+ * with what the prechecks handed its command.
+ */
+async function beforeQuote(op: PricedOperation, input: unknown, ctx: ReturnType<typeof testCallContext>): Promise<{ refused: string } | { parsed: unknown; handoff: unknown }> {
   const parsed = op.input.safeParse(input);
-  if (!parsed.success) return 'schema';
-  const refusal = await refusalBeforeQuote(op, parsed.data, ctx, ctx.now);
-  if (refusal) return refusal.error;
-  return (await op.command!.authorize?.(parsed.data, ctx))?.error;
+  if (!parsed.success) return { refused: 'schema' };
+  const { refusal, handoff } = await checkBeforeQuote(op, parsed.data, ctx, ctx.now);
+  if (refusal) return { refused: refusal.error };
+  const forbidden = await op.command!.authorize?.(parsed.data, ctx);
+  return forbidden ? { refused: forbidden.error } : { parsed: parsed.data, handoff };
 }
 
 const operations = pricedOperations().filter((op) => op.command && op.inputFrom === 'json');
@@ -96,11 +100,11 @@ describe('every input an operation accepts before the quote runs to a record or 
     await fc.assert(
       fc.asyncProperty(mutated(JSON.parse(JSON.stringify(op.example)) as JsonValue), async (input) => {
         const ctx = testCallContext();
-        if ((await refusedBeforeQuote(op, input, ctx)) !== undefined) return;
+        const checked = await beforeQuote(op, input, ctx);
+        if ('refused' in checked) return;
         ran++;
-        const parsed = op.input.parse(input);
         try {
-          const { record } = await op.command!.execute(parsed, ctx);
+          const { record } = await op.command!.execute(checked.parsed, ctx, checked.handoff);
           canonicalBytes(record);
         } catch (err) {
           if (err instanceof DomainRefusal) return;

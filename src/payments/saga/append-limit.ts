@@ -26,7 +26,7 @@ export async function runBeforeSettling(step: SagaStep, progress: PaymentProgres
   const ctx: CallContext = { ...callContext(step, progress.authorized!.data), store: staged };
   let result: SignedResult;
   try {
-    result = await runOperation(step.call.op, step.call.input, ctx);
+    result = await runOperation(step.call.op, step.call.input, ctx, step.call.handoff);
   } catch (err) {
     if (err instanceof AppendTooLargeError) return { refused: resultTooLarge(err.bytes, err.limit) };
     // Decided on the state as it is now (another process changed it since authorize): refused

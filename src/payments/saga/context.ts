@@ -8,6 +8,8 @@ import type { PaymentAuthorized, PaymentSettled } from './events.ts';
 export interface PaidCall {
   op: PricedOperation;
   input: unknown;
+  /** What the precheck of this very request handed the command (PaidCallRequest); never stored. */
+  handoff?: unknown;
   requestHash: string;
   payment: VerifiedPayment;
   /** Unix seconds, stamped once by the gateway. */

@@ -20,7 +20,7 @@ export async function executeAndSign(step: SagaStep, progress: PaymentProgress, 
   const settled = progress.settled!;
   const ctx = callContext(step, authorized);
   try {
-    const result = ranBeforeSettling ?? (await runOperation(step.call.op, step.call.input, ctx));
+    const result = ranBeforeSettling ?? (await runOperation(step.call.op, step.call.input, ctx, step.call.handoff));
     const appended = await step.deps.store.appendToStream(step.stream, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))], { expectedRevision: settled.revision });
     return { kind: 'signed', body: result.body, settlement: settled.data, sha256: result.seal.sha256, position: appended.position };
   } catch (err) {
@@ -49,7 +49,7 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
   const claimingStore = claimBeforeFirstAppend(store, async () => void (await appendClaim(store, step.stream, authorized, claimEvents, step.writesAlone)));
   try {
     const ctx: CallContext = { ...callContext(step, authorized), store: claimingStore };
-    const result = await runOperation(step.call.op, step.call.input, ctx);
+    const result = await runOperation(step.call.op, step.call.input, ctx, step.call.handoff);
     const signed = signedEvent(step.stream, signedOf(step.call.op, result, ctx.now));
     let appended;
     if (await claimingStore.claimedYet()) appended = await store.appendToStream(step.stream, [signed], { expectedRevision: BigInt(claimEvents.length - 1) });

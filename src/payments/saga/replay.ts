@@ -19,7 +19,7 @@ export async function replayResult(step: SagaStep, progress: PaymentProgress): P
   const authorized = progress.authorized!.data;
   let rebuilt;
   try {
-    rebuilt = await runOperation(op, step.call.input, { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream });
+    rebuilt = await runOperation(op, step.call.input, { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream }, step.call.handoff);
   } catch (err) {
     // The call was paid and its record is stored: whatever stops the rebuild now (an engine
     // thread's heap set lower since, a store that is down, an engine past its time limit) is

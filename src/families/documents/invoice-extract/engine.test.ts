@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { canonicalText, type JsonObject } from '../../../signing/rfc8785.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 import { extractInvoiceFromText, runInvoiceExtract } from './engine.ts';
-import { xmlProblem } from './xml-invoice.ts';
+import { parseWellFormed, xmlProblem, type ParsedXml } from './xml-invoice.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const NOW = 1_767_225_600;
@@ -101,26 +101,31 @@ describe('invoice terms from UBL and CII', () => {
 });
 
 describe('the XML parsed before the quote', () => {
-  it('is the document the paid call reads: one parse for the precheck and the call, and the record a call parsing alone signs', () => {
+  const checked = (xml: string): ParsedXml => {
+    const read = parseWellFormed(xml);
+    if (!('parsed' in read)) throw new Error(read.problem);
+    return read.parsed;
+  };
+
+  it('is the document the paid call reads when the precheck hands it over: one parse, and the record a call parsing alone signs', () => {
     const xml = fixture('invoice.ubl.xml');
     const parse = vi.spyOn(XMLParser.prototype, 'parse');
     try {
-      const input = { ubl_xml: xml };
-      expect(xmlProblem(xml, input)).toBeUndefined();
-      const paid = runInvoiceExtract(input, NOW);
+      const paid = runInvoiceExtract({ ubl_xml: xml }, NOW, checked(xml));
       expect(parse).toHaveBeenCalledTimes(1);
-      // A replayed payment has no precheck: it parses for itself and signs the same bytes.
-      const replayed = runInvoiceExtract({ ubl_xml: xml }, NOW);
+      // Without the precheck's document (a command called alone) it parses for itself and signs the same bytes.
+      const alone = runInvoiceExtract({ ubl_xml: xml }, NOW);
       expect(parse).toHaveBeenCalledTimes(2);
-      expect(canonicalText(replayed.record)).toBe(canonicalText(paid.record));
-      expect(replayed.beside).toEqual(paid.beside);
-      // The same input object with other XML is read afresh, never from the document checked before.
-      const changed = { ubl_xml: '<Order><ID>1</ID></Order>' };
-      expect(xmlProblem(xml, changed)).toBeUndefined();
-      expect(runInvoiceExtract(changed, NOW).record['utility_result']).toMatchObject({ outcome: 'NOT-AN-INVOICE' });
+      expect(canonicalText(alone.record)).toBe(canonicalText(paid.record));
+      expect(alone.beside).toEqual(paid.beside);
     } finally {
       parse.mockRestore();
     }
+  });
+
+  it('is never read for other XML: a document handed with another source is ignored and the source parsed', () => {
+    const other = runInvoiceExtract({ ubl_xml: '<Order><ID>1</ID></Order>' }, NOW, checked(fixture('invoice.ubl.xml')));
+    expect(other.record['utility_result']).toMatchObject({ outcome: 'NOT-AN-INVOICE' });
   });
 });
 

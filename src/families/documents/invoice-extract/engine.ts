@@ -3,7 +3,7 @@ import { canonicalText, type JsonObject, type JsonValue } from '../../../signing
 import { utilityReceipt } from '../utility-receipt.ts';
 import { arithmeticChecks, HEADER_TERM_KEYS, HEADER_TERMS, LINE_TERMS, type InvoiceFields, type LineTermKey, type TermResult } from './en16931.ts';
 import { readTextInvoice } from './text-invoice.ts';
-import { readXmlInvoice } from './xml-invoice.ts';
+import { readXmlInvoice, type ParsedXml } from './xml-invoice.ts';
 import { INVOICE_EXTRACT_RULESET, type InvoiceExtractOutcome } from './vocabulary.ts';
 
 /** Exactly one of the three sources; the operation refuses zero or several before the quote. */
@@ -72,13 +72,16 @@ const LIMITATIONS_TEXT = [
 ];
 const LIMITATIONS_XML = ['Only the listed terms are extracted; the full EN 16931 business rules (Schematron) are not run.'];
 
-/** The priced utility: one receipt binding the plain invoice JSON by digest. */
-export function runInvoiceExtract(input: InvoiceExtractInput, now: number): CommandResult {
+/**
+ * The priced utility: one receipt binding the plain invoice JSON by digest. `checkedXml`: the XML
+ * source as the operation's precheck parsed it in this request; without it the XML is parsed here.
+ */
+export function runInvoiceExtract(input: InvoiceExtractInput, now: number, checkedXml?: ParsedXml): CommandResult {
   const [sourceFormat, source] = input.ubl_xml !== undefined ? (['ubl', input.ubl_xml] as const) : input.cii_xml !== undefined ? (['cii', input.cii_xml] as const) : (['text', input.text ?? ''] as const);
   let extraction: JsonObject;
   if (sourceFormat === 'text') extraction = extractInvoiceFromText(source);
   else {
-    const read = readXmlInvoice(source, sourceFormat, input);
+    const read = readXmlInvoice(source, sourceFormat, checkedXml);
     extraction = 'wrong_root' in read ? wrongRoot(sourceFormat, read.wrong_root) : extractionJson(sourceFormat, read);
   }
   const { invoice, ...findings } = extraction;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { pricedOperation, type Refusal, type Route } from '../../../kernel/operation.ts';
+import { pricedOperation, type PrecheckAnswer, type Refusal, type Route } from '../../../kernel/operation.ts';
 import { codePointSpan, fromLazyUtilityEngine, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 import { INVOICE_EXTRACT_OUTCOMES, INVOICE_EXTRACT_RULESET } from './vocabulary.ts';
+import type { ParsedXml } from './xml-invoice.ts';
 
 const MAX_SOURCE_CHARS = 500_000;
 
@@ -57,14 +58,17 @@ function sourceRefusal(input: z.infer<typeof invoiceExtractInput>): Refusal | un
   return undefined;
 }
 
-/** Free and before any quote like sourceRefusal; asynchronous only because the XML parser loads on first use. */
-async function xmlRefusal(input: z.infer<typeof invoiceExtractInput>): Promise<Refusal | undefined> {
+/**
+ * Free and before any quote like sourceRefusal; asynchronous only because the XML parser loads on
+ * first use. The document it parsed to check the XML is handed to the paid call of the request.
+ */
+async function xmlRefusal(input: z.infer<typeof invoiceExtractInput>): Promise<PrecheckAnswer<ParsedXml>> {
   const field = input.ubl_xml !== undefined ? 'ubl_xml' : input.cii_xml !== undefined ? 'cii_xml' : undefined;
   if (field === undefined) return undefined;
-  const { xmlProblem } = await import('./xml-invoice.ts');
-  // The input object goes along so the paid call of this request can read the document parsed here.
-  const problem = xmlProblem(input[field]!, input);
-  if (problem === undefined) return undefined;
+  const { parseWellFormed } = await import('./xml-invoice.ts');
+  const checked = parseWellFormed(input[field]!);
+  if ('parsed' in checked) return { handoff: checked.parsed };
+  const { problem } = checked;
   return { status: 422, error: 'xml_not_well_formed', message: `${field} is not well-formed XML: ${problem}`, outcome: 'INVALID-INPUT', issues: [{ path: field, message: problem }] };
 }
 

@@ -34,13 +34,14 @@ export function utilityReceiptResponse(utility: string, findings: z.ZodRawShape)
  * The command of a stateless utility whose pure engine gives the record and the output beside
  * it, loaded on its first call: its libraries and data (XML and HTML parsers) then stay out of
  * every start of the service. Engines whose worst inputs take seconds run on an engine thread
- * instead (fromThreadedEngine).
+ * instead (fromThreadedEngine). The engine also gets what the operation's precheck handed over
+ * in the request (PrecheckHandoff), if anything.
  */
-export function fromLazyUtilityEngine<I>(load: () => Promise<(input: I, now: number) => CommandResult>): Command<I> {
+export function fromLazyUtilityEngine<I, H = never>(load: () => Promise<(input: I, now: number, handoff?: H) => CommandResult>): Command<I, H> {
   const engine = once(load);
   return {
-    async execute(input, ctx) {
-      return (await engine())(input, ctx.now);
+    async execute(input, ctx, handoff) {
+      return (await engine())(input, ctx.now, handoff);
     },
   };
 }
