@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { canonicalText, type JsonObject } from '../../../signing/rfc8785.ts';
 import { modelThreats, THREATMODEL_RULESET_VERSION, type ThreatModelInput } from './engine.ts';
+import { checkManifestLimits } from './limits.ts';
 import { THREAT_RULES } from './rules.ts';
 import { threatModel } from './operation.ts';
 
@@ -73,3 +74,30 @@ describe('STRIDE threat model of a manifest', () => {
     expect(JSON.stringify(record).length).toBeLessThan(record.threats.length * 850);
   });
 });
+
+describe('the elements and threats the limit check built', () => {
+  const NOW = 1_767_225_600;
+  const builtBy = (input: ThreatModelInput) => {
+    const checked = checkManifestLimits(input);
+    if (!checked || !('handoff' in checked)) throw new Error('a manifest within the limits is handed on');
+    return checked.handoff;
+  };
+
+  it('are handed to the paid call, which lists them: the record is the one the engine signs building them itself', () => {
+    const openapi: ThreatModelInput = { manifest: { openapi: '3.1.0', info: { title: 'Shop', version: '1' }, paths: { '/orders/{id}': { get: { parameters: [{ name: 'id', schema: { type: 'string' } }] }, delete: { responses: {} } } } } };
+    for (const input of [example, openapi]) {
+      const built = builtBy(input);
+      expect(built.elements.length).toBeGreaterThan(0);
+      expect(canonicalText(modelThreats(input, NOW, built))).toBe(canonicalText(modelThreats(input, NOW)));
+    }
+  });
+
+  it('are what the paid call lists, not built again; and only for the input they were built from', () => {
+    const input = { ...example };
+    // Emptied by hand: a model of no elements shows the call listed what it was handed.
+    expect(modelThreats(input, NOW, { ...builtBy(input), elements: [], threatsByElement: [] })['outcome']).toBe('INSUFFICIENT-DATA');
+    const other: ThreatModelInput = { manifest: { tools: [] } };
+    expect(canonicalText(modelThreats(input, NOW, builtBy(other)))).toBe(canonicalText(modelThreats(input, NOW)));
+  });
+});
+

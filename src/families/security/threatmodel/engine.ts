@@ -120,8 +120,19 @@ function threatsOf(e: Element): Threat[] {
   return threats;
 }
 
-/** How many threats the elements raise: what the record's size grows with. */
-export const threatCount = (elements: Element[]): number => elements.reduce((sum, e) => sum + threatsOf(e).length, 0);
+/** The threats each element raises, in the elements' order. */
+export const threatsOfEach = (elements: Element[]): Threat[][] => elements.map(threatsOf);
+
+/**
+ * A manifest's elements and the threats each raises: the limit check builds them to count the
+ * threats (limits.ts) and hands them to the paid call, which lists them; neither changes them.
+ * `input`: the input they were built from, the one object they may be read for.
+ */
+export interface ManifestThreats {
+  input: ThreatModelInput;
+  elements: Element[];
+  threatsByElement: Threat[][];
+}
 
 /** A threat as the record lists it: its rule's title and mitigations are in the ruleset, once. */
 const threatEntry = (t: Threat): JsonObject => ({ rule: t.rule.id, stride: t.rule.stride, element: t.element, target: t.target, evidence: t.evidence, likelihood: t.rule.likelihood, impact: t.rule.impact, risk: riskOf(t.rule), owasp_mcp: [...t.rule.owasp_mcp], cwe: [...t.rule.cwe] });
@@ -167,11 +178,19 @@ export function manifestElements(input: ThreatModelInput): Element[] {
   return manifestFormat(input) === 'openapi' ? elementsOfOpenApi(input.manifest) : elementsOfMcp(input.manifest);
 }
 
-/** The record's content (everything but the stamp); attestation_id is its SHA-256. */
-export function threatModelContent(input: ThreatModelInput): JsonObject {
-  const format = manifestFormat(input);
+function manifestThreats(input: ThreatModelInput): ManifestThreats {
   const elements = manifestElements(input);
-  const threatsByElement = elements.map(threatsOf);
+  return { input, elements, threatsByElement: threatsOfEach(elements) };
+}
+
+/**
+ * The record's content (everything but the stamp); attestation_id is its SHA-256. `built`: the
+ * elements and threats of this input as the limit check built them; built here when absent or
+ * built from another input.
+ */
+export function threatModelContent(input: ThreatModelInput, built?: ManifestThreats): JsonObject {
+  const format = manifestFormat(input);
+  const { elements, threatsByElement } = built?.input === input ? built : manifestThreats(input);
   const threats = threatsByElement.flat().map(threatEntry);
   const title = format === 'openapi' && isJsonObject(input.manifest['info']) ? String(input.manifest['info']['title'] ?? 'API') : 'MCP server';
   const byStride: Record<string, number> = {};
@@ -192,7 +211,7 @@ export function threatModelContent(input: ThreatModelInput): JsonObject {
   };
 }
 
-export function modelThreats(input: ThreatModelInput, now: number): JsonObject {
-  const content = threatModelContent(input);
+export function modelThreats(input: ThreatModelInput, now: number, built?: ManifestThreats): JsonObject {
+  const content = threatModelContent(input, built);
   return { ...content, attestation_id: canonicalSha256(content), modeledAt: now };
 }

@@ -1,5 +1,5 @@
-import type { Refusal } from '../../../kernel/refusal.ts';
-import { manifestElements, manifestFormat, OPENAPI_METHODS, threatCount, type ThreatModelInput } from './engine.ts';
+import type { PrecheckAnswer } from '../../../kernel/operation.ts';
+import { manifestElements, manifestFormat, OPENAPI_METHODS, threatsOfEach, type ManifestThreats, type ThreatModelInput } from './engine.ts';
 import { sliceWholeCharacters } from '../../../kernel/whole-characters.ts';
 import { isJsonObject } from '../../../kernel/json.ts';
 
@@ -30,11 +30,14 @@ function declaredElements(input: ThreatModelInput): { count: number; path: strin
   return { count, path: 'manifest.paths', what: 'operations' };
 }
 
-function limitIssues(input: ThreatModelInput): Array<{ path: string; message: string }> {
+type Issue = { path: string; message: string };
+
+/** What is beyond the limits, or, within them, the elements and threats built to count them. */
+function limitIssues(input: ThreatModelInput): { issues: Issue[] } | { built: ManifestThreats } {
   const declared = declaredElements(input);
-  if (declared.count > MAX_ELEMENTS) return [{ path: declared.path, message: `${declared.count} ${declared.what}: at most ${MAX_ELEMENTS} are modelled in one call` }];
+  if (declared.count > MAX_ELEMENTS) return { issues: [{ path: declared.path, message: `${declared.count} ${declared.what}: at most ${MAX_ELEMENTS} are modelled in one call` }] };
   const elements = manifestElements(input);
-  const issues: Array<{ path: string; message: string }> = [];
+  const issues: Issue[] = [];
   const tooLong = (name: string) => name.length > MAX_NAME_LENGTH;
   for (const e of elements) {
     // An OpenAPI element's name is the method and the path.
@@ -44,16 +47,22 @@ function limitIssues(input: ThreatModelInput): Array<{ path: string; message: st
     if (e.inputs.length > MAX_INPUTS_PER_ELEMENT) issues.push({ path: declared.path, message: `${sliceWholeCharacters(e.id, 80)} has ${e.inputs.length} inputs: at most ${MAX_INPUTS_PER_ELEMENT} per ${e.kind}` });
     const longInput = e.inputs.find((i) => tooLong(i.name));
     if (longInput) issues.push({ path: declared.path, message: `${sliceWholeCharacters(e.id, 80)} has an input name of ${longInput.name.length} characters: at most ${MAX_NAME_LENGTH}` });
-    if (issues.length >= 10) return issues;
+    if (issues.length >= 10) return { issues };
   }
-  if (issues.length > 0) return issues;
-  const threats = threatCount(elements);
-  return threats > MAX_THREATS ? [{ path: declared.path, message: `the manifest raises ${threats} threats: at most ${MAX_THREATS} are listed in one model; split the manifest` }] : [];
+  if (issues.length > 0) return { issues };
+  const threatsByElement = threatsOfEach(elements);
+  const threats = threatsByElement.reduce((sum, own) => sum + own.length, 0);
+  if (threats > MAX_THREATS) return { issues: [{ path: declared.path, message: `the manifest raises ${threats} threats: at most ${MAX_THREATS} are listed in one model; split the manifest` }] };
+  return { built: { input, elements, threatsByElement } };
 }
 
-/** Refused before the quote: a manifest beyond what one model covers. */
-export function manifestBeyondLimits(input: ThreatModelInput): Refusal | undefined {
-  const issues = limitIssues(input);
-  if (issues.length === 0) return undefined;
+/**
+ * Refused before the quote: a manifest beyond what one model covers. Within the limits, the
+ * elements and threats built to count them are handed to the paid call, which lists them.
+ */
+export function checkManifestLimits(input: ThreatModelInput): PrecheckAnswer<ManifestThreats> {
+  const checked = limitIssues(input);
+  if ('built' in checked) return { handoff: checked.built };
+  const { issues } = checked;
   return { status: 422, error: 'manifest_too_large', message: `the manifest is beyond what one threat model covers: ${issues[0]!.message}`, outcome: 'INVALID-INPUT', issues };
 }

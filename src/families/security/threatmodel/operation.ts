@@ -6,7 +6,7 @@ import { attestationReadBack, attestationRecordedSchema, attestationStream } fro
 import { jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { modelThreats } from './engine.ts';
-import { manifestBeyondLimits, MAX_ELEMENTS, MAX_INPUTS_PER_ELEMENT, MAX_NAME_LENGTH, MAX_PATH_LENGTH, MAX_THREATS } from './limits.ts';
+import { checkManifestLimits, MAX_ELEMENTS, MAX_INPUTS_PER_ELEMENT, MAX_NAME_LENGTH, MAX_PATH_LENGTH, MAX_THREATS } from './limits.ts';
 import { storedRecordResult } from '../../../kernel/signing-stamp.ts';
 
 const STREAM_PREFIX = 'threatmodel';
@@ -48,10 +48,11 @@ export const threatModel = pricedOperation({
   signedMember: 'evidenceCore',
   verifyPath: '/v1/security/threatmodel/verify/{attestation_id}',
   outputBeside: true,
-  precheck: manifestBeyondLimits,
+  precheck: checkManifestLimits,
   command: {
-    async execute(i, ctx) {
-      const record = modelThreats(i, ctx.now);
+    // `built`: the elements and threats the limit check of this request built (checkManifestLimits).
+    async execute(i, ctx, built) {
+      const record = modelThreats(i, ctx.now, built);
       const id = String(record['attestation_id']);
       const earlier = await storedModel(ctx, id);
       if (earlier) return storedRecordResult(earlier, { already_recorded: { note: 'this manifest was modelled before: the first model is kept and returned', modeledAt: earlier['modeledAt'] ?? null } });
