@@ -1,6 +1,7 @@
 // The event store's limit on one append (EventStoreDB's MaxAppendSize, docs/event-store.md),
 // met before the money moves: a signed result the store could not hold is refused, 413, with
-// nothing charged, instead of failing after settlement on every retry.
+// nothing charged, instead of failing after settlement on every retry. The same run before
+// settling answers what stops an engine thread, on any store.
 import { bytesOverLimit } from '../../events/append-rules.ts';
 import { withStagedAppends } from '../../events/staged-store.ts';
 import { AppendTooLargeError, type EventData, type EventStore } from '../../events/port.ts';
@@ -19,9 +20,13 @@ import type { PaymentProgress } from './payment-stream.ts';
  * back (events/staged-store.ts): refused if one of its appends or its signed result would not
  * fit, and otherwise run again after settlement, for real. Any other command's result is kept
  * and signed after settlement, so it runs once, as before.
+ *
+ * On any store, a command whose engine runs on an engine thread is run here too: its input may
+ * outgrow the thread's heap (422) or its time limit (503 engine_timeout), and either is answered
+ * while nothing has moved, so a payer is never charged for a result it cannot get.
  */
 export async function runBeforeSettling(step: SagaStep, progress: PaymentProgress): Promise<{ refused: PaidCallOutcome } | { ran: SignedResult } | undefined> {
-  if (step.deps.store.appendLimitBytes === undefined) return undefined;
+  if (step.deps.store.appendLimitBytes === undefined && !step.call.op.command?.runsOnEngineThread) return undefined;
   const staged = withStagedAppends(step.deps.store);
   const ctx: CallContext = { ...callContext(step, progress.authorized!.data), store: staged };
   let result: SignedResult;

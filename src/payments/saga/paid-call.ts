@@ -132,7 +132,8 @@ async function resume(step: SagaStep, progress: PaymentProgress): Promise<PaidCa
   if (progress.authorized!.data.requestHash !== step.call.requestHash)
     return { kind: 'rejected', reason: PAYMENT_REASONS.nonceUsed, message: 'payment already used for another request' };
   // On a store that limits appends, a result it cannot hold is refused before the money moves,
-  // unless an earlier attempt moved it already (a crash between the transfer and its record).
+  // and so is what stops an engine thread (its heap, its time limit), unless an earlier attempt
+  // moved the money already (a crash between the transfer and its record).
   const early = progress.settled ? undefined : await runBeforeSettling(step, progress);
   if (early && 'refused' in early && (await nothingMovedYet(step))) return early.refused;
   const settled = await settlePayment(step, progress);

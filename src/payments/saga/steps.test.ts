@@ -270,6 +270,40 @@ describe('a command that cannot finish now (an engine stopped at its time limit)
     expect(settler.transfers).toBe(1);
   });
 
+  it('an engine on an engine thread is run before settling on any store: 503 with nothing charged, then the same payment completes once', async () => {
+    const deps = freshDeps();
+    const settler = countingSettler();
+    const runs = { count: 0 };
+    const stopped = stoppedOnce(runs);
+    const call = { ...(await paidCall(deps)), op: { ...stopped, command: { ...stopped.command, runsOnEngineThread: true as const } } };
+    const saga = createPaidCallSaga(settler);
+    expect(await saga.run(call, deps)).toMatchObject({ kind: 'unavailable', reason: 'engine_timeout', charged: false });
+    expect(settler.transfers).toBe(0);
+    expect((await saga.run(call, deps)).kind).toBe('signed');
+    expect(settler.transfers).toBe(1);
+    // Measured before settling, then signed from that run: the engine ran once for the paid result.
+    expect(runs.count).toBe(2);
+  });
+
+  it('an engine thread refusing the input (its heap) is answered before the funds move, on every retry', async () => {
+    const deps = freshDeps();
+    const settler = countingSettler();
+    const outgrowing = {
+      ...op,
+      command: {
+        runsOnEngineThread: true as const,
+        async execute(): Promise<never> {
+          throw new DomainRefusal(422, 'input_too_complex', 'this input needs more than the 512 MB heap of an engine thread', 'INVALID-INPUT');
+        },
+      },
+    };
+    const call = { ...(await paidCall(deps)), op: outgrowing };
+    const saga = createPaidCallSaga(settler);
+    for (let attempt = 0; attempt < 2; attempt++)
+      expect(await saga.run(call, deps)).toMatchObject({ kind: 'refused', refusal: { status: 422, error: 'input_too_complex' } });
+    expect(settler.transfers).toBe(0);
+  });
+
   it('measured before settling (a store that limits appends): 503 with nothing charged, then the same payment completes', async () => {
     const deps = { ...freshDeps(), store: createMemoryEventStore({ appendLimitBytes: 64 * 1024 }) };
     const settler = countingSettler();
