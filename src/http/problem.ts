@@ -1,9 +1,5 @@
 import type { JsonObject } from '../signing/rfc8785.ts';
-
-export interface Issue {
-  path: string;
-  message: string;
-}
+import { describeIssue, type Issue } from '../kernel/issues.ts';
 
 /** The one error body of the service: {error, message, outcome?, issues?, requestId}. */
 export class HttpProblem extends Error {
@@ -46,13 +42,8 @@ export class HttpProblem extends Error {
   }
 }
 
-/** zod issues -> our issue list, with dotted paths a caller can read. */
-export function issuesOf(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): Issue[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
-}
-
 export function validationProblem(issues: Issue[], outcome = 'INVALID-INPUT'): HttpProblem {
   const first = issues[0];
-  const summary = first ? `${first.path}: ${first.message}` : 'invalid input';
+  const summary = first ? describeIssue(first) : 'invalid input';
   return new HttpProblem(422, 'validation_error', `request failed validation (${summary})`, { outcome, issues });
 }

@@ -1,5 +1,6 @@
 import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { HttpProblem, issuesOf, type Issue } from '../http/problem.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { describeIssue, issuesOf, type Issue } from '../kernel/issues.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 
 type JsonRpcId = string | number | null;
@@ -30,7 +31,7 @@ export class InvalidParams extends HttpProblem {
     inBatch: boolean,
   ) {
     const first = issues[0]!;
-    super(422, 'validation_error', `invalid params (${first.path}: ${first.message})${inBatch ? '; nothing in the batch was run' : ''}`, { outcome: 'INVALID-INPUT', issues });
+    super(422, 'validation_error', `invalid params (${describeIssue(first)})${inBatch ? '; nothing in the batch was run' : ''}`, { outcome: 'INVALID-INPUT', issues });
   }
 
   override jsonRpcError(requestId: string): JsonObject {

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { takenBeforeRefusal } from '../http/payment-answer.ts';
-import { issuesOf, type Issue } from '../http/problem.ts';
+import { describeIssue, issuesOf, type Issue } from '../kernel/issues.ts';
 import type { HttpDeps } from '../http/routes.ts';
 import { checkBeforeQuote, type FreeRoute, type PricedOperation } from '../kernel/operation.ts';
 import { IJsonRefused } from '../kernel/rfc7493.ts';
@@ -82,7 +82,7 @@ function paymentRequiredResult(op: PricedOperation, deps: HttpDeps, reason?: str
 
 /** An input the tool refuses, with the issues HTTP's 422 lists; a priced tool also says nothing was charged, and the outcome. */
 function invalidInput(issues: Issue[], tool: 'priced' | 'free'): CallToolResult {
-  const listed = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  const listed = issues.map(describeIssue).join('; ');
   if (tool === 'priced') return toolError(`invalid input (nothing charged): ${listed}`, { error: 'validation_error', outcome: 'INVALID-INPUT', issues });
   return toolError(`invalid input: ${listed}`, { error: 'validation_error', issues });
 }

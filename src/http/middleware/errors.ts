@@ -6,7 +6,8 @@ import { IJsonRefused } from '../../kernel/rfc7493.ts';
 import { NotImplementedError } from '../../kernel/run-operation.ts';
 import { EventStoreUnavailableError } from '../../events/port.ts';
 import { ChargedCallFailed } from '../payment-answer.ts';
-import { HttpProblem, issuesOf, validationProblem } from '../problem.ts';
+import { HttpProblem, validationProblem } from '../problem.ts';
+import { issuesOf } from '../../kernel/issues.ts';
 
 /**
  * Maps anything thrown below to the one error body; no stack trace ever reaches a client. On

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PAYMENT_REASONS, PaymentRejected } from './reasons.ts';
 import { decodeUtf8, describeIllFormed } from '../../kernel/rfc3629.ts';
+import { describeIssue, issueOf } from '../../kernel/issues.ts';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** Decimal without leading zeros: one number, one text, so a payload and its hash have one form. */
@@ -96,7 +97,7 @@ export function decodePaymentHeader(header: 'PAYMENT-SIGNATURE' | 'X-PAYMENT', v
   const parsed = version === 2 ? paymentPayloadV2Schema.safeParse(raw) : paymentPayloadV1Schema.safeParse(raw);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    const where = first ? `${first.path.map(String).join('.') || '(root)'}: ${first.message}` : 'invalid';
+    const where = first ? describeIssue(issueOf(first)) : 'invalid';
     throw new PaymentRejected(PAYMENT_REASONS.payload, `not an exact EVM payment payload (${where})`);
   }
   return { payment: parsed.data, raw };
