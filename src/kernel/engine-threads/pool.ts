@@ -203,10 +203,7 @@ export class EngineThreads {
    */
   private timedOut(thread: Thread, pending: Pending): void {
     if (thread.running !== pending) return;
-    this.threads.delete(thread);
-    this.finished(thread);
-    pending.reject(new EngineTimeoutError(this.options.jobTimeoutMs));
-    void thread.worker.terminate();
+    void this.end(thread, new EngineTimeoutError(this.options.jobTimeoutMs));
     this.dispatch();
   }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ownerProofMessage, ownerProofRefusal, OWNER_PROOF_WINDOW_SECONDS } from './owner-proof.ts';
+import { ownerProofMessage, ownerProofRefusal } from './owner-proof.ts';
+import { SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
 import { governanceReserve, governanceSettle, readGovernorState } from './commands.ts';
 import { governorRulesDocument } from './rules.ts';
 import { governorStateView, AGENT_ID_PATTERN, agentOfLease, GOVERNOR_RULESET } from './decider.ts';
@@ -129,7 +130,7 @@ const governanceState = freeRoute({
     path: '/v1/governance/state/:agent_id',
     family: 'governance',
     summary: "Whether an agent is governed; its budget, spend and leases to its owner only.",
-    description: `Anyone learns only whether the agent exists ({found, agent_id}). The owner (the payer that opened the agent's budget) sees the budget and its current period: reserved (open, unexpired leases), spent (settled), available, and the open leases, read from the agent's own stream. To prove ownership, send query parameters signed_at (Unix seconds, within ${OWNER_PROOF_WINDOW_SECONDS} s of the service's clock) and owner_signature: the EIP-191 personal_sign by the owner address of the text "${ownerProofMessage('<agent_id>', 0).replace(/0$/, '<signed_at>')}". A proof that is stale, forged or by another address is refused with 403.`,
+    description: `Anyone learns only whether the agent exists ({found, agent_id}). The owner (the payer that opened the agent's budget) sees the budget and its current period: reserved (open, unexpired leases), spent (settled), available, and the open leases, read from the agent's own stream. To prove ownership, send query parameters signed_at (Unix seconds, within ${SIGNED_PROOF_WINDOW_SECONDS} s of the service's clock) and owner_signature: the EIP-191 personal_sign by the owner address of the text "${ownerProofMessage('<agent_id>', 0).replace(/0$/, '<signed_at>')}". A proof that is stale, forged or by another address is refused with 403.`,
     inputFrom: 'query-or-path',
     input: z.object({
       agent_id: agentId,
