@@ -235,6 +235,12 @@ function manifestFindings(input: ToolPermissionInput): Finding[] {
 
 const SEVERITY_RANK: Record<Severity, number> = { low: 1, medium: 2, high: 3, critical: 4 };
 
+function notPerformed(proof: OwnershipProof | undefined): JsonObject[] {
+  const manifest = { check: 'fetching the manifest from the server', reason: 'no network is contacted: the manifest is analysed as supplied, not shown to be what the server lists' };
+  if (!proof) return [manifest];
+  return [manifest, { check: `ownership proof (${proof.method})`, reason: 'the proof is carried as method, subject and the SHA-256 of its evidence; nothing is resolved, fetched or verified, so it shows what the caller claims, not who controls the server' }];
+}
+
 export function analyseToolPermissions(input: ToolPermissionInput, now: number): JsonObject {
   const declared = declarationsOf(input);
   const findings = [...permissionFindings(declared), ...manifestFindings(input)];
@@ -263,6 +269,10 @@ export function analyseToolPermissions(input: ToolPermissionInput, now: number):
     levelCap: capped ? { from: 'CRITICAL', to: 'HIGH', reason: 'no ownership proof supplied' } : null,
     ownershipProof: proof ? { method: proof.method, subject: proof.subject, evidenceSha256: sha256Hex(proof.evidence) } : null,
     recommendations,
+    // The manifest and the proof are the caller's: the level rests on what they declare, and a
+    // CRITICAL reached through a proof must not read as a proof the service checked.
+    evidence_source: 'caller-supplied',
+    not_performed: notPerformed(proof),
     analyzedAt: now,
   };
 }

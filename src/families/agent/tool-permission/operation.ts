@@ -45,6 +45,8 @@ const toolPermissionRecordSchema = z.object({
   levelCap: z.object({ from: z.literal('CRITICAL'), to: z.literal('HIGH'), reason: z.string() }).nullable(),
   ownershipProof: z.object({ method: z.string(), subject: z.string(), evidenceSha256: hex64 }).nullable(),
   recommendations: z.array(z.string()),
+  evidence_source: z.literal('caller-supplied').describe('The manifest, the other tool names and the ownership proof were supplied by the caller; the service fetches and verifies none of them'),
+  not_performed: z.array(z.object({ check: z.string(), reason: z.string() })).describe('Checks the service did not make: fetching the manifest, and verifying an ownership proof when one is supplied'),
   analyzedAt: z.number().int(),
 });
 
