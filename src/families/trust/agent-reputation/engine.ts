@@ -12,6 +12,10 @@ export const REPUTATION_KIND = 'agent-reputation';
 /** Recency half-life: an outcome 30 days older than the newest one counts half. */
 export const RECENCY_HALF_LIFE_SECONDS = 30 * 24 * 3600;
 const WEIGHTS = { wilson: 0.5, recency: 0.3, noDispute: 0.2 } as const;
+const NOT_PERFORMED = [
+  { check: 'signer identity', reason: 'a signer is a key the caller names: a valid signature shows its holder signed the event, not who the holder is' },
+  { check: 'the outcomes themselves', reason: 'no transaction or counterparty is contacted: an event says what its signer attests, not what happened' },
+] as const;
 /** Reasons are cut here to keep a composite small; one too large for a GET URL is re-checked on POST. */
 const MAX_REASON_CHARS = 160;
 
@@ -122,6 +126,9 @@ export function composeReputation(input: ReputationInput, now: number): JsonObje
     self_attestation_check: selfAttestationCheck(input.agent),
     events_supplied: input.events.length,
     rejected_events: rejected,
+    // The events are the caller's: signatures are checked, the outcomes they attest are not.
+    evidence_source: 'caller-supplied',
+    not_performed: [...NOT_PERFORMED],
   };
   if (valid.length === 0) {
     return { ...base, outcome: 'INSUFFICIENT-DATA', verdict: 'insufficient data: no valid signed outcome event, no score', composedAt: now };
