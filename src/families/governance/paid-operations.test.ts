@@ -177,7 +177,7 @@ describe('receipt check and reputation over HTTP', () => {
       artefact: 'receipt',
       signed: { format: 'eip712', payload: { version: 1, network: 'base', resourceUrl: 'https://api.example.com/x', payer: '0x1111111111111111111111111111111111111111', issuedAt: 1, transaction: '' }, signature: `0x${'11'.repeat(65)}` },
     });
-    expect((check.evidenceCore as JsonObject).defects).toEqual(['ORC-NET-001']);
+    expect((check.evidenceCore as JsonObject).defects).toEqual(['ORC-NET-001', 'ORC-SIG-001']);
     expect(await recheck('/v1/bureau/verify', check)).toMatchObject({ valid: true });
 
     const corpus = (await (await fetch(`${service.url}/v1/bureau/corpus`)).json()) as { items: JsonObject[] };

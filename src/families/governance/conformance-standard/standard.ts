@@ -5,8 +5,13 @@ import type { JsonObject } from '../../../signing/rfc8785.ts';
  * judged against; a change to any check's meaning is a new version.
  */
 export const CONFORMANCE_RULESET = { id: 'x402-conformance', version: '1' } as const;
-/** Version 2 (2026-11-27): a JWS header or payload that is not I-JSON (RFC 7493) fails ORC-FMT-001. */
-export const RECEIPT_CHECK_RULESET = { id: 'x402-offer-receipt-conformance', version: '2' } as const;
+/**
+ * Version 2 (2026-11-27): a JWS header or payload that is not I-JSON (RFC 7493) fails ORC-FMT-001.
+ * Version 3 (2026-11-28): an EIP-712 signature is recovered even when no signer is supplied, and
+ * one that recovers to no address fails ORC-SIG-001 (version 2 left it not-provided, so an
+ * all-zero signature was CONFORMANT).
+ */
+export const RECEIPT_CHECK_RULESET = { id: 'x402-offer-receipt-conformance', version: '3' } as const;
 /** The version strings this document has always been published under ("x402-conformance/v1"). */
 export const CONFORMANCE_STANDARD_VERSION = `${CONFORMANCE_RULESET.id}/v${CONFORMANCE_RULESET.version}`;
 export const RECEIPT_CHECK_STANDARD_VERSION = `${RECEIPT_CHECK_RULESET.id}/v${RECEIPT_CHECK_RULESET.version}`;
@@ -51,7 +56,7 @@ export const RECEIPT_CHECKS: readonly ConformanceCheck[] = [
   { id: 'ORC-NET-001', title: 'CAIP-2 network', requires: 'The payload network is a CAIP-2 chain id.', reference: 'x402 offer-and-receipt extension v1.0, sections 4.2 and 5.2 (network)', severity: 'major', appliesTo: 'paid' },
   { id: 'ORC-AMT-001', title: 'Atomic-unit amount', requires: 'An offer amount is a string of a non-negative integer in atomic units.', reference: 'x402 offer-and-receipt extension v1.0, section 4.2 (amount)', severity: 'major', appliesTo: 'paid' },
   { id: 'ORC-CON-001', title: 'Consistent with the requirements', requires: 'The payload agrees with the supplied reference: an offer with its PaymentRequirements (scheme, network, asset, payTo, amount) and resource URL; a receipt with the offer or requirements (network, resourceUrl) and the expected payer.', reference: 'x402 offer-and-receipt extension v1.0, sections 4.1.1 and 5.4', severity: 'critical', appliesTo: 'paid' },
-  { id: 'ORC-SIG-001', title: 'Signature verifies', requires: 'eip712: the EIP-712 signature recovers to the supplied signer address; jws: the signature verifies with the supplied key (EdDSA Ed25519 or ES256K).', reference: 'x402 offer-and-receipt extension v1.0, sections 3.1, 4.3 and 5.3', severity: 'critical', appliesTo: 'paid' },
+  { id: 'ORC-SIG-001', title: 'Signature verifies', requires: 'eip712: the EIP-712 signature recovers to an address, and to the supplied signer address when one is supplied (without one, a recoverable signature is not-provided and an unrecoverable one fails); jws: the signature verifies with the supplied key (EdDSA Ed25519 or ES256K).', reference: 'x402 offer-and-receipt extension v1.0, sections 3.1, 4.3 and 5.3', severity: 'critical', appliesTo: 'paid' },
 ];
 
 export function conformanceStandardDocument(): JsonObject {

@@ -26,7 +26,7 @@ describe('bureau receipt check', () => {
     const signed = await offer();
     const r = check({ artefact: 'offer', signed, requirements, resourceUrl: RESOURCE, signer: { address: account.address } });
     expect(failed(r)).toEqual([]);
-    expect(r).toMatchObject({ outcome: 'CONFORMANT', format: 'eip712', recoveredSigner: account.address.toLowerCase(), ruleset: { id: 'x402-offer-receipt-conformance', version: '2' } });
+    expect(r).toMatchObject({ outcome: 'CONFORMANT', format: 'eip712', recoveredSigner: account.address.toLowerCase(), ruleset: { id: 'x402-offer-receipt-conformance', version: '3' } });
   });
 
   it('an EIP-712 receipt passes; the wrong signer, payer or network fail the right check', async () => {
@@ -37,6 +37,17 @@ describe('bureau receipt check', () => {
     expect(failed(check({ artefact: 'receipt', signed, payer: '0x2222222222222222222222222222222222222222' }))).toEqual(['ORC-CON-001']);
     const tampered = { ...signed, payload: { ...(signed.payload as JsonObject), network: 'eip155:1' } };
     expect(failed(check({ artefact: 'receipt', signed: tampered, offer: offerPayload, signer: { address: account.address } }))).toEqual(['ORC-CON-001', 'ORC-SIG-001']);
+  });
+
+  it('an EIP-712 signature that recovers to no address fails even when no signer is supplied; a recoverable one is not-provided and names its signer', async () => {
+    const signed = (await createReceiptEIP712({ resourceUrl: RESOURCE, payer: PAYER, network: 'eip155:8453', transaction: '0xabc' }, signTypedData as never)) as unknown as JsonObject;
+    const zeroSigned = { ...signed, signature: `0x${'00'.repeat(65)}` };
+    const bogus = check({ artefact: 'receipt', signed: zeroSigned, payer: PAYER });
+    expect(failed(bogus)).toEqual(['ORC-SIG-001']);
+    expect(bogus).toMatchObject({ outcome: 'NON-CONFORMANT', defects: ['ORC-SIG-001'], evidence_source: 'caller-supplied' });
+    const unchecked = check({ artefact: 'receipt', signed, payer: PAYER });
+    expect(statusOf(unchecked)['ORC-SIG-001']).toBe('not-provided');
+    expect(unchecked).toMatchObject({ outcome: 'CONFORMANT', recoveredSigner: account.address.toLowerCase() });
   });
 
   it('a JWS receipt signed with EdDSA verifies with the supplied key', async () => {
@@ -91,7 +102,7 @@ describe('compact JWS parts', () => {
 describe('receipt check of a JWS payload that is not I-JSON', () => {
   it('fails the envelope check with the reason and carries no payload; the other checks are not assessed', () => {
     const r = check({ artefact: 'receipt', signed: { format: 'jws', signature: `${part('{"alg":"EdDSA"}')}.${part('{"n":1e-400,"big":123456789012345678901234567890}')}.${Buffer.alloc(64).toString('base64url')}` }, payer: PAYER, signer: { publicKey: '00'.repeat(32) } });
-    expect(r).toMatchObject({ outcome: 'NON-CONFORMANT', payload: null, defects: ['ORC-FMT-001'], ruleset: { version: '2' } });
+    expect(r).toMatchObject({ outcome: 'NON-CONFORMANT', payload: null, defects: ['ORC-FMT-001'], ruleset: { version: '3' } });
     expect(statusOf(r)).toEqual({ 'ORC-FMT-001': 'fail', 'ORC-REQ-001': 'not-provided', 'ORC-NET-001': 'not-provided', 'ORC-AMT-001': 'not-provided', 'ORC-CON-001': 'not-provided', 'ORC-SIG-001': 'not-provided' });
   });
 });

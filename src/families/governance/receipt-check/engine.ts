@@ -76,11 +76,13 @@ function consistency(input: ReceiptCheckInput, payload: JsonObject): Verdict {
 
 function signatureCheck(input: ReceiptCheckInput, env: Envelope, signed: JsonObject): { verdict: Verdict; signer?: string } {
   if (env.format === 'eip712' && env.payload && typeof signed.signature === 'string') {
-    if (!input.signer?.address) return { verdict: absent('no signer address supplied') };
+    // Recovered with or without an expected signer: a signature that recovers to no address is
+    // no signature, whoever the caller expected.
     const digest = typedDataDigest(input.artefact, env.payload);
     if (!digest) return { verdict: fail('the payload members do not fit the EIP-712 types') };
     const recovered = recoverAddress(digest, signed.signature);
     if (!recovered) return { verdict: fail('the signature does not recover to any address') };
+    if (!input.signer?.address) return { verdict: absent(`no signer address supplied: the signature recovers to ${recovered}, not compared with an expected issuer`), signer: recovered };
     return { verdict: sameText(recovered, input.signer.address) ? pass() : fail(`recovers to ${recovered}, not ${input.signer.address.toLowerCase()}`), signer: recovered };
   }
   if (env.format === 'jws' && env.jws) {
@@ -123,6 +125,8 @@ export function checkOfferOrReceipt(input: ReceiptCheckInput, context: { now: nu
     score: { ...score },
     defects: checks.filter((c) => c.status === 'fail').map((c) => c.id),
     outcome: outcomeOf(score),
+    // The artefact, and the requirements, offer, payer and signer it is compared with, are the caller's.
+    evidence_source: 'caller-supplied',
     checkedAt: context.now,
   };
 }

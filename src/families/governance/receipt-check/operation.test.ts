@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { findOperation } from '../../../catalog/index.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { postTo, useTestService } from '../../../../test/support/service.ts';
 import { runAgainst } from '../../../../test/support/http.ts';
@@ -28,5 +29,15 @@ describe('receipt check of a JWS whose payload is not I-JSON', () => {
     const res = await postTo(service, '/v1/bureau/verify', { evidenceCore: record, sha256: result.seal.sha256, signature: result.seal.ed25519Sig });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ valid: true });
+  });
+});
+
+describe('receipt check catalogue example', () => {
+  it('checks a genuinely signed receipt: every check that applies passes, the signature included', async () => {
+    const op = findOperation('bureau.receipt-check')!;
+    const { record } = await runAgainst(service, op.id, op.example);
+    const statuses = Object.fromEntries((record.checks as Array<{ id: string; status: string }>).map((c) => [c.id, c.status]));
+    expect(statuses).toEqual({ 'ORC-FMT-001': 'pass', 'ORC-REQ-001': 'pass', 'ORC-NET-001': 'pass', 'ORC-AMT-001': 'not-provided', 'ORC-CON-001': 'pass', 'ORC-SIG-001': 'pass' });
+    expect(record).toMatchObject({ outcome: 'CONFORMANT', recoveredSigner: '0xf84207d3842ab58d9efb1cf5cca2eeeb5e1c2617', evidence_source: 'caller-supplied' });
   });
 });

@@ -20,6 +20,7 @@ export const receiptCheckRecord = z.object({
   score: scoreSchema,
   defects: z.array(z.string()),
   outcome: z.enum(['CONFORMANT', 'NON-CONFORMANT', 'INSUFFICIENT-DATA']),
+  evidence_source: z.literal('caller-supplied').describe('The artefact and everything it is compared with were supplied by the caller'),
   checkedAt: z.number().int(),
 });
 
@@ -44,10 +45,17 @@ const receiptCheckOperation = pricedOperation({
         signer: z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').optional(), publicKey: z.string().regex(/^[0-9a-fA-F]{64}$|^[0-9a-fA-F]{66}$|^[0-9a-fA-F]{130}$/, 'must be a raw public key in hex (32, 33 or 65 bytes)').optional() }).strict().optional(),
       })
       .strict(),
+    // A receipt genuinely signed (EIP-712, domain "x402 receipt") by the issuer named in signer,
+    // so that the example checks the signature instead of leaving it not-provided.
     example: {
       artefact: 'receipt',
-      signed: { format: 'eip712', payload: { version: 1, network: 'eip155:8453', resourceUrl: 'https://api.example.com/v1/data', payer: '0x1111111111111111111111111111111111111111', issuedAt: 1767225600, transaction: '' }, signature: `0x${'00'.repeat(65)}` },
+      signed: {
+        format: 'eip712',
+        payload: { version: 1, network: 'eip155:8453', resourceUrl: 'https://api.example.com/v1/data', payer: '0x1111111111111111111111111111111111111111', issuedAt: 1767225600, transaction: '0x6b1f0c7e3d5a9b2c4e8f1a0d3c5b7e9f2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e1f' },
+        signature: '0xb3c8d65a33573e83b2ff0b88559bdf1160c343d09666f68e8ae746e6fbcbdccc78fa9242d810e1ae8b2b7658b45c5c6016c75c2733fced5eca502993f1e81f3a1c',
+      },
       payer: '0x1111111111111111111111111111111111111111',
+      signer: { address: '0xF84207d3842aB58D9eFB1cF5CCA2EEEB5E1C2617' },
     },
     output: signedResponse(receiptCheckRecord, 'evidenceCore'),
     keyFamily: 'governance',
