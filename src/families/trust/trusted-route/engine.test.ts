@@ -24,6 +24,11 @@ describe('trusted-route engine', () => {
     expect((record.ranking as JsonObject[])[0]).toMatchObject({ ruleset: TRUSTED_ROUTE_RULESET, history_count: 10, success_rate: 1, median_latency_ms: 100, mean_cost_usd: '0.01', price_usd: '0.01', insufficient_history: false, not_provided: [] });
   });
 
+  it('marks every ranking entry as resting on caller-supplied history', () => {
+    const record = rankRoutes({ routes: [{ id: 'a', history: history(6, 0) }, { id: 'b', history: history(1, 0) }] });
+    expect((record.ranking as JsonObject[]).map((e) => e.evidence_source)).toEqual(['caller-supplied', 'caller-supplied']);
+  });
+
   it('ranks routes under the minimum history last, flagged, without a score', () => {
     const record = rankRoutes({
       routes: [

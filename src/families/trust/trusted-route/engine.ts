@@ -87,6 +87,9 @@ function scoreRoute(route: CandidateRoute, minHistory: number): Scored {
     not_provided: notProvided,
     min_history: minHistory,
     ruleset: { ...TRUSTED_ROUTE_RULESET },
+    // The spec fixes the record to {routes_count, ranking}, so each entry says what it rests on:
+    // the caller's history of the route, not outcomes the service observed.
+    evidence_source: 'caller-supplied',
   };
   return { entry, id: route.id, score, price, insufficient };
 }

@@ -55,6 +55,7 @@ const rankingEntry = z.object({
   not_provided: z.array(z.string()),
   min_history: z.number().int(),
   ruleset: rulesetMember(TRUSTED_ROUTE_RULESET),
+  evidence_source: z.literal('caller-supplied').describe('The history was supplied by the caller; the service called none of the routes'),
 });
 
 export const trustedRouteRecordSchema = z.object({ routes_count: z.number().int(), ranking: z.array(rankingEntry) });
