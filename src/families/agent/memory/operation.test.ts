@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { findOperation } from '../../../catalog/index.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { useTestService } from '../../../../test/support/service.ts';
 import { postJson, runAgainst, tampers, verifyBody } from '../../../../test/support/http.ts';
@@ -41,5 +42,16 @@ describe('memory over HTTP', () => {
       const result = await verifyBody(service, 'GET', '/v1/memory/verify', t.record, t.sha256, t.signature);
       expect(result.valid, t.name).toBe(false);
     }
+  });
+});
+
+describe('memory catalogue examples', () => {
+  it("the get example reads back what the put example stores, for the same payer; on a fresh store it is NOT-FOUND", async () => {
+    const put = findOperation('memory.put')!;
+    const get = findOperation('memory.get')!;
+    const payer = '0x5555555555555555555555555555555555555555';
+    expect((await runAgainst(service, get.id, get.example, { payer })).record).toMatchObject({ outcome: 'NOT-FOUND' });
+    await runAgainst(service, put.id, put.example, { payer });
+    expect((await runAgainst(service, get.id, get.example, { payer })).record).toMatchObject({ version: 1, value: (put.example as JsonObject).value });
   });
 });

@@ -50,7 +50,7 @@ const memoryGet = pricedOperation({
     priceUsd: '0.05',
     summary: "Latest signed state record for an agent's memory key.",
     description:
-      "Returns the latest version of the payer's own (agent_id, key) store, or the given version, as the very record its put signed (so put and get of one version verify alike). Every store belongs to one payer (the payment's from address, the record's owner): a get reads the payer's store only, so a payer without a store of that agent_id and key gets a signed record with outcome NOT-FOUND, whoever else keeps one; so does a missing version. Versions written before stores were scoped to their payer are returned as signed then (ruleset memory-chain 1, no owner).",
+      "Returns the latest version of the payer's own (agent_id, key) store, or the given version, as the very record its put signed (so put and get of one version verify alike). Every store belongs to one payer (the payment's from address, the record's owner): a get reads the payer's store only, so a payer without a store of that agent_id and key gets a signed record with outcome NOT-FOUND, whoever else keeps one; so does a missing version. Versions written before stores were scoped to their payer are returned as signed then (ruleset memory-chain 1, no owner). The example reads what the memory put example stores: a payer who has not sent that put gets NOT-FOUND.",
     inputFrom: 'json',
     input: z.object({ agent_id: storeName, key: storeName, version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional() }).strict(),
     example: { agent_id: 'did:web:agent.example', key: 'preferences' },

@@ -17,6 +17,7 @@ const receiptSchema = z.object({
   merkle_root: hex64.nullable(),
 });
 
+/** The entry id of the evidence-ingest example's sealed record (a test holds the two together). */
 const EXAMPLE_ENTRY_ID = '207ecbf8461c7681c1c39ca063baf21072ac91953a5daa23de3b98623d497009';
 
 const evidenceQueryOperation = pricedOperation({
@@ -27,7 +28,7 @@ const evidenceQueryOperation = pricedOperation({
     priceUsd: '0.15',
     summary: 'Binds a set of sealed entries into one signed receipt.',
     description:
-      'The receipt holds the sorted, deduplicated entry ids with the SHA-256 of each sealed record, a Merkle root over them, and the ids not found (NOT-FOUND). It carries no timestamp: the same set, in any order and with duplicates, gives byte-identical receipts, digests and signatures.',
+      'The receipt holds the sorted, deduplicated entry ids with the SHA-256 of each sealed record, a Merkle root over them, and the ids not found (NOT-FOUND). It carries no timestamp: the same set, in any order and with duplicates, gives byte-identical receipts, digests and signatures. The example asks for the entry that the evidence-ingest example seals: until that has been sent, it answers NOT-FOUND.',
     inputFrom: 'json',
     input: evidenceQueryInputSchema,
     example: { entryIds: [EXAMPLE_ENTRY_ID] },
