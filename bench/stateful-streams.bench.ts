@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { importCompiled } from './support/compiled.ts';
 import { presignPayments } from './support/paid-payments.ts';
 
@@ -28,8 +29,7 @@ const { createLogger } = await importCompiled<typeof import('../src/logger.ts')>
 const { paymentRequirements } = await importCompiled<typeof import('../src/payments/x402/quote.ts')>('payments/x402/quote.js');
 const { startService } = await importCompiled<typeof import('../src/service.ts')>('service.js');
 const governor = await importCompiled<typeof import('../src/families/governance/spend-governor/decider.ts')>('families/governance/spend-governor/decider.js');
-const { readGovernorState } = await importCompiled<typeof import('../src/families/governance/spend-governor/commands.ts')>('families/governance/spend-governor/commands.js');
-const { agentStreamName } = await importCompiled<typeof import('../src/families/governance/events.ts')>('families/governance/events.js');
+const { payersAgent } = await importCompiled<typeof import('../src/families/governance/spend-governor/agent-stream.ts')>('families/governance/spend-governor/agent-stream.js');
 const { FOLDED_BYTES_KEPT } = await importCompiled<typeof import('../src/kernel/decider.ts')>('kernel/decider.js');
 
 /** A busy agent's stream, kept folded (it was past the bound when the bound counted 10,000 events). */
@@ -95,8 +95,11 @@ async function longAgentStream(url: string, store: Store, settings: ReturnType<t
     return performance.now() - started;
   };
   const short = await call(0);
-  let state = await readGovernorState(store, agent);
-  const stream = agentStreamName(agent);
+  // The agent is the payer's own: every call of the run is paid by one payer.
+  const { authorization } = decodePaymentSignatureHeader(payments[0]!).payload as { authorization: { from: string } };
+  const payersStream = await payersAgent(store, authorization.from, agent);
+  const stream = payersStream.stream;
+  let state = payersStream.state;
   let length = (await store.readStream(stream)).length;
   const now = Math.floor(Date.now() / 1000);
   let bytes = 0;

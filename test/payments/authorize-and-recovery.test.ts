@@ -140,20 +140,32 @@ describe('paid calls racing for one state: a refusal is never found after the pa
     return (await signPayment(quote, { account })).header;
   };
 
-  it("payers opening one agent's budget at once: one owner, the others refused free, their payments still good", async () => {
+  it("one payer opening one agent's budget with different caps at once: one budget, the others refused free, their payments still good", async () => {
     for (let round = 0; round < 5; round++) {
+      const owner = privateKeyToAccount(generatePrivateKey());
       const agent = `race-budget-${round}-${Date.now()}`;
-      const reserve = (agent_id: string) => ({ agent_id, amount: '1', purpose: 'calls', ttl_seconds: 600, budget: { cap: '20', period: 86_400 } });
-      const payments = await Promise.all(Array.from({ length: 6 }, () => paymentFor('/v1/governance/reserve', reserve(agent))));
-      const answers = await Promise.all(payments.map((payment) => paidPost('/v1/governance/reserve', reserve(agent), payment)));
-      expect(answers.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403, 403]);
+      const reserve = (agent_id: string, cap: number) => ({ agent_id, amount: '1', purpose: 'calls', ttl_seconds: 600, budget: { cap: String(cap), period: 86_400 } });
+      const payments = await Promise.all(Array.from({ length: 6 }, (_, i) => paymentFor('/v1/governance/reserve', reserve(agent, 20 + i), owner)));
+      const answers = await Promise.all(payments.map((payment, i) => paidPost('/v1/governance/reserve', reserve(agent, 20 + i), payment)));
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
       for (const [i, refused] of answers.entries()) {
-        if (refused.status !== 403) continue;
+        if (refused.status !== 409) continue;
         expect(refused.body.message).toMatch(/nothing was charged$/);
-        // Nothing was taken: the same authorization pays for a budget of the loser's own.
-        expect((await paidPost('/v1/governance/reserve', reserve(`${agent}-own-${i}`), payments[i]!)).status).toBe(200);
+        // Nothing was taken: the same authorization pays for another agent of the payer's.
+        expect((await paidPost('/v1/governance/reserve', reserve(`${agent}-own-${i}`, 20 + i), payments[i]!)).status).toBe(200);
       }
     }
+  });
+
+  it('payers opening one agent_id at once: each opens a budget of its own, none refused', async () => {
+    const agent = `race-agent-id-${Date.now()}`;
+    const reserve = { agent_id: agent, amount: '1', purpose: 'calls', ttl_seconds: 600, budget: { cap: '20', period: 86_400 } };
+    const payments = await Promise.all(Array.from({ length: 6 }, () => paymentFor('/v1/governance/reserve', reserve)));
+    const answers = await Promise.all(payments.map((payment) => paidPost('/v1/governance/reserve', reserve, payment)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const leases = answers.map((r) => (r.body as { evidenceCore: { owner: string; available: string } }).evidenceCore);
+    expect(leases.map((l) => l.available)).toEqual(['19', '19', '19', '19', '19', '19']);
+    expect(new Set(leases.map((l) => l.owner)).size).toBe(6);
   });
 
   it('payers creating one memory (agent_id, key) at once: each opens a store of its own at version 1, none refused', async () => {

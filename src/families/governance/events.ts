@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
 /**
- * The governance family's events. Spend governor: one stream per agent,
- * `governance-agent-<agent_id>`. Bureau: one stream per audit, `bureau-audit-<audit_id>`.
- * Amounts are integer strings of micro-units (1e-6 of the budget's unit), so sums stay exact.
+ * The governance family's events. Spend governor: one stream per payer's agent,
+ * `governance-payer-<payer>-agent-<agent_id>` (agentStreamName). Bureau: one stream per audit,
+ * `bureau-audit-<audit_id>`. Amounts are integer strings of micro-units (1e-6 of the budget's
+ * unit), so sums stay exact.
  */
 const micros = z.string().regex(/^\d{1,21}$/);
 const address = z.string().regex(/^0x[0-9a-f]{40}$/);
@@ -87,5 +88,17 @@ export function parseGovernorEvent(event: { type: string; data: unknown }): Gove
   }
 }
 
-export const agentStreamName = (agentId: string): string => `governance-agent-${agentId}`;
+/**
+ * A payer's agent: the payer (0x and 40 lowercase hex, a fixed form) and the agent id (a closed
+ * alphabet without ':'), so no choice of agent id makes two payers' agents share a stream. The
+ * prefix differs from the legacy one: no agent id makes a legacy name equal a payer's.
+ */
+export const agentStreamName = (payer: string, agentId: string): string => `governance-payer-${payer.toLowerCase()}-agent-${agentId}`;
+
+/**
+ * Where agents lived before they were scoped to their payer: one stream per agent id, whoever
+ * paid. No new agent is opened under this name; an agent already there stays the payer's that
+ * opened its budget, read and extended in place (spend-governor/agent-stream.ts).
+ */
+export const legacyAgentStreamName = (agentId: string): string => `governance-agent-${agentId}`;
 export const auditStreamName = (auditId: string): string => `bureau-audit-${auditId}`;

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../signing/rfc8785.ts';
 import { createPayingFetch } from '../../../test/support/paying-client.ts';
 import { ownerProofMessage } from './spend-governor/owner-proof.ts';
+import { writeLegacyAgent } from './spend-governor/legacy-agent.test-support.ts';
 import { postTo, useTestService } from '../../../test/support/service.ts';
 
 /**
  * The governance family over real HTTP, paid with the official x402 client (local settlement):
  * a real 402 and a real paid answer of this very service audit as conformant; the audit joins
- * the corpus and its inclusion proof verifies; the spend governor's ownership and idempotency.
+ * the corpus and its inclusion proof verifies; the spend governor's agents per payer and idempotency.
  */
 
 const service = useTestService();
@@ -108,17 +109,30 @@ describe('bureau over HTTP', () => {
 });
 
 describe('spend governor over HTTP', () => {
-  it('reserves, refuses another payer before settlement (403, nothing charged), settles idempotently, shows the state', async () => {
+  const stateUrl = (agent: string, proof?: { signedAt: number; signature: string }) =>
+    `${service.url}/v1/governance/state/${agent}${proof ? `?signed_at=${proof.signedAt}&owner_signature=${proof.signature}` : ''}`;
+  const proofBy = async (signer: typeof pay, agent: string, signedAt = Math.floor(Date.now() / 1000)) => ({
+    signedAt,
+    signature: await signer.account.signMessage({ message: ownerProofMessage(agent, signedAt) }),
+  });
+  const stateOf = async (signer: typeof pay, agent: string) => (await (await fetch(stateUrl(agent, await proofBy(signer, agent)))).json()) as JsonObject;
+
+  it("reserves and settles idempotently on the payer's own agent; another payer of the same agent_id gets its own budget, and A's lease is unknown to it", async () => {
     const lease = await paid('/v1/governance/reserve', { agent_id: 'http-agent', amount: '2', purpose: 'tools', ttl_seconds: 600, budget: { cap: '5', period: 3600 } });
     const record = lease.evidenceCore as JsonObject;
-    expect(record).toMatchObject({ outcome: 'RESERVED', amount: '2', available: '3' });
+    expect(record).toMatchObject({ outcome: 'RESERVED', owner: pay.address.toLowerCase(), amount: '2', available: '3' });
     expect(await recheck('/v1/governance/verify', lease)).toMatchObject({ valid: true });
 
-    const refused = await postTo(service, '/v1/governance/reserve', { agent_id: 'http-agent', amount: '1', purpose: 'steal', ttl_seconds: 60 }, otherPayer);
-    expect(refused.status).toBe(403);
-    expect(refused.headers.get('payment-response')).toBeNull();
+    // B reserving A's agent id: B's own budget, A's untouched.
+    const theirs = await paid('/v1/governance/reserve', { agent_id: 'http-agent', amount: '0.01', purpose: 'squat', ttl_seconds: 60, budget: { cap: '0.01', period: 60 } }, otherPayer);
+    expect(theirs.evidenceCore).toMatchObject({ outcome: 'RESERVED', owner: otherPayer.address.toLowerCase(), reserved: '0.01', available: '0' });
+    expect(await stateOf(pay, 'http-agent')).toMatchObject({ found: true, owner: pay.address.toLowerCase(), reserved: '2', available: '3' });
+
+    // B settling A's lease: the answer to an unknown lease, before settlement (nothing charged).
     const refusedSettle = await postTo(service, '/v1/governance/settle', { lease_id: record.lease_id, actual_amount: '1' }, otherPayer);
-    expect(refusedSettle.status).toBe(403);
+    expect(refusedSettle.status).toBe(422);
+    expect(refusedSettle.headers.get('payment-response')).toBeNull();
+    expect(await refusedSettle.json()).toMatchObject({ error: 'lease_not_found', outcome: 'NOT-FOUND', issues: [{ path: 'lease_id' }] });
 
     const overBudget = await postTo(service, '/v1/governance/reserve', { agent_id: 'http-agent', amount: '3.5', purpose: 'too much', ttl_seconds: 60 }, pay);
     expect(overBudget.status).toBe(422);
@@ -127,39 +141,72 @@ describe('spend governor over HTTP', () => {
     const first = await paid('/v1/governance/settle', { lease_id: record.lease_id, actual_amount: '1.5' });
     const second = await paid('/v1/governance/settle', { lease_id: record.lease_id, actual_amount: '1.5' });
     expect(second).toEqual(first);
+    expect(first.evidenceCore).toMatchObject({ outcome: 'SETTLED', owner: pay.address.toLowerCase() });
     expect(await recheck('/v1/governance/verify', first)).toMatchObject({ valid: true });
+    expect(await stateOf(otherPayer, 'http-agent')).toMatchObject({ found: true, owner: otherPayer.address.toLowerCase(), spent: '0', reserved: '0.01' });
+  });
 
-    const stateUrl = (agent: string, proof?: { signedAt: number; signature: string }) =>
-      `${service.url}/v1/governance/state/${agent}${proof ? `?signed_at=${proof.signedAt}&owner_signature=${proof.signature}` : ''}`;
-    const proofBy = async (signer: typeof pay, agent: string, signedAt = Math.floor(Date.now() / 1000)) => ({
-      signedAt,
-      signature: await signer.account.signMessage({ message: ownerProofMessage(agent, signedAt) }),
-    });
+  it("reads the agent of the payer whose proof it is: A's proof reads A's, B's reads B's, no proof is refused saying how to make one", async () => {
+    await paid('/v1/governance/reserve', { agent_id: 'state-agent', amount: '1', purpose: 'a', ttl_seconds: 600, budget: { cap: '5', period: 3600 } });
+    await paid('/v1/governance/reserve', { agent_id: 'state-agent', amount: '3', purpose: 'b', ttl_seconds: 600, budget: { cap: '4', period: 7200 } }, otherPayer);
 
-    // Anyone: existence only, no owner, amounts, lease ids or purposes.
-    const anonymous = (await (await fetch(stateUrl('http-agent'))).json()) as JsonObject;
-    expect(anonymous).toEqual({ found: true, agent_id: 'http-agent' });
-    expect(await (await fetch(stateUrl('nobody'))).json()).toEqual({ found: false, agent_id: 'nobody' });
+    const asA = await stateOf(pay, 'state-agent');
+    expect(asA).toMatchObject({ found: true, agent_id: 'state-agent', owner: pay.address.toLowerCase(), budget: { cap: '5', period: 3600 }, reserved: '1', available: '4' });
+    expect((asA.openLeases as JsonObject[]).map((l) => l.purpose)).toEqual(['a']);
+    const asB = await stateOf(otherPayer, 'state-agent');
+    expect(asB).toMatchObject({ found: true, owner: otherPayer.address.toLowerCase(), budget: { cap: '4', period: 7200 }, reserved: '3', available: '1' });
+    expect((asB.openLeases as JsonObject[]).map((l) => l.purpose)).toEqual(['b']);
+    // A signer with no agent of this id: its own answer, naming the address its proof recovers to.
+    const stranger = createPayingFetch();
+    expect(await stateOf(stranger, 'state-agent')).toEqual({ found: false, agent_id: 'state-agent', owner: stranger.address.toLowerCase() });
+
+    // No proof: no answer about anybody's agent, and how to make a proof.
+    const anonymous = await fetch(stateUrl('state-agent'));
+    expect(anonymous.status).toBe(403);
+    const refusal = (await anonymous.json()) as JsonObject;
+    expect(refusal).toMatchObject({ error: 'owner_proof_required', agent_id: 'state-agent' });
+    expect(refusal.message).toContain('Read the governance state of agent state-agent at <signed_at>');
+    expect(refusal).not.toHaveProperty('found');
+    const withoutRequestId = ({ requestId: _requestId, ...rest }: JsonObject) => JSON.stringify(rest);
+    const unheardOf = (await (await fetch(stateUrl('nobody-has-this'))).json()) as JsonObject;
+    expect(withoutRequestId(unheardOf).replaceAll('nobody-has-this', 'state-agent')).toBe(withoutRequestId(refusal));
     expect((await fetch(`${service.url}/v1/governance/state/bad%20id`)).status).toBe(422);
 
-    // The owner, with a fresh EIP-191 proof: everything.
-    const state = (await (await fetch(stateUrl('http-agent', await proofBy(pay, 'http-agent')))).json()) as JsonObject;
-    expect(state).toMatchObject({ found: true, owner: pay.address.toLowerCase(), spent: '1.5', reserved: '0', available: '3.5', openLeases: [] });
-
-    // Another payer, a stale proof, a proof for another agent, a forged signature: 403, nothing revealed.
-    const refusals = [
-      await proofBy(otherPayer, 'http-agent'),
-      await proofBy(pay, 'http-agent', Math.floor(Date.now() / 1000) - 3600),
-      await proofBy(pay, 'other-agent'),
-      { signedAt: Math.floor(Date.now() / 1000), signature: `0x${'11'.repeat(65)}` },
-    ];
-    for (const proof of refusals) {
-      const res = await fetch(stateUrl('http-agent', proof));
+    // A stale proof, a signature that recovers to no key: 403, nothing revealed.
+    for (const proof of [await proofBy(pay, 'state-agent', Math.floor(Date.now() / 1000) - 3600), { signedAt: Math.floor(Date.now() / 1000), signature: `0x${'11'.repeat(65)}` }]) {
+      const res = await fetch(stateUrl('state-agent', proof));
       expect(res.status).toBe(403);
       const body = (await res.json()) as JsonObject;
+      expect(body).toMatchObject({ error: 'forbidden' });
       expect(body).not.toHaveProperty('owner');
       expect(body).not.toHaveProperty('openLeases');
     }
+    // A proof signed for another agent id recovers to another address: that address's (absent) agent.
+    const misdirected = await proofBy(pay, 'other-agent');
+    const misread = (await (await fetch(stateUrl('state-agent', misdirected))).json()) as JsonObject;
+    expect(misread).toMatchObject({ found: false });
+    expect(misread.owner).not.toBe(pay.address.toLowerCase());
+  });
+
+  it('an agent written under the old stream name keeps working for its owner: reserve, settle, state; for another payer it is absent', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const oldLease = await writeLegacyAgent(service.deps.store, pay.address, 'legacy-http-agent', { cap: '10', leaseAmount: '4', now });
+    expect(oldLease).toMatchObject({ ruleset: { id: 'spend-governor', version: '1' } });
+    expect(oldLease).not.toHaveProperty('owner');
+
+    const more = await paid('/v1/governance/reserve', { agent_id: 'legacy-http-agent', amount: '5', purpose: 'more', ttl_seconds: 600 });
+    expect(more.evidenceCore).toMatchObject({ outcome: 'RESERVED', owner: pay.address.toLowerCase(), reserved: '9', available: '1' });
+    const settled = await paid('/v1/governance/settle', { lease_id: oldLease.lease_id, actual_amount: '3' });
+    expect(settled.evidenceCore).toMatchObject({ outcome: 'SETTLED', reserved_amount: '4', released_amount: '1' });
+    expect(await stateOf(pay, 'legacy-http-agent')).toMatchObject({ found: true, owner: pay.address.toLowerCase(), spent: '3', reserved: '5', available: '2' });
+
+    expect(await stateOf(otherPayer, 'legacy-http-agent')).toEqual({ found: false, agent_id: 'legacy-http-agent', owner: otherPayer.address.toLowerCase() });
+    const refusedSettle = await postTo(service, '/v1/governance/settle', { lease_id: oldLease.lease_id, actual_amount: '1' }, otherPayer);
+    expect(refusedSettle.status).toBe(422);
+    expect(await refusedSettle.json()).toMatchObject({ outcome: 'NOT-FOUND' });
+    const theirs = await paid('/v1/governance/reserve', { agent_id: 'legacy-http-agent', amount: '1', purpose: 'own', ttl_seconds: 60, budget: { cap: '1', period: 60 } }, otherPayer);
+    expect(theirs.evidenceCore).toMatchObject({ owner: otherPayer.address.toLowerCase(), available: '0' });
+    expect(await stateOf(pay, 'legacy-http-agent')).toMatchObject({ reserved: '5', available: '2' });
   });
 
   it('answers 422 with the field before any quote', async () => {
@@ -167,7 +214,7 @@ describe('spend governor over HTTP', () => {
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({ outcome: 'INVALID-INPUT', issues: [{ path: 'amount' }] });
     expect((await postTo(service, '/v1/governance/reserve', { agent_id: 'x', amount: '1', purpose: 'p', ttl_seconds: 60 })).status).toBe(402);
-    expect(((await (await fetch(`${service.url}/v1/governance/standard`)).json()) as { version: string }).version).toBe('spend-governor/v1');
+    expect(((await (await fetch(`${service.url}/v1/governance/standard`)).json()) as { version: string }).version).toBe('spend-governor/v2');
   });
 });
 
@@ -192,10 +239,12 @@ describe('receipt check and reputation over HTTP', () => {
 });
 
 describe('settling a lease that does not exist', () => {
-  it('is answered 422 NOT-FOUND before any quote: nobody is asked to pay for a call that cannot succeed', async () => {
-    const res = await postTo(service, '/v1/governance/settle', { lease_id: 'nobody:0123456789abcdef01234567', actual_amount: '1' });
+  it('is quoted (which leases exist depends on the payer), then answered 422 NOT-FOUND before settlement: nothing is charged', async () => {
+    const body = { lease_id: 'nobody:0123456789abcdef01234567', actual_amount: '1' };
+    expect((await postTo(service, '/v1/governance/settle', body)).status).toBe(402);
+    const res = await postTo(service, '/v1/governance/settle', body, pay);
     expect(res.status).toBe(422);
-    expect(res.headers.get('payment-required')).toBeNull();
+    expect(res.headers.get('payment-response')).toBeNull();
     expect(await res.json()).toMatchObject({ outcome: 'NOT-FOUND', issues: [{ path: 'lease_id' }] });
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../../catalog/index.ts';
 import type { PricedOperation } from '../../../kernel/operation.ts';
-import { readGovernorState, parseAgentEvent } from './commands.ts';
+import { parseAgentEvent, readGovernorState } from './agent-stream.ts';
+import { writeLegacyAgent } from './legacy-agent.test-support.ts';
 import { runOperation } from '../../../kernel/run-operation.ts';
 import { parseAmount } from '../../../kernel/decimal-amount.ts';
 import { evolveGovernor, governorStateView, initialGovernorState } from './decider.ts';
-import { agentStreamName } from '../events.ts';
+import { agentStreamName, legacyAgentStreamName } from '../events.ts';
 import { createMemoryEventStore } from '../../../events/memory-store.ts';
 import { check } from '../../../signing/seal.ts';
 import { PAYER_A, PAYER_B, testCallContext } from '../../../../test/support/call-context.ts';
@@ -26,7 +27,7 @@ describe('governance.reserve and governance.settle commands', () => {
     expect(outcomes.filter((o) => o === 'RESERVED')).toHaveLength(12); // 9.5 / 0.75 = 12.67
     expect(outcomes.filter((o) => o === 'BUDGET-EXCEEDED')).toHaveLength(38);
     // reserved + spent <= cap after every single event of the stream, not only at the end.
-    const recorded = await store.readStream(agentStreamName('swarm'));
+    const recorded = await store.readStream(agentStreamName(PAYER_A, 'swarm'));
     let state = initialGovernorState;
     for (const event of recorded) {
       state = evolveGovernor(state, parseAgentEvent(event));
@@ -36,15 +37,67 @@ describe('governance.reserve and governance.settle commands', () => {
     expect(governorStateView(state, 1_767_225_600)).toMatchObject({ reserved: '10', available: '0.5' });
   });
 
-  it('another payer is refused in authorize (403) and nothing changes', async () => {
+  it("another payer's reserve of the same agent_id opens its own budget, and the first payer's is untouched", async () => {
     const store = createMemoryEventStore();
-    await runOperation(reserveOp, input(reserveOp, { agent_id: 'owned', amount: '1', purpose: 'p', ttl_seconds: 60, budget: { cap: '5', period: 3600 } }), testCallContext({ store, payer: PAYER_A }));
-    const before = await store.readStream(agentStreamName('owned'));
-    const ctx = testCallContext({ store, payer: PAYER_B });
-    expect(await reserveOp.command!.authorize!(input(reserveOp, { agent_id: 'owned', amount: '1', purpose: 'p', ttl_seconds: 60 }), ctx)).toMatchObject({ status: 403, error: 'forbidden' });
-    const leaseId = (before[1]!.data as { lease_id: string }).lease_id;
-    expect(await settleOp.command!.authorize!(input(settleOp, { lease_id: leaseId, actual_amount: '1' }), ctx)).toMatchObject({ status: 403 });
-    expect(await store.readStream(agentStreamName('owned'))).toEqual(before);
+    const asA = () => testCallContext({ store, payer: PAYER_A });
+    const asB = () => testCallContext({ store, payer: PAYER_B });
+    const aLease = await runOperation(reserveOp, input(reserveOp, { agent_id: 'research-agent-7', amount: '4', purpose: 'a', ttl_seconds: 600, budget: { cap: '10', period: 3600 } }), asA());
+    expect(aLease.record).toMatchObject({ outcome: 'RESERVED', owner: PAYER_A, ruleset: { id: 'spend-governor', version: '2' }, available: '6' });
+    const aBefore = await store.readStream(agentStreamName(PAYER_A, 'research-agent-7'));
+
+    // The squatter's tiny budget is its own; it neither blocks nor touches the agent's.
+    expect(await reserveOp.command!.authorize!(input(reserveOp, { agent_id: 'research-agent-7', amount: '1', purpose: 'b', ttl_seconds: 60 }), asB())).toMatchObject({ status: 422, error: 'budget_required' });
+    const bLease = await runOperation(reserveOp, input(reserveOp, { agent_id: 'research-agent-7', amount: '0.5', purpose: 'b', ttl_seconds: 60, budget: { cap: '1', period: 60 } }), asB());
+    expect(bLease.record).toMatchObject({ outcome: 'RESERVED', owner: PAYER_B, reserved: '0.5', available: '0.5', budget: { cap: '1', period: 60 } });
+    expect(await store.readStream(agentStreamName(PAYER_A, 'research-agent-7'))).toEqual(aBefore);
+
+    const aAgain = await runOperation(reserveOp, input(reserveOp, { agent_id: 'research-agent-7', amount: '6', purpose: 'a', ttl_seconds: 600 }), asA());
+    expect(aAgain.record).toMatchObject({ outcome: 'RESERVED', owner: PAYER_A, reserved: '10', available: '0' });
+    expect(governorStateView(await readGovernorState(store, PAYER_B, 'research-agent-7'), asB().now)).toMatchObject({ owner: PAYER_B, reserved: '0.5', available: '0.5' });
+  });
+
+  it("settling a lease of another payer's agent is answered as an unknown lease (422 NOT-FOUND, free) and changes nothing", async () => {
+    const store = createMemoryEventStore();
+    const asB = () => testCallContext({ store, payer: PAYER_B });
+    const aLease = await runOperation(reserveOp, input(reserveOp, { agent_id: 'owned', amount: '1', purpose: 'p', ttl_seconds: 600, budget: { cap: '5', period: 3600 } }), testCallContext({ store, payer: PAYER_A }));
+    const before = await store.readStream(agentStreamName(PAYER_A, 'owned'));
+    const aLeaseId = aLease.record.lease_id as string;
+    const unknownLeaseId = 'owned:0123456789abcdef01234567';
+
+    const theirs = await settleOp.command!.authorize!(input(settleOp, { lease_id: aLeaseId, actual_amount: '1' }), asB());
+    const nobodys = await settleOp.command!.authorize!(input(settleOp, { lease_id: unknownLeaseId, actual_amount: '1' }), asB());
+    expect(theirs).toMatchObject({ status: 422, error: 'lease_not_found', outcome: 'NOT-FOUND', issues: [{ path: 'lease_id' }] });
+    // The same answer, but for the lease id it names: nothing tells B that A's lease exists.
+    expect(JSON.stringify(theirs).replaceAll(aLeaseId, '<lease>')).toBe(JSON.stringify(nobodys).replaceAll(unknownLeaseId, '<lease>'));
+    // B having an agent of that id changes nothing: A's lease is still not one of B's.
+    await runOperation(reserveOp, input(reserveOp, { agent_id: 'owned', amount: '1', purpose: 'p', ttl_seconds: 600, budget: { cap: '5', period: 3600 } }), asB());
+    expect(await settleOp.command!.authorize!(input(settleOp, { lease_id: aLeaseId, actual_amount: '1' }), asB())).toEqual(theirs);
+    expect(await store.readStream(agentStreamName(PAYER_A, 'owned'))).toEqual(before);
+  });
+
+  it('an agent written under the legacy stream name keeps working for its recorded owner only', async () => {
+    const store = createMemoryEventStore();
+    const now = testCallContext().now;
+    const legacyLease = await writeLegacyAgent(store, PAYER_A, 'legacy-agent', { cap: '10', leaseAmount: '3', now });
+    const asA = () => testCallContext({ store, payer: PAYER_A });
+    const asB = () => testCallContext({ store, payer: PAYER_B });
+
+    // The owner reserves against the same budget, in the same stream, and settles the old lease.
+    const more = await runOperation(reserveOp, input(reserveOp, { agent_id: 'legacy-agent', amount: '2', purpose: 'p', ttl_seconds: 600 }), asA());
+    expect(more.record).toMatchObject({ outcome: 'RESERVED', owner: PAYER_A, ruleset: { version: '2' }, reserved: '5', available: '5' });
+    const settled = await runOperation(settleOp, input(settleOp, { lease_id: legacyLease.lease_id as string, actual_amount: '2.5' }), asA());
+    expect(settled.record).toMatchObject({ outcome: 'SETTLED', owner: PAYER_A, reserved_amount: '3', released_amount: '0.5' });
+    expect(await store.readStream(agentStreamName(PAYER_A, 'legacy-agent'))).toEqual([]);
+    expect((await store.readStream(legacyAgentStreamName('legacy-agent'))).map((e) => e.type)).toEqual(['BudgetOpened', 'LeaseReserved', 'LeaseReserved', 'LeaseSettled']);
+    expect(governorStateView(await readGovernorState(store, PAYER_A, 'legacy-agent'), now)).toMatchObject({ owner: PAYER_A, spent: '2.5', reserved: '2', available: '5.5' });
+
+    // Any other payer: as if absent. Its reserve opens its own agent; the old lease is not its own.
+    expect(await readGovernorState(store, PAYER_B, 'legacy-agent')).toEqual(await readGovernorState(store, PAYER_B, 'never-used'));
+    expect(await settleOp.command!.authorize!(input(settleOp, { lease_id: legacyLease.lease_id as string, actual_amount: '1' }), asB())).toMatchObject({ status: 422, outcome: 'NOT-FOUND' });
+    const theirs = await runOperation(reserveOp, input(reserveOp, { agent_id: 'legacy-agent', amount: '1', purpose: 'p', ttl_seconds: 60, budget: { cap: '2', period: 60 } }), asB());
+    expect(theirs.record).toMatchObject({ owner: PAYER_B, reserved: '1', available: '1' });
+    expect(await store.readStream(agentStreamName(PAYER_B, 'legacy-agent'))).toHaveLength(2);
+    expect(await store.readStream(legacyAgentStreamName('legacy-agent'))).toHaveLength(4);
   });
 
   it('authorize answers BUDGET-EXCEEDED, a missing budget and an unknown lease free of charge', async () => {
@@ -53,7 +106,7 @@ describe('governance.reserve and governance.settle commands', () => {
     expect(await reserveOp.command!.authorize!(input(reserveOp, { agent_id: 'new', amount: '1', purpose: 'p', ttl_seconds: 60 }), ctx)).toMatchObject({ status: 422, error: 'budget_required' });
     await runOperation(reserveOp, input(reserveOp, { agent_id: 'new', amount: '4', purpose: 'p', ttl_seconds: 60, budget: { cap: '5', period: 3600 } }), ctx);
     expect(await reserveOp.command!.authorize!(input(reserveOp, { agent_id: 'new', amount: '2', purpose: 'p', ttl_seconds: 60 }), testCallContext({ store }))).toMatchObject({ status: 422, outcome: 'BUDGET-EXCEEDED' });
-    expect(await settleOp.command!.authorize!(input(settleOp, { lease_id: 'new:0123456789abcdef01234567', actual_amount: '1' }), testCallContext({ store }))).toMatchObject({ status: 422, outcome: 'NOT-FOUND' });
+    expect(await settleOp.command!.authorize!(input(settleOp, { lease_id: 'new:0123456789abcdef01234567', actual_amount: '1' }), testCallContext({ store }))).toMatchObject({ status: 422, outcome: 'NOT-FOUND', issues: [{ path: 'lease_id' }] });
   });
 
   it('settling twice returns the same receipt, byte for byte, and counts once; a resumed reserve is a no-op', async () => {
@@ -68,7 +121,7 @@ describe('governance.reserve and governance.settle commands', () => {
     const second = await runOperation(settleOp, input(settleOp, { lease_id: leaseId, actual_amount: '2.5' }), testCallContext({ store, now: ctx.now + 20 }));
     expect(second.body).toEqual(first.body);
     expect((second.body as unknown as Ev).evidenceCore).toMatchObject({ outcome: 'SETTLED', settledAt: ctx.now + 10, released_amount: '0.5' });
-    const state = await readGovernorState(store, 'payee');
+    const state = await readGovernorState(store, PAYER_A, 'payee');
     expect(governorStateView(state, ctx.now + 30)).toMatchObject({ spent: '2.5', reserved: '0', available: '2.5' });
     const body = first.body as unknown as Ev;
     expect(check(ctx.keyring, 'governance', body.evidenceCore, body.sha256, body.ed25519Sig).valid).toBe(true);

@@ -2,32 +2,26 @@ import type { CallContext, Command, Refusal } from '../../../kernel/operation.ts
 import {
   agentOfLease,
   governorDecider,
+  leaseNotFoundMessage,
   resultRecordOf,
   type GovernorCommand,
-  type GovernorEvent,
   type GovernorState,
+  type ReserveCommand,
+  type SettleCommand,
 } from './decider.ts';
 import { parseAmount } from '../../../kernel/decimal-amount.ts';
-import { agentStreamName, parseGovernorEvent } from '../events.ts';
-import type { EventStore, RecordedEvent } from '../../../events/port.ts';
-import { DomainRefusal, handleCommand, loadState } from '../../../kernel/decider.ts';
+import { agentStreamName } from '../events.ts';
+import { DomainRefusal, handleCommand } from '../../../kernel/decider.ts';
 import { storedRecordResult } from '../../../kernel/signing-stamp.ts';
-
-/** Stored event -> the engine's event, through the zod schemas of the event catalogue. */
-export const parseAgentEvent = (event: Pick<RecordedEvent, 'type' | 'data'>): GovernorEvent => parseGovernorEvent(event);
-
-export async function readGovernorState(store: EventStore, agentId: string): Promise<GovernorState> {
-  return (await loadState(store, agentStreamName(agentId), governorDecider, parseAgentEvent)).state;
-}
+import { parseAgentEvent, payersAgent } from './agent-stream.ts';
 
 /**
- * A dry run of the decision against the stream as it is now, before the payment is settled:
- * another payer's agent (403), an unknown or finished lease, or a reserve that cannot fit is
- * answered free of charge. A concurrent reserve may still take the room between this check and
- * the execution; the execution then answers a signed BUDGET-EXCEEDED.
+ * A dry run of the decision against the payer's agent as it is now, before the payment is
+ * settled: an unknown or finished lease, or a reserve that cannot fit, is answered free of
+ * charge. A concurrent reserve may still take the room between this check and the execution;
+ * the execution then answers a signed BUDGET-EXCEEDED.
  */
-async function refusalBeforeSettlement(command: GovernorCommand, ctx: CallContext): Promise<Refusal | undefined> {
-  const state = await readGovernorState(ctx.store, command.agent_id);
+function refusalBeforeSettlement(command: GovernorCommand, state: GovernorState): Refusal | undefined {
   let events;
   try {
     events = governorDecider.decide(command, state);
@@ -49,10 +43,11 @@ async function refusalBeforeSettlement(command: GovernorCommand, ctx: CallContex
 }
 
 async function executeGovernor(command: GovernorCommand, ctx: CallContext) {
-  const handled = await handleCommand(ctx.store, agentStreamName(command.agent_id), governorDecider, command, {
+  const { stream } = await payersAgent(ctx.store, command.payer, command.agent_id);
+  const handled = await handleCommand(ctx.store, stream, governorDecider, command, {
     origin: ctx.paymentId,
     parse: parseAgentEvent,
-    // Contention is the point of this aggregate: many agents' calls race on one stream.
+    // Contention is the point of this aggregate: the many calls of one payer's agent race on its stream.
     maxAttempts: 500,
   });
   const record = resultRecordOf(command, handled.state);
@@ -81,7 +76,7 @@ function micros(name: string, text: string): bigint {
   return value;
 }
 
-function reserveCommand(input: ReserveInput, ctx: CallContext): GovernorCommand {
+function reserveCommand(input: ReserveInput, ctx: CallContext): ReserveCommand {
   return {
     kind: 'reserve',
     agent_id: input.agent_id,
@@ -95,24 +90,41 @@ function reserveCommand(input: ReserveInput, ctx: CallContext): GovernorCommand 
   };
 }
 
-function settleCommand(input: SettleInput, ctx: CallContext): GovernorCommand {
+function settleCommand(input: SettleInput, ctx: CallContext): SettleCommand {
   const agent = agentOfLease(input.lease_id);
   // The input schema admits only lease ids that name their agent.
-  if (!agent) throw new DomainRefusal(422, 'lease_not_found', `lease ${input.lease_id} is not a lease id of this service`, 'NOT-FOUND');
+  if (!agent) throw new DomainRefusal(422, 'lease_not_found', leaseNotFoundMessage(input.lease_id), 'NOT-FOUND');
   return { kind: 'settle', agent_id: agent, lease_id: input.lease_id, payer: ctx.payer.toLowerCase(), actualMicros: micros('actual_amount', input.actual_amount), now: ctx.now, paymentId: ctx.paymentId };
 }
 
+/**
+ * The stream the calls on the payer's agent wait for each other on: the payer's own stream name,
+ * even for an agent kept in the legacy stream, which only its owner ever reaches.
+ */
+const payersAgentKey = (payer: string, agentId: string | undefined): string | undefined => (agentId === undefined ? undefined : agentStreamName(payer, agentId));
+
 export const governanceReserve: Command<ReserveInput> = {
-  authorize: (input, ctx) => refusalBeforeSettlement(reserveCommand(input, ctx), ctx),
-  stateStream: (input) => agentStreamName(input.agent_id),
+  async authorize(input, ctx) {
+    const command = reserveCommand(input, ctx);
+    return refusalBeforeSettlement(command, (await payersAgent(ctx.store, command.payer, command.agent_id)).state);
+  },
+  stateStream: (input, payer) => payersAgentKey(payer, input.agent_id),
   execute: (input, ctx) => executeGovernor(reserveCommand(input, ctx), ctx),
 };
 
+/** An unknown lease is refused with the field named, the same whether or not another payer's agent holds it. */
+function leaseNotFound(leaseId: string): Refusal {
+  const message = leaseNotFoundMessage(leaseId);
+  return { status: 422, error: 'lease_not_found', message, outcome: 'NOT-FOUND', issues: [{ path: 'lease_id', message }] };
+}
+
 export const governanceSettle: Command<SettleInput> = {
-  authorize: (input, ctx) => refusalBeforeSettlement(settleCommand(input, ctx), ctx),
-  stateStream: (input) => {
-    const agent = agentOfLease(input.lease_id);
-    return agent === undefined ? undefined : agentStreamName(agent);
+  async authorize(input, ctx) {
+    const command = settleCommand(input, ctx);
+    const { state } = await payersAgent(ctx.store, command.payer, command.agent_id);
+    if (!state.leases.has(command.lease_id)) return leaseNotFound(input.lease_id);
+    return refusalBeforeSettlement(command, state);
   },
+  stateStream: (input, payer) => payersAgentKey(payer, agentOfLease(input.lease_id)),
   execute: (input, ctx) => executeGovernor(settleCommand(input, ctx), ctx),
 };

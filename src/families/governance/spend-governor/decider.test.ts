@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   agentOfLease,
   evolveGovernor,
+  ForeignAgentBudget,
   governorDecider,
   governorStateView,
   initialGovernorState,
@@ -88,15 +89,16 @@ describe('spend governor: reserve', () => {
     const events = when(initialGovernorState, reserve('2', { budget: budget('10'), paymentId: 'p1' }));
     expect(events.map((e) => e.type)).toEqual(['BudgetOpened', 'LeaseReserved']);
     const lease = events[1]!;
-    expect(lease.type === 'LeaseReserved' && lease.data.record).toMatchObject({ outcome: 'RESERVED', lease_id: leaseIdFor('agent-1', 'p1'), amount: '2', expiresAt: T0 + 600, reserved: '2', available: '8', ruleset: { id: 'spend-governor', version: '1' } });
+    expect(lease.type === 'LeaseReserved' && lease.data.record).toMatchObject({ outcome: 'RESERVED', lease_id: leaseIdFor('agent-1', 'p1'), amount: '2', expiresAt: T0 + 600, reserved: '2', available: '8', ruleset: { id: 'spend-governor', version: '2' }, owner: OWNER });
   });
 
   it('given no stream, when a reserve has no budget, then 422 budget_required', () => {
     expect(refusalOf(initialGovernorState, reserve('1'))).toMatchObject({ status: 422, error: 'budget_required', outcome: 'INVALID-INPUT' });
   });
 
-  it('given another payer owns the agent, when it reserves, then 403 and no events', () => {
-    expect(refusalOf(given(opened()), reserve('1', { payer: OTHER }))).toMatchObject({ status: 403, error: 'forbidden' });
+  it("given another payer's agent, when this payer reserves on it, then a fault of the service, not an answer: no events", () => {
+    // Agents are per payer (agent-stream.ts picks the payer's stream): another payer's is never handed to decide.
+    expect(() => when(given(opened()), reserve('1', { payer: OTHER }))).toThrow(ForeignAgentBudget);
   });
 
   it('given a budget, when a reserve sends a different budget, then 409 budget_mismatch; the same budget is fine', () => {
@@ -144,7 +146,7 @@ describe('spend governor: settle', () => {
 
   it('given an open lease, when settled below the reservation, then LeaseSettled releasing the rest', () => {
     const events = when(state, settle(leaseId, '0.4'));
-    expect(recordOf(events[0]!)).toMatchObject({ outcome: 'SETTLED', actual_amount: '0.4', reserved_amount: '1', released_amount: '0.6' });
+    expect(recordOf(events[0]!)).toMatchObject({ outcome: 'SETTLED', owner: OWNER, ruleset: { version: '2' }, actual_amount: '0.4', reserved_amount: '1', released_amount: '0.6' });
     const view = governorStateView(given([...start, ...events]), T0 + 20)!;
     expect(view).toMatchObject({ reserved: '0', spent: '0.4', available: '9.6', openLeases: [] });
   });
@@ -159,12 +161,12 @@ describe('spend governor: settle', () => {
     expect(refusalOf(settled, settle(leaseId, '0.5'))).toMatchObject({ status: 409, error: 'lease_already_settled' });
   });
 
-  it('refuses: more than reserved (422), expired (409), unknown (NOT-FOUND), another payer (403)', () => {
+  it("refuses: more than reserved (422), expired (409), unknown (NOT-FOUND); another payer's agent is a fault", () => {
     expect(refusalOf(state, settle(leaseId, '1.000001'))).toMatchObject({ status: 422, error: 'actual_exceeds_reserved' });
     expect(refusalOf(state, settle(leaseId, '1', { now: T0 + 600 }))).toMatchObject({ status: 409, error: 'lease_expired' });
     expect(refusalOf(state, settle(leaseIdFor('agent-1', 'nope'), '1'))).toMatchObject({ status: 422, outcome: 'NOT-FOUND' });
     expect(refusalOf(initialGovernorState, settle(leaseId, '1'))).toMatchObject({ outcome: 'NOT-FOUND' });
-    expect(refusalOf(state, settle(leaseId, '1', { payer: OTHER }))).toMatchObject({ status: 403 });
+    expect(() => when(state, settle(leaseId, '1', { payer: OTHER }))).toThrow(ForeignAgentBudget);
   });
 
   it('lease ids carry their agent', () => {
@@ -278,8 +280,16 @@ describe('the spend governor, given/when/then', () => {
   const opening = reserve('1', { budget: budget('10'), paymentId: 'open-1' });
   const openedEvents = spec.given([]).when(opening).thenMatches([{ type: 'BudgetOpened' }, { type: 'LeaseReserved' }]);
 
-  it('given a budget, when another payer reserves, then it is refused as forbidden', () => {
-    spec.given(openedEvents).when(reserve('1', { payer: OTHER })).thenRefuses({ status: 403, error: 'forbidden' });
+  it("given a payer's budget, when another payer's command is decided on it, then a fault (ForeignAgentBudget), never a refusal", () => {
+    spec.given(openedEvents).when(reserve('1', { payer: OTHER })).thenThrows(ForeignAgentBudget);
+    spec.given(openedEvents).when(settle(leaseIdFor('agent-1', 'open-1'), '1', { payer: OTHER })).thenThrows(ForeignAgentBudget);
+  });
+
+  it('given no budget, when another payer opens one of the same agent_id, then its own BudgetOpened names it the owner', () => {
+    spec.given([]).when(reserve('1', { payer: OTHER, budget: budget('3') })).thenMatches([
+      { type: 'BudgetOpened', data: { owner: OTHER, capMicros: '3000000' } },
+      { type: 'LeaseReserved', data: { record: { owner: OTHER, available: '2' } } },
+    ]);
   });
 
   it('given a budget with 9 available, when 10 are reserved, then a signed BUDGET-EXCEEDED refusal is recorded', () => {
@@ -293,7 +303,10 @@ describe('the spend governor, given/when/then', () => {
     spec.given([...openedEvents, ...settled]).when(settleIt).thenNothing();
   });
 
-  it('given no budget, when a lease is settled, then it is refused NOT-FOUND', () => {
-    spec.given([]).when(settle(leaseIdFor('agent-1', 'nope'), '1')).thenRefuses({ status: 422, outcome: 'NOT-FOUND' });
+  it('given no budget, when a lease is settled, then it is refused NOT-FOUND, in the words an unknown lease of an agent gets', () => {
+    const leaseId = leaseIdFor('agent-1', 'nope');
+    const noAgent = spec.given([]).when(settle(leaseId, '1')).thenRefuses({ status: 422, outcome: 'NOT-FOUND' });
+    const noLease = spec.given(openedEvents).when(settle(leaseId, '1')).thenRefuses({ status: 422, outcome: 'NOT-FOUND' });
+    expect(noAgent.asRefusal()).toEqual(noLease.asRefusal());
   });
 });

@@ -5,11 +5,16 @@ import { formatAmount } from '../../../kernel/decimal-amount.ts';
 import { HashTrie } from '../../../kernel/hash-trie.ts';
 
 /**
- * The spend governor: one aggregate per agent, folded from its stream. Pure: every clock
+ * The spend governor: one aggregate per payer's agent, folded from its stream. Pure: every clock
  * reading arrives as `now` inside the command, so a lease past its `expiresAt` counts as
  * released in the same way in decide, in the state route and in a replay.
+ *
+ * Ruleset 2 scopes agents to their payer and adds `owner`, the payer whose agent it is, to every
+ * lease and settlement record. Records of ruleset 1, signed when the first payer of an agent id
+ * owned it, have no owner; they keep their bytes and are returned as signed.
  */
-export const GOVERNOR_RULESET = { id: 'spend-governor', version: '1' } as const;
+export const GOVERNOR_RULESET = { id: 'spend-governor', version: '2' } as const;
+export const LEGACY_GOVERNOR_RULESET = { id: 'spend-governor', version: '1' } as const;
 /** The version string of the published rules document (GET /v1/governance/standard). */
 export const GOVERNOR_RULES_VERSION = `${GOVERNOR_RULESET.id}/v${GOVERNOR_RULESET.version}`;
 
@@ -87,6 +92,22 @@ export interface SettleCommand {
 
 export type GovernorCommand = ReserveCommand | SettleCommand;
 
+
+/**
+ * The agent of another payer handed to a command of this payer. Every agent is its payer's alone
+ * (agent-stream.ts picks the stream from the payer), so this is a fault of the service, never an
+ * answer to a caller: nothing is decided on that agent.
+ */
+export class ForeignAgentBudget extends Error {
+  constructor(owner: string, payer: string) {
+    super(`governed agent of ${owner} handed to a call of ${payer}`);
+    this.name = 'ForeignAgentBudget';
+  }
+}
+
+function assertOwnAgent(state: GovernorState, payer: string): void {
+  if (state.budget && state.budget.owner !== payer) throw new ForeignAgentBudget(state.budget.owner, payer);
+}
 
 export const initialGovernorState: GovernorState = { leases: HashTrie.empty(), refusals: HashTrie.empty(), windows: HashTrie.empty() };
 
@@ -239,6 +260,7 @@ function budgetMembers(budget: Budget, usage: Usage): JsonObject {
 }
 
 function decideReserve(c: ReserveCommand, state: GovernorState): GovernorEvent[] {
+  assertOwnAgent(state, c.payer);
   // A resumed call finds its own earlier decision and writes nothing more.
   if (state.refusals.has(c.paymentId) || leaseReservedBy(state, c.agent_id, c.paymentId)) return [];
   const opening: GovernorEvent[] = [];
@@ -252,14 +274,13 @@ function decideReserve(c: ReserveCommand, state: GovernorState): GovernorEvent[]
     opening.push(opened);
     current = evolveGovernor(state, opened);
   } else {
-    if (state.budget.owner !== c.payer) return refuse(403, 'forbidden', `agent ${c.agent_id} is governed by another payer`);
     if (c.budget && (c.budget.capMicros !== state.budget.capMicros || c.budget.periodSeconds !== state.budget.periodSeconds)) {
       return refuse(409, 'budget_mismatch', `agent ${c.agent_id} already has budget cap ${formatAmount(state.budget.capMicros)} per ${state.budget.periodSeconds} s; omit budget or send the same one`);
     }
   }
   const budget = current.budget!;
   const usage = usageAt(current, c.now)!;
-  const common = { kind: 'governance.lease', ruleset: { ...GOVERNOR_RULESET }, agent_id: c.agent_id, amount: formatAmount(c.amountMicros), purpose: c.purpose };
+  const common = { kind: 'governance.lease', ruleset: { ...GOVERNOR_RULESET }, owner: budget.owner, agent_id: c.agent_id, amount: formatAmount(c.amountMicros), purpose: c.purpose };
   if (c.amountMicros > usage.availableMicros) {
     const record: JsonObject = {
       ...common,
@@ -291,11 +312,18 @@ function decideReserve(c: ReserveCommand, state: GovernorState): GovernorEvent[]
   ];
 }
 
+/**
+ * The one answer for a lease the payer's agent does not hold, whether another payer's agent holds
+ * it or nobody's does: nothing tells a payer that another payer's lease exists.
+ */
+export function leaseNotFoundMessage(leaseId: string): string {
+  return `lease ${leaseId} is not a lease of your agent: a lease is settled by the payer that reserved it`;
+}
+
 function decideSettle(c: SettleCommand, state: GovernorState): GovernorEvent[] {
-  if (!state.budget) return refuse(422, 'lease_not_found', `lease ${c.lease_id} does not exist`, 'NOT-FOUND');
-  if (state.budget.owner !== c.payer) return refuse(403, 'forbidden', `agent ${c.agent_id} is governed by another payer`);
-  const lease = state.leases.get(c.lease_id);
-  if (!lease) return refuse(422, 'lease_not_found', `lease ${c.lease_id} does not exist`, 'NOT-FOUND');
+  assertOwnAgent(state, c.payer);
+  const lease = state.budget ? state.leases.get(c.lease_id) : undefined;
+  if (!state.budget || !lease) return refuse(422, 'lease_not_found', leaseNotFoundMessage(c.lease_id), 'NOT-FOUND');
   if (lease.settlement) {
     if (lease.settlement.actualMicros === c.actualMicros) return [];
     return refuse(409, 'lease_already_settled', `lease ${c.lease_id} was already settled at ${formatAmount(lease.settlement.actualMicros)}`);
@@ -307,6 +335,7 @@ function decideSettle(c: SettleCommand, state: GovernorState): GovernorEvent[] {
   const record: JsonObject = {
     kind: 'governance.settlement',
     ruleset: { ...GOVERNOR_RULESET },
+    owner: state.budget.owner,
     outcome: 'SETTLED',
     agent_id: c.agent_id,
     lease_id: c.lease_id,
@@ -319,7 +348,7 @@ function decideSettle(c: SettleCommand, state: GovernorState): GovernorEvent[] {
   return [{ type: 'LeaseSettled', data: { lease_id: c.lease_id, actualMicros: c.actualMicros.toString(), settledAt: c.now, paymentId: c.paymentId, record } }];
 }
 
-/** The spend governor of one agent: a budget, its leases, and the refused reserves. */
+/** The spend governor of one payer's agent: a budget, its leases, and the refused reserves. */
 export const governorDecider: Decider<GovernorCommand, GovernorEvent, GovernorState> = {
   initialState: initialGovernorState,
   decide: (command, state) => (command.kind === 'reserve' ? decideReserve(command, state) : decideSettle(command, state)),

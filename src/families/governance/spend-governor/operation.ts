@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { ownerProofMessage, ownerProofRefusal } from './owner-proof.ts';
-import { SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
-import { governanceReserve, governanceSettle, readGovernorState } from './commands.ts';
+import { ownerOfProof, ownerProofHowTo } from './owner-proof.ts';
+import { governanceReserve, governanceSettle } from './commands.ts';
+import { readGovernorState } from './agent-stream.ts';
 import { governorRulesDocument } from './rules.ts';
-import { governorStateView, AGENT_ID_PATTERN, agentOfLease, GOVERNOR_RULESET } from './decider.ts';
+import { governorStateView, AGENT_ID_PATTERN, agentOfLease, GOVERNOR_RULESET, LEGACY_GOVERNOR_RULESET } from './decider.ts';
 import { type JsonObject } from '../../../signing/rfc8785.ts';
-import { rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
+import { rulesetMember, signatureEnvelope } from '../../../kernel/route-kit/schemas.ts';
 import { freeRoute, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import type { FreeResponse } from '../../../kernel/operation.ts';
 import { verifyResultSchema } from '../../../kernel/route-kit/verify-route.ts';
@@ -26,11 +26,13 @@ export const leaseId = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}:[0-9a-f]{24}$/, 'must be a lease_id returned by /v1/governance/reserve (agent_id:24 hex characters)')
   .refine((v) => agentOfLease(v) !== undefined, 'must be a lease_id returned by /v1/governance/reserve');
 
+const ownerAddress = z.string().regex(/^0x[0-9a-f]{40}$/).describe("The payer whose agent it is (the payment's from address, lowercase)");
 const budgetView = z.object({ cap: z.string(), period: z.number().int(), windowStart: z.number().int(), windowEnd: z.number().int() });
 
-export const leaseRecord = z.object({
+const leaseRecordMembers = z.object({
   kind: z.literal('governance.lease'),
   ruleset: rulesetMember(GOVERNOR_RULESET),
+  owner: ownerAddress,
   outcome: z.enum(['RESERVED', 'BUDGET-EXCEEDED']),
   agent_id: z.string(),
   amount: z.string(),
@@ -45,9 +47,10 @@ export const leaseRecord = z.object({
   available: z.string(),
 });
 
-export const settlementRecord = z.object({
+const settlementRecordMembers = z.object({
   kind: z.literal('governance.settlement'),
   ruleset: rulesetMember(GOVERNOR_RULESET),
+  owner: ownerAddress,
   outcome: z.literal('SETTLED'),
   agent_id: z.string(),
   lease_id: z.string(),
@@ -58,6 +61,14 @@ export const settlementRecord = z.object({
   settledAt: z.number().int(),
 });
 
+/**
+ * A record of ruleset 2, or one of ruleset 1 (signed when the first payer of an agent id owned
+ * it: no owner), which a replay or a repeated settlement returns as it was signed.
+ */
+const legacyRuleset = { ruleset: rulesetMember(LEGACY_GOVERNOR_RULESET) };
+export const leaseRecord = z.union([leaseRecordMembers, leaseRecordMembers.omit({ owner: true }).extend(legacyRuleset)]);
+export const settlementRecord = z.union([settlementRecordMembers, settlementRecordMembers.omit({ owner: true }).extend(legacyRuleset)]);
+
 const reserve = pricedOperation({
     id: 'governance.reserve',
     method: 'POST',
@@ -66,7 +77,7 @@ const reserve = pricedOperation({
     priceUsd: '0.02',
     summary: 'Atomic reserved lease (spend governor).',
     description:
-      "Reserves `amount` of an agent's budget for ttl_seconds, atomically against the cap of the current period (rules: GET /v1/governance/standard). The first reserve of an agent opens its budget and makes the payer its owner; other payers are refused 403 before settlement, free. BUDGET-EXCEEDED when it does not fit. The signed lease is under evidenceCore (governance key).",
+      "Reserves `amount` of the payer's agent's budget for ttl_seconds, atomically against the cap of the current period (rules: GET /v1/governance/standard). An agent is the payer's own (the payment's from address and agent_id): the payer's first reserve of an agent_id opens its budget, whether or not another payer governs an agent of the same id. BUDGET-EXCEEDED when it does not fit. The signed lease, naming its owner, is under evidenceCore (governance key).",
     inputFrom: 'json',
     input: z
       .object({
@@ -78,7 +89,7 @@ const reserve = pricedOperation({
       })
       .strict(),
     example: { agent_id: 'research-agent-7', amount: '1.25', purpose: 'search API calls', ttl_seconds: 600, budget: { cap: '20', period: 86_400 } },
-    output: signedResponse(leaseRecord, 'evidenceCore'),
+    output: z.object({ evidenceCore: leaseRecord, ...signatureEnvelope }),
     keyFamily: 'governance',
     signedMember: 'evidenceCore',
     verifyPath: '/v1/governance/verify',
@@ -93,20 +104,14 @@ const settle = pricedOperation({
     priceUsd: '0.02',
     summary: 'Settles a lease; idempotent.',
     description:
-      'Settles an open lease at actual_amount <= the reserved amount and releases the rest. Settling a settled lease again with the same amount returns the original receipt unchanged and counts once. Owner only (403 before settlement otherwise). Expired leases are released and cannot be settled. The signed receipt is under evidenceCore (governance key).',
+      'Settles an open lease of the payer\'s agent at actual_amount <= the reserved amount and releases the rest. Settling a settled lease again with the same amount returns the original receipt unchanged and counts once. A lease the payer\'s agent does not hold (unknown, or another payer\'s) is 422 NOT-FOUND after the payment is verified and before it is settled: nothing is charged. Expired leases are released and cannot be settled. The signed receipt is under evidenceCore (governance key).',
     inputFrom: 'json',
     input: z.object({ lease_id: leaseId, actual_amount: amount }).strict(),
     example: { lease_id: 'research-agent-7:0123456789abcdef01234567', actual_amount: '0.9' },
-    output: signedResponse(settlementRecord, 'evidenceCore'),
+    output: z.object({ evidenceCore: settlementRecord, ...signatureEnvelope }),
     keyFamily: 'governance',
     signedMember: 'evidenceCore',
     verifyPath: '/v1/governance/verify',
-    async precheckState(input, deps) {
-      const agentId = agentOfLease(input.lease_id);
-      const state = agentId === undefined ? undefined : await readGovernorState(deps.store, agentId);
-      if (state?.leases.has(input.lease_id)) return undefined;
-      return { status: 422, error: 'lease_not_found', message: `lease ${input.lease_id} does not exist; nothing was quoted or charged`, outcome: 'NOT-FOUND', issues: [{ path: 'lease_id', message: 'no such lease' }] };
-    },
     command: governanceSettle,
   });
 
@@ -129,25 +134,26 @@ const governanceState = freeRoute({
     method: 'GET',
     path: '/v1/governance/state/:agent_id',
     family: 'governance',
-    summary: "Whether an agent is governed; its budget, spend and leases to its owner only.",
-    description: `Anyone learns only whether the agent exists ({found, agent_id}). The owner (the payer that opened the agent's budget) sees the budget and its current period: reserved (open, unexpired leases), spent (settled), available, and the open leases, read from the agent's own stream. To prove ownership, send query parameters signed_at (Unix seconds, within ${SIGNED_PROOF_WINDOW_SECONDS} s of the service's clock) and owner_signature: the EIP-191 personal_sign by the owner address of the text "${ownerProofMessage('<agent_id>', 0).replace(/0$/, '<signed_at>')}". A proof that is stale, forged or by another address is refused with 403.`,
+    summary: "A payer's agent: its budget, spend and leases, to that payer only.",
+    description: `Agents are per payer, so the route reads the agent of the payer that proves itself: ${ownerProofHowTo('<agent_id>')}. The answer is that payer's agent: its budget and current period, reserved (open, unexpired leases), spent (settled), available and the open leases, or {found: false} when that payer governs no agent of this id. Without a proof: 403 owner_proof_required, saying how to make one. A stale or malformed proof: 403. Nothing is answered about another payer's agents.`,
     inputFrom: 'query-or-path',
     input: z.object({
       agent_id: agentId,
       signed_at: z.string().regex(/^\d{1,12}$/, 'must be Unix seconds').optional(),
       owner_signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte EIP-191 signature, 0x-prefixed hex').optional(),
     }).refine((v) => (v.signed_at === undefined) === (v.owner_signature === undefined), { message: 'signed_at and owner_signature go together', path: ['owner_signature'] }),
-    output: z.object({ found: z.boolean(), agent_id: z.string() }).loose(),
+    output: z.object({ found: z.boolean(), agent_id: z.string(), owner: ownerAddress }).loose(),
     async handle(input, deps): Promise<FreeResponse> {
-      const state = await readGovernorState(deps.store, input.agent_id);
+      if (input.owner_signature === undefined || input.signed_at === undefined) {
+        return { status: 403, body: { error: 'owner_proof_required', message: `agents are per payer: to read yours, ${ownerProofHowTo(input.agent_id)}`, agent_id: input.agent_id } };
+      }
       // The route reads the clock; the fold it feeds stays pure.
       const now = Math.floor(Date.now() / 1000);
-      const view = governorStateView(state, now);
-      if (!view || !state.budget) return { body: { found: false, agent_id: input.agent_id } };
-      if (input.owner_signature === undefined || input.signed_at === undefined) return { body: { found: true, agent_id: input.agent_id } };
-      const refusal = ownerProofRefusal(input.agent_id, Number(input.signed_at), input.owner_signature, state.budget.owner, now);
-      if (refusal) return { status: 403, body: { error: 'forbidden', message: refusal, agent_id: input.agent_id } };
-      const body: JsonObject = { found: true, ...view };
+      const proof = ownerOfProof(input.agent_id, Number(input.signed_at), input.owner_signature, now);
+      if ('reason' in proof) return { status: 403, body: { error: 'forbidden', message: `${proof.reason}; to read your agent, ${ownerProofHowTo(input.agent_id)}`, agent_id: input.agent_id } };
+      const view = governorStateView(await readGovernorState(deps.store, proof.owner, input.agent_id), now);
+      // The proof's signer is told which address it proved, so a proof signed by the wrong key reads as such.
+      const body: JsonObject = view ? { found: true, ...view } : { found: false, agent_id: input.agent_id, owner: proof.owner };
       return { body, headers: { 'Cache-Control': 'private, no-store' } };
     },
   });
@@ -158,7 +164,7 @@ const governanceStandard = freeRoute({
     path: '/v1/governance/standard',
     family: 'governance',
     summary: "The spend governor's rules.",
-    description: 'The versioned rules the spend governor applies: ownership, budget periods, atomic reserve, expiry, settlement.',
+    description: 'The versioned rules the spend governor applies: agents per payer, budget periods, atomic reserve, expiry, settlement.',
     output: z.looseObject({ version: z.string() }),
     async handle() {
       return { body: governorRulesDocument() };

@@ -1,18 +1,26 @@
 import { isWithinProofWindow, recoverEip191Address, SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
 
-/** The text the owner signs (EIP-191 personal_sign) to read its agent's governance state. */
+/** The text a payer signs (EIP-191 personal_sign) to read its agent's governance state. */
 export function ownerProofMessage(agentId: string, signedAt: number): string {
   return `Read the governance state of agent ${agentId} at ${signedAt}`;
 }
 
+/** How to make the proof, for the answers that ask for one. */
+export function ownerProofHowTo(agentId: string): string {
+  return (
+    `send signed_at (Unix seconds, within ${SIGNED_PROOF_WINDOW_SECONDS} s of now) and owner_signature, the EIP-191 personal_sign ` +
+    `of "${ownerProofMessage(agentId, 0).replace(/0$/, '<signed_at>')}" by the payer address whose agent to read`
+  );
+}
+
 /**
- * Why a proof of ownership does not hold, or undefined when it does: the signature must recover
- * to the owner address, over this agent's message, signed recently (a captured proof goes stale).
+ * The payer a proof speaks for: the address its signature recovers to, over this agent's
+ * message, signed recently (a captured proof goes stale). Any address can sign; the proof only
+ * selects whose agent is read, so it reveals nothing of another payer's. Or why it is no proof.
  */
-export function ownerProofRefusal(agentId: string, signedAt: number, signature: string, owner: string, now: number): string | undefined {
-  if (!isWithinProofWindow(signedAt, now)) return `signed_at ${signedAt} is more than ${SIGNED_PROOF_WINDOW_SECONDS} s from now (${now}); sign a fresh proof`;
+export function ownerOfProof(agentId: string, signedAt: number, signature: string, now: number): { owner: string } | { reason: string } {
+  if (!isWithinProofWindow(signedAt, now)) return { reason: `signed_at ${signedAt} is more than ${SIGNED_PROOF_WINDOW_SECONDS} s from now (${now}); sign a fresh proof` };
   const recovered = recoverEip191Address(ownerProofMessage(agentId, signedAt), signature);
-  if ('reason' in recovered) return `owner_signature: ${recovered.reason}`;
-  if (recovered.address !== owner.toLowerCase()) return 'owner_signature is not by the owner of this agent';
-  return undefined;
+  if ('reason' in recovered) return { reason: `owner_signature: ${recovered.reason}` };
+  return { owner: recovered.address };
 }
