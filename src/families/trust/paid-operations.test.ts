@@ -1,6 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { catalogEntryStream } from './verify-catalog/events.ts';
+import { controlProofMessage } from './identity-control-proof/control-message.ts';
 import { canonicalBytes, canonicalText, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
 import { canonicalSha256 } from '../../signing/hash.ts';
 import { edSigner, evmSigner, signedOutcome } from '../../../test/support/keys.ts';
@@ -67,6 +68,8 @@ async function expectVerifyRoute(method: 'GET' | 'POST', path: string, paid: Pai
 }
 
 const json = (v: JsonValue | undefined) => JSON.stringify(v);
+/** The service's clock, which a signed proof's signed_at must be near. */
+const clock = () => Math.floor(Date.now() / 1000);
 
 describe('Trust and Reputation, paid over HTTP and re-checked', () => {
   it('veritrack attest', async () => {
@@ -97,9 +100,9 @@ describe('Trust and Reputation, paid over HTTP and re-checked', () => {
     ]);
   });
 
-  it('identity control-proof, earned by an EIP-191 signature', async () => {
+  it('identity control-proof, earned by an EIP-191 signature over the claim\'s own text', async () => {
     const wallet = evmSigner(0x61);
-    const message = 'control proof nonce 7';
+    const message = controlProofMessage(wallet.address, 'ops', clock());
     const input = { identifier: wallet.address, control_method: 'eip191-signature', control_evidence: { message, signature: await wallet.sign(message) }, claimer: 'ops' };
     const paid = await payFor('/v1/identity/control-proof', input);
     expect(paid.record.verdict).toBe('CONTROL-VERIFIED');
@@ -112,6 +115,22 @@ describe('Trust and Reputation, paid over HTTP and re-checked', () => {
       { claimer: '' },
       { control_evidence: json({ message: 'other', signature: input.control_evidence.signature }) },
     ]);
+  });
+
+  it('identity control-proof: a genuine signature over another message is a paid CONTROL-FAILED; a stale proof is refused free, before the quote', async () => {
+    const key = edSigner(0x63);
+    const login = 'Sign in to forum.example. nonce 8f3a';
+    const replayed = { identifier: key.didKey, control_method: 'ed25519-signature', control_evidence: { message: login, signature: key.sign(login) }, claimer: 'someone who found the signature' };
+    expect((await payFor('/v1/identity/control-proof', replayed)).record.verdict).toBe('CONTROL-FAILED');
+
+    const forAnotherClaimer = controlProofMessage(key.didKey, 'ops', clock());
+    const borrowed = { ...replayed, control_evidence: { message: forAnotherClaimer, signature: key.sign(forAnotherClaimer) } };
+    expect((await payFor('/v1/identity/control-proof', borrowed)).record.verdict).toBe('CONTROL-FAILED');
+
+    const stale = controlProofMessage(key.didKey, 'ops', clock() - 3_600);
+    const res = await postTo(service, '/v1/identity/control-proof', { ...replayed, claimer: 'ops', control_evidence: { message: stale, signature: key.sign(stale) } });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ error: 'control_proof_stale', outcome: 'INVALID-INPUT', issues: [{ path: 'control_evidence.message' }] });
   });
 
   it('readiness attest, READY from a complete and signed policy snapshot', async () => {

@@ -1,6 +1,16 @@
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { identityRecord } from '../../../kernel/route-kit/records.ts';
-import { ed25519KeyOf, ed25519KeyOfDidKey, EVM_ADDRESS, verifyEd25519, verifyEip191, type SignatureCheck } from '../../../kernel/offline-signatures.ts';
+import {
+  ed25519KeyOf,
+  ed25519KeyOfDidKey,
+  EVM_ADDRESS,
+  isWithinProofWindow,
+  SIGNED_PROOF_WINDOW_SECONDS,
+  verifyEd25519,
+  verifyEip191,
+  type SignatureCheck,
+} from '../../../kernel/offline-signatures.ts';
+import { bindingOf } from './control-message.ts';
 
 export const CONTROL_PROOF_REQUIRED_FIELDS = ['identifier', 'control_method'] as const;
 
@@ -36,7 +46,7 @@ export function classifyIdentifier(identifier: string): IdentifierKind {
 }
 
 /** The {message, signature} pair a checkable identifier needs, when the evidence carries one. */
-function signedMessageOf(evidence: JsonObject): { message: string; signature: string } | undefined {
+export function signedMessageOf(evidence: JsonObject): { message: string; signature: string } | undefined {
   const { message, signature } = evidence;
   return typeof message === 'string' && typeof signature === 'string' ? { message, signature } : undefined;
 }
@@ -48,12 +58,13 @@ export interface ControlAssessment {
 }
 
 /**
- * The verdict is earned: CONTROL-VERIFIED only when a signature over the supplied message
- * verifies for the identifier itself (EIP-191 recovery for an EVM address or did:pkh, Ed25519
- * for a did:key or a raw key). Evidence that needs a resolver (did:web, DNS, URL) is carried
- * verbatim as CONTROL-DOCUMENTED, which means not verified.
+ * The verdict is earned: CONTROL-VERIFIED only when a signature verifies for the identifier
+ * itself (EIP-191 recovery for an EVM address or did:pkh, Ed25519 for a did:key or a raw key)
+ * over this claim's own text (controlProofMessage), signed within SIGNED_PROOF_WINDOW_SECONDS of
+ * `now`. Evidence that needs a resolver (did:web, DNS, URL) is carried verbatim as
+ * CONTROL-DOCUMENTED, which means not verified.
  */
-export function assessControl(input: ControlProofInput): ControlAssessment {
+export function assessControl(input: ControlProofInput, now: number): ControlAssessment {
   const evidence = input.control_evidence;
   if (!evidence || Object.keys(evidence).length === 0) return { verdict: 'NOT-PROVIDED', reason: 'no control_evidence supplied' };
   const identifier = classifyIdentifier(input.identifier);
@@ -64,13 +75,20 @@ export function assessControl(input: ControlProofInput): ControlAssessment {
     identifier.kind === 'evm'
       ? verifyEip191(identifier.address, signed.message, signed.signature)
       : verifyEd25519(identifier.key, Buffer.from(signed.message, 'utf8'), signed.signature);
-  return check.ok
-    ? { verdict: 'CONTROL-VERIFIED', reason: `${identifier.kind === 'evm' ? 'EIP-191' : 'Ed25519'} signature verifies for the identifier` }
-    : { verdict: 'CONTROL-FAILED', reason: check.reason };
+  if (!check.ok) return { verdict: 'CONTROL-FAILED', reason: check.reason };
+  // A genuine signature over some other text (a login message, a post, a proof for another
+  // claimer) was checked and proves nothing about this claim: failed, not merely documented.
+  const binding = bindingOf(input, signed.message);
+  if (!binding.bound) return { verdict: 'CONTROL-FAILED', reason: `the signature verifies, but ${binding.reason}` };
+  // Refused before the quote (staleControlProofRefusal); met here only at the window's edge, the quote and the claim reading the clock apart.
+  if (!isWithinProofWindow(binding.signedAt, now)) {
+    return { verdict: 'CONTROL-FAILED', reason: `the signature verifies, but its signed_at ${binding.signedAt} is more than ${SIGNED_PROOF_WINDOW_SECONDS} s from the service's clock (${now})` };
+  }
+  return { verdict: 'CONTROL-VERIFIED', reason: `${identifier.kind === 'evm' ? 'EIP-191' : 'Ed25519'} signature over this claim's text verifies for the identifier` };
 }
 
 export function proveControl(input: ControlProofInput, now: number): { record: JsonObject; assessment: ControlAssessment } {
-  const assessment = assessControl(input);
+  const assessment = assessControl(input, now);
   const record = identityRecord({
     identifier: input.identifier,
     control_method: input.control_method,
