@@ -28,6 +28,12 @@ describe('readiness engine', () => {
     );
   });
 
+  it('marks every finding, evidenced or not, as resting on the caller-supplied snapshot', () => {
+    for (const input of [{ target: 'fleet', custodian: custodian.didKey, policy: readyPolicy() }, { target: 'fleet', policy: {} }]) {
+      expect((attestReadiness(input, 1).evidence as JsonObject[]).map((f) => f.evidence_source)).toEqual(Array(5).fill('caller-supplied'));
+    }
+  });
+
   it('accepts an EVM custodian whose EIP-191 signature covers the canonical rule', async () => {
     const w = evmSigner(0x44);
     const throttle = { type: 'throttle', maxCallsPerMinute: 10 };

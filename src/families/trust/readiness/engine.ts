@@ -50,8 +50,9 @@ const textAt = (policy: JsonObject, name: string): string | undefined => {
 };
 
 function finding(element: ReadinessElement, status: FindingStatus, detail: string): JsonObject {
-  // The spec fixes the record's members, so the ruleset is named in each finding of `evidence`.
-  return { element, status, detail, ruleset: { ...READINESS_RULESET } };
+  // The spec fixes the record's members, so each finding of `evidence` names the ruleset, and
+  // says what it rests on: the caller's policy snapshot, not the policy the service saw deployed.
+  return { element, status, detail, ruleset: { ...READINESS_RULESET }, evidence_source: 'caller-supplied' };
 }
 
 function didFinding(policy: JsonObject, element: ReadinessElement, name: string): JsonObject {

@@ -19,6 +19,10 @@ const readinessFinding = z.object({
   status: z.enum(['evidenced', 'missing', 'unevidenced']),
   detail: z.string(),
   ruleset: rulesetMember(READINESS_RULESET),
+  evidence_source: z
+    .literal('caller-supplied')
+    .optional()
+    .describe("The policy snapshot and custodian were supplied by the caller; the service checks the rules' signatures but observes no deployed policy (absent in findings signed before 2026-11-28)"),
 });
 
 export const readinessRecordSchema = z.object({
@@ -39,7 +43,7 @@ const readinessAttest = pricedOperation({
     family: 'trust',
     priceUsd: '0.25',
     summary: 'Containment-readiness attestation from a supplied policy snapshot; never defaulted to ready.',
-    description: `Record {target, policy, evidence, custodian, verdict, attestsAt}, judged against the published standard ${READINESS_STANDARD_VERSION} (GET /v1/readiness/standard): READY only when every element is present and evidenced, otherwise READINESS-GAP with every element and its status in evidence.`,
+    description: `Record {target, policy, evidence, custodian, verdict, attestsAt}, judged against the published standard ${READINESS_STANDARD_VERSION} (GET /v1/readiness/standard): READY only when every element is present and evidenced, otherwise READINESS-GAP with every element and its status in evidence. Each finding is marked evidence_source caller-supplied: it judges the snapshot sent, not a deployed policy.`,
     inputFrom: 'json',
     input: readinessInput,
     example: {
