@@ -75,7 +75,10 @@ export function checkExpectedRevision(stream: string, length: number, expected: 
 /** What an append weighs against a store's appendLimitBytes: its events' data and metadata as UTF-8 JSON. */
 export function appendBytes(events: readonly EventData[]): number {
   let bytes = 0;
-  for (const event of events) bytes += Buffer.byteLength(JSON.stringify(event.data), 'utf8') + (event.metadata ? Buffer.byteLength(JSON.stringify(event.metadata), 'utf8') : 0);
+  for (const event of events) {
+    const data = event.dataJson ? event.dataJson.byteLength : Buffer.byteLength(JSON.stringify(event.data), 'utf8');
+    bytes += data + (event.metadata ? Buffer.byteLength(JSON.stringify(event.metadata), 'utf8') : 0);
+  }
   return bytes;
 }
 

@@ -15,6 +15,13 @@ export interface EventData {
   id: string;
   type: string;
   data: JsonValue;
+  /**
+   * JSON.stringify(data) as UTF-8, when it was made already (a record's text made on an engine
+   * thread, the event's few other members around it): a store that writes JSON text copies it
+   * instead of serialising `data` again, which for an 11 MB record held the event loop for half
+   * a second. It must be exactly that text; the stored and read-back event are the same either way.
+   */
+  dataJson?: Uint8Array;
   metadata?: JsonObject;
 }
 

@@ -66,12 +66,25 @@ export async function answerPaidFile(ctx: Context, op: PricedOperation, deps: Se
   ctx.body = createReadStream(file.path);
 }
 
+/**
+ * The paid body as Koa writes JSON (JSON.stringify, `application/json; charset=utf-8`), from its
+ * text when it was made already: a large record's text is then copied, not serialised again.
+ */
+function answerJson(ctx: Context, outcome: Paid): void {
+  if (!outcome.bodyJson) {
+    ctx.body = outcome.body;
+    return;
+  }
+  ctx.type = 'json';
+  ctx.body = Buffer.from(outcome.bodyJson.buffer, outcome.bodyJson.byteOffset, outcome.bodyJson.byteLength);
+}
+
 /** The one place a payment outcome becomes a status code. */
 export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: ServiceDeps, outcome: PaymentOutcome, header: PaymentHeaderName): void {
   switch (outcome.kind) {
     case 'paid': {
       setPaidHeaders(ctx, outcome, header);
-      ctx.body = outcome.body;
+      answerJson(ctx, outcome);
       return;
     }
     case 'payment-rejected':

@@ -31,7 +31,7 @@ export interface PaidCallRequest {
  */
 export type PaymentOutcome =
   /** The signed result, with the settlement the x402 response header reports. */
-  | { kind: 'paid'; body: JsonObject; settlement: SettleResponse; logLeafIndex?: number }
+  | { kind: 'paid'; body: JsonObject; bodyJson?: Uint8Array; settlement: SettleResponse; logLeafIndex?: number }
   /** The payment cannot pay for this request: quote again with the reason. Nothing was charged. */
   | { kind: 'payment-rejected'; reason: string; message: string }
   /** The command refused before settlement (another payer's state): nothing was charged. */
@@ -88,7 +88,7 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
       switch (outcome.kind) {
         case 'signed': {
           const logLeafIndex = await leafIndexOf(deps, outcome.sha256, outcome.position);
-          return { kind: 'paid', body: outcome.body, settlement: settleResponseOf(outcome.settlement), ...(logLeafIndex === undefined ? {} : { logLeafIndex }) };
+          return { kind: 'paid', body: outcome.body, ...(outcome.bodyJson ? { bodyJson: outcome.bodyJson } : {}), settlement: settleResponseOf(outcome.settlement), ...(logLeafIndex === undefined ? {} : { logLeafIndex }) };
         }
         case 'rejected':
           return { kind: 'payment-rejected', reason: outcome.reason, message: outcome.message };

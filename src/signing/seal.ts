@@ -31,9 +31,13 @@ export interface CanonicalRecord {
  * view into a pool shared by others, which must not be transferred to another thread.
  */
 export function canonicalRecord(record: unknown): CanonicalRecord {
-  const canonical = canonicalBytes(record);
-  const owned = canonical.byteOffset === 0 && canonical.byteLength === canonical.buffer.byteLength ? canonical : new Uint8Array(canonical);
+  const owned = ownedBytes(canonicalBytes(record));
   return { bytes: owned, sha256: sha256Hex(owned) };
+}
+
+/** `bytes` in a buffer of their own (a copy only when they are a view into a larger one), so that the buffer can be moved to another thread. */
+export function ownedBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
 /** seal() for a record whose canonical form was made already (canonicalRecord): the same Seal, signed over those bytes. */

@@ -85,6 +85,8 @@ export interface RecordOut extends TextOut {
   writeInteger(n: number): void;
   /** Whether the bytes written at [start, end) are ASCII, none of them below U+0020. */
   isPlainAscii(start: number, end: number): boolean;
+  /** Copies bytes already encoded (UTF-8 JSON text made elsewhere) to the record. */
+  writeBytes(bytes: Uint8Array): void;
 }
 
 /**
@@ -96,8 +98,10 @@ export interface RecordOut extends TextOut {
  * The fields' strings are checked as they are copied, the data's written unchecked (see Quoting)
  * and then checked once, as bytes, for being plain ASCII: one pass instead of a regular expression
  * per string. A record that fails (non-ASCII text, a control character) is written again, exactly.
+ *
+ * `data` given as bytes is its JSON text made already (EventData.dataJson), copied as it is.
  */
-export function writeRecordPayload(out: RecordOut, position: number, stream: string, revision: number, id: string, type: string, recordedAt: number, data: JsonValue, metadata: JsonObject | undefined): void {
+export function writeRecordPayload(out: RecordOut, position: number, stream: string, revision: number, id: string, type: string, recordedAt: number, data: JsonValue | Uint8Array, metadata: JsonObject | undefined): void {
   // No metadata (undefined, or null from an untyped caller) is written as {}, what readers get.
   let tail = ',"m":{}}';
   if (metadata !== undefined && metadata !== null && !isEmptyPlainObject(metadata)) {
@@ -107,14 +111,27 @@ export function writeRecordPayload(out: RecordOut, position: number, stream: str
   }
   const at = timestampText(recordedAt);
   const start = out.cursor;
+  if (data instanceof Uint8Array) {
+    if (!writeHeadPlain(out, position, stream, revision, id, type, at)) {
+      out.cursor = start;
+      out.write(exactHead(position, stream, revision, id, type, at));
+    }
+    out.writeBytes(data);
+    out.write(tail);
+    return;
+  }
   if (writeHeadPlain(out, position, stream, revision, id, type, at)) {
     const dataStart = out.cursor;
     if (!writeJson(out, data, '', tail, 'unchecked')) throw notJson(id);
     if (out.isPlainAscii(dataStart, out.cursor)) return;
   }
   out.cursor = start;
-  const head = `{"p":${position},"s":${quoteJsonString(stream)},"r":${revision},"i":${quoteJsonString(id)},"t":${quoteJsonString(type)},"a":${at},"d":`;
-  if (!writeJson(out, data, head, tail)) throw notJson(id);
+  if (!writeJson(out, data, exactHead(position, stream, revision, id, type, at), tail)) throw notJson(id);
+}
+
+/** The record's fields before its data, `{"p":…,"d":`, its strings escaped as JSON.stringify escapes them. */
+function exactHead(position: number, stream: string, revision: number, id: string, type: string, at: string): string {
+  return `{"p":${position},"s":${quoteJsonString(stream)},"r":${revision},"i":${quoteJsonString(id)},"t":${quoteJsonString(type)},"a":${at},"d":`;
 }
 
 /**

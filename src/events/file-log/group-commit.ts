@@ -96,7 +96,7 @@ export class GroupCommitWriter {
       for (let i = 0; i < events.length; i++) {
         const e = events[i]!;
         batch.beginRecord(e.id, e.type);
-        writeRecordPayload(batch, firstPosition + i, stream, firstRevision + i, e.id, e.type, recordedAt, e.data, e.metadata);
+        writeRecordPayload(batch, firstPosition + i, stream, firstRevision + i, e.id, e.type, recordedAt, e.dataJson ?? e.data, e.metadata);
         batch.endRecord();
       }
     } catch (err) {

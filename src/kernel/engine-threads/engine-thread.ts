@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { DomainRefusal } from '../decider.ts';
-import { canonicalRecord } from '../../signing/seal.ts';
+import { canonicalRecord, ownedBytes } from '../../signing/seal.ts';
 import type { EngineJob, EngineReply, ThrownByEngine } from './protocol.ts';
 
 /**
@@ -23,7 +23,8 @@ async function run(job: EngineJob): Promise<EngineReply> {
     if (!job.canonicalRecord) return { id: job.id, ok: true, value };
     const record = value !== null && typeof value === 'object' && 'record' in value ? value.record : undefined;
     if (record === null || typeof record !== 'object') throw new Error(`${job.exportName} answered no record to canonicalise`);
-    return { id: job.id, ok: true, value, canonical: canonicalRecord(record) };
+    // JSON.stringify's own text: what the event log and the HTTP answer would write of the record.
+    return { id: job.id, ok: true, value, canonical: canonicalRecord(record), recordJson: ownedBytes(Buffer.from(JSON.stringify(record), 'utf8')) };
   } catch (err) {
     return { id: job.id, ok: false, thrown: thrown(err) };
   }
@@ -31,10 +32,11 @@ async function run(job: EngineJob): Promise<EngineReply> {
 
 if (!parentPort) throw new Error('engine-thread.ts runs as a worker thread of EngineThreads');
 const port = parentPort;
-/** The canonical bytes are moved to the main thread, not copied: they are as large as the record. */
+/** The canonical bytes and the JSON text are moved to the main thread, not copied: each is as large as the record. */
 function moved(reply: EngineReply): ArrayBuffer[] {
-  const buffer = reply.ok ? reply.canonical?.bytes.buffer : undefined;
-  return buffer instanceof ArrayBuffer ? [buffer] : [];
+  if (!reply.ok) return [];
+  const buffers = [reply.canonical?.bytes.buffer, reply.recordJson?.buffer];
+  return buffers.filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer);
 }
 
 port.on('message', (job: EngineJob) => {

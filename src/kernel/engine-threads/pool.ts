@@ -50,10 +50,11 @@ export class EngineTimeoutError extends Error {
 
 const threadEntry = (): URL => workerScript(import.meta.url, 'engine-thread');
 
-/** What a thread answered for a job: the engine's value, and its record's canonical form when the job asked for it. */
+/** What a thread answered for a job: the engine's value, and its record's canonical form and JSON text when the job asked for them. */
 interface Answer {
   value: unknown;
   canonical?: CanonicalRecord;
+  recordJson?: Uint8Array;
 }
 
 interface Pending {
@@ -100,12 +101,13 @@ export class EngineThreads {
 
   /**
    * Like run, for an engine that answers a command's result ({ record, ... }): the thread also
-   * makes the RFC 8785 bytes of the record and their SHA-256, off the event loop.
+   * makes the RFC 8785 bytes of the record and their SHA-256, and the record's JSON text, off the
+   * event loop.
    */
-  async runForRecord<T>(module: URL, exportName: string, args: unknown[]): Promise<{ value: T; canonical: CanonicalRecord }> {
-    const { value, canonical } = await this.queued({ id: this.nextId++, module: module.href, exportName, args, canonicalRecord: true });
-    if (!canonical) throw new Error(`the engine thread answered ${exportName} without its record's canonical form`);
-    return { value: value as T, canonical };
+  async runForRecord<T>(module: URL, exportName: string, args: unknown[]): Promise<{ value: T; canonical: CanonicalRecord; recordJson: Uint8Array }> {
+    const { value, canonical, recordJson } = await this.queued({ id: this.nextId++, module: module.href, exportName, args, canonicalRecord: true });
+    if (!canonical || !recordJson) throw new Error(`the engine thread answered ${exportName} without its record's canonical form and JSON text`);
+    return { value: value as T, canonical, recordJson };
   }
 
   private queued(job: EngineJob): Promise<Answer> {
@@ -178,7 +180,7 @@ export class EngineThreads {
     if (!pending || pending.job.id !== reply.id) return;
     this.finished(thread);
     thread.worker.unref();
-    if (reply.ok) pending.resolve(reply.canonical ? { value: reply.value, canonical: reply.canonical } : { value: reply.value });
+    if (reply.ok) pending.resolve({ value: reply.value, ...(reply.canonical ? { canonical: reply.canonical } : {}), ...(reply.recordJson ? { recordJson: reply.recordJson } : {}) });
     else pending.reject(rebuilt(reply.thrown));
     this.dispatch();
   }
@@ -249,8 +251,8 @@ export function runOnEngineThread<T>(settings: ThreadSettings, module: URL, expo
   return answeringThreadLimits(engineThreadsFor(settings).run<T>(module, exportName, args));
 }
 
-/** runOnEngineThread for an engine that answers a command's result: with its record's canonical form (EngineThreads.runForRecord). */
-export function runRecordOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<{ value: T; canonical: CanonicalRecord }> {
+/** runOnEngineThread for an engine that answers a command's result: with its record's canonical form and JSON text (EngineThreads.runForRecord). */
+export function runRecordOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<{ value: T; canonical: CanonicalRecord; recordJson: Uint8Array }> {
   return answeringThreadLimits(engineThreadsFor(settings).runForRecord<T>(module, exportName, args));
 }
 

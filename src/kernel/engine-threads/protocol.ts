@@ -9,7 +9,8 @@ export interface EngineJob {
   args: unknown[];
   /**
    * The value is a command's result: the thread also answers the canonical form of its `record`
-   * (its bytes transferred, not copied), so the event loop signs them without canonicalising.
+   * and the record's JSON text (both transferred, not copied), so the event loop signs the one
+   * without canonicalising and stores and answers the other without serialising the record.
    */
   canonicalRecord?: true;
 }
@@ -22,4 +23,4 @@ export interface ThrownByEngine {
   refusal?: { status: 403 | 409 | 422; error: string; outcome?: string };
 }
 
-export type EngineReply = { id: number; ok: true; value: unknown; canonical?: CanonicalRecord } | { id: number; ok: false; thrown: ThrownByEngine };
+export type EngineReply = { id: number; ok: true; value: unknown; canonical?: CanonicalRecord; recordJson?: Uint8Array } | { id: number; ok: false; thrown: ThrownByEngine };

@@ -42,7 +42,7 @@ export async function runBeforeSettling(step: SagaStep, progress: PaymentProgres
     // A failure the settled call meets again and answers as it always has.
     return undefined;
   }
-  const tooLarge = tooLargeToAppend(step.deps.store, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))]);
+  const tooLarge = tooLargeToAppend(step.deps.store, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now), result.recordJson)]);
   if (tooLarge) return { refused: tooLarge };
   return staged.stagedEvents > 0 ? undefined : { ran: result };
 }

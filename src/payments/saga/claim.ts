@@ -3,6 +3,7 @@ import { withOwnAppend } from '../../events/borrowed-store.ts';
 import { eventId } from '../../events/event-ids.ts';
 import { WrongExpectedRevisionError, type AppendResult, type EventData, type EventStore } from '../../events/port.ts';
 import type { PricedOperation } from '../../kernel/operation.ts';
+import { jsonWithMemberText } from '../../kernel/spliced-json.ts';
 import type { SignedResult } from '../../kernel/run-operation.ts';
 import type { SagaStep } from './context.ts';
 import { PAYMENT_EVENT_TYPES, type PaymentAuthorized, type PaymentSettled, type ResultSigned } from './events.ts';
@@ -130,7 +131,11 @@ export async function claimPayment(step: SagaStep, authorized: PaymentAuthorized
 // Deterministic ids (payment stream, type): a replayed append of a step is the same append.
 export const authorizedEvent = (stream: string, data: PaymentAuthorized): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.authorized), type: PAYMENT_EVENT_TYPES.authorized, data });
 export const settledEvent = (stream: string, data: PaymentSettled): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.settled), type: PAYMENT_EVENT_TYPES.settled, data });
-export const signedEvent = (stream: string, data: ResultSigned): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.signed), type: PAYMENT_EVENT_TYPES.signed, data });
+/** `recordJson`: JSON.stringify(data.record) as UTF-8, made already: the event's text is assembled around it (EventData.dataJson). */
+export function signedEvent(stream: string, data: ResultSigned, recordJson?: Uint8Array): EventData {
+  const event: EventData = { id: eventId(stream, PAYMENT_EVENT_TYPES.signed), type: PAYMENT_EVENT_TYPES.signed, data };
+  return recordJson ? { ...event, dataJson: jsonWithMemberText(data, 'record', recordJson) } : event;
+}
 
 /** The ResultSigned event's data for a sealed result. */
 /** `signedAt`: the call's clock, or for a stored record answered again, when it was first signed (its key's time). */

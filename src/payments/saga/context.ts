@@ -20,9 +20,10 @@ export interface PaidCall {
 export type PaidCallOutcome =
   /**
    * `sha256`: the signed record's digest, its key in the result log; `position`: where its
-   * ResultSigned event sits in the log (absent when the store did not say).
+   * ResultSigned event sits in the log (absent when the store did not say); `bodyJson`:
+   * JSON.stringify(body) as UTF-8 when it was made already (SignedResult.bodyJson).
    */
-  | { kind: 'signed'; body: JsonObject; settlement: PaymentSettled; sha256: string; position?: bigint }
+  | { kind: 'signed'; body: JsonObject; bodyJson?: Uint8Array; settlement: PaymentSettled; sha256: string; position?: bigint }
   /** command.authorize refused, or the command before its first append: nothing claimed, nothing charged. */
   | { kind: 'refused'; refusal: Refusal }
   /**

@@ -8,6 +8,7 @@ import { appendClaim, authorizedEvent, claimBeforeFirstAppend, ClaimLostError, s
 import { callContext, unavailableNow, type PaidCallOutcome, type SagaStep } from './context.ts';
 import type { PaymentAuthorized } from './events.ts';
 import type { PaymentProgress } from './payment-stream.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
 import { settledOf, settlementFailure } from './settle.ts';
 
 /**
@@ -21,8 +22,8 @@ export async function executeAndSign(step: SagaStep, progress: PaymentProgress, 
   const ctx = callContext(step, authorized);
   try {
     const result = ranBeforeSettling ?? (await runOperation(step.call.op, step.call.input, ctx, step.call.handoff));
-    const appended = await step.deps.store.appendToStream(step.stream, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now))], { expectedRevision: settled.revision });
-    return { kind: 'signed', body: result.body, settlement: settled.data, sha256: result.seal.sha256, position: appended.position };
+    const appended = await step.deps.store.appendToStream(step.stream, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now), result.recordJson)], { expectedRevision: settled.revision });
+    return { kind: 'signed', ...answerOf(result), settlement: settled.data, sha256: result.seal.sha256, position: appended.position };
   } catch (err) {
     if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: true };
     if (err instanceof UnavailableNowError) return unavailableNow(err, true);
@@ -50,7 +51,7 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
   try {
     const ctx: CallContext = { ...callContext(step, authorized), store: claimingStore };
     const result = await runOperation(step.call.op, step.call.input, ctx, step.call.handoff);
-    const signed = signedEvent(step.stream, signedOf(step.call.op, result, ctx.now));
+    const signed = signedEvent(step.stream, signedOf(step.call.op, result, ctx.now), result.recordJson);
     let appended;
     if (await claimingStore.claimedYet()) appended = await store.appendToStream(step.stream, [signed], { expectedRevision: BigInt(claimEvents.length - 1) });
     else {
@@ -59,7 +60,7 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
       if (tooLarge) return tooLarge;
       appended = await appendClaim(store, step.stream, authorized, events, step.writesAlone);
     }
-    return { kind: 'signed', body: result.body, settlement: settled, sha256: result.seal.sha256, position: appended.position };
+    return { kind: 'signed', ...answerOf(result), settlement: settled, sha256: result.seal.sha256, position: appended.position };
   } catch (err) {
     // Lost the claim (before or during the command, which then wrote nothing): not ours to sign.
     if (err instanceof ClaimLostError) return undefined;
@@ -76,4 +77,9 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
     if (err instanceof DomainRefusal) return claimed ? { kind: 'refused-after-charge', refusal: err.asRefusal(), transaction: settled.transaction } : { kind: 'refused', refusal: err.asRefusal() };
     throw err;
   }
+}
+
+/** The answer's body, and its JSON text when it was made already. */
+export function answerOf(result: SignedResult): { body: JsonObject; bodyJson?: Uint8Array } {
+  return result.bodyJson ? { body: result.body, bodyJson: result.bodyJson } : { body: result.body };
 }

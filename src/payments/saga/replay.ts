@@ -2,6 +2,7 @@ import { EventStoreUnavailableError } from '../../events/port.ts';
 import { presentSignedResult, runOperation } from '../../kernel/run-operation.ts';
 import { UnavailableNowError } from '../../kernel/unavailable.ts';
 import { unavailableNow, type PaidCallOutcome, type SagaStep } from './context.ts';
+import { answerOf } from './execute-and-sign.ts';
 import type { PaymentProgress } from './payment-stream.ts';
 
 /**
@@ -29,5 +30,5 @@ export async function replayResult(step: SagaStep, progress: PaymentProgress): P
     return { kind: 'failed-after-charge', error: err, transaction: settlement.transaction };
   }
   if (rebuilt.seal.sha256 !== stored.sha256) return { kind: 'failed-after-charge', error: new Error(`${op.id} did not rebuild its stored record ${stored.sha256}`), transaction: settlement.transaction };
-  return { kind: 'signed', body: rebuilt.body, settlement, sha256: stored.sha256, ...at };
+  return { kind: 'signed', ...answerOf(rebuilt), settlement, sha256: stored.sha256, ...at };
 }
