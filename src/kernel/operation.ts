@@ -67,6 +67,14 @@ export interface CallContext extends ServiceDeps {
   paymentId: string;
 }
 
+/** A record as JSON text (RecordedResult.recordText). */
+export interface RecordText {
+  /** JSON.stringify(record) as UTF-8. */
+  json: Uint8Array;
+  /** Object.keys(record): what a body that spreads the record needs to know of it. */
+  keys: readonly string[];
+}
+
 export interface CommandResult {
   /** The canonical record that is signed and returned. */
   record: JsonObject;
@@ -91,11 +99,11 @@ export interface CommandResult {
    */
   canonical?: CanonicalRecord;
   /**
-   * The record's UTF-8 JSON text, exactly as JSON.stringify(record) writes it, made with the
-   * canonical form: the event log and the HTTP answer copy it instead of serialising the record
-   * on the event loop (seconds for an 11 MB record). Only for text made from this very record.
+   * The record's JSON text, made with the canonical form: the event log and the HTTP answer copy
+   * it instead of serialising the record on the event loop (seconds for an 11 MB record). Only
+   * for text made from this very record.
    */
-  recordJson?: Uint8Array;
+  recordText?: RecordText;
 }
 
 /**

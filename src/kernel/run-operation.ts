@@ -1,4 +1,4 @@
-import type { CallContext, PricedOperation } from './operation.ts';
+import type { CallContext, PricedOperation, RecordText } from './operation.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import { seal, sealCanonical, type Seal } from '../signing/seal.ts';
 import type { KeyFamily } from '../signing/key-families.ts';
@@ -10,7 +10,7 @@ export interface SignedResult {
   seal: Seal;
   /** The 200 response body, as presented to the caller. */
   body: JsonObject;
-  /** JSON.stringify(record) as UTF-8, when the command brought it (CommandResult.recordJson): stored as it is. */
+  /** JSON.stringify(record) as UTF-8, when the command brought it (CommandResult.recordText): stored as it is. */
   recordJson?: Uint8Array;
   /** JSON.stringify(body) as UTF-8, assembled around recordJson: answered as it is. */
   bodyJson?: Uint8Array;
@@ -31,29 +31,45 @@ export class NotImplementedError extends Error {
  */
 export async function runOperation<I, H>(op: PricedOperation<I, H>, input: I, ctx: CallContext, handoff?: H): Promise<SignedResult> {
   if (!op.command || !op.keyFamily) throw new NotImplementedError(op.id);
-  const { record, beside, firstSignedAt, canonical, recordJson } = await op.command.execute(input, ctx, handoff);
+  const result = await op.command.execute(input, ctx, handoff);
+  const { beside, firstSignedAt, canonical, recordText } = result;
   if (firstSignedAt !== undefined && firstSignedAt > ctx.now) throw new Error(`${op.id}: a record first signed at ${firstSignedAt}, after this call's clock ${ctx.now}`);
   // A record made on an engine thread comes with its canonical bytes: only the signature is made here.
-  const s = canonical ? sealCanonical(ctx.keyring, op.keyFamily, canonical, firstSignedAt) : seal(ctx.keyring, op.keyFamily, record, firstSignedAt);
-  const body = presentSignedResult(op, record, s, ctx.baseUrl, beside);
-  const bodyJson = recordJson && signedBodyJson(op, body, record, recordJson);
-  return { record, seal: s, body, ...(recordJson ? { recordJson } : {}), ...(bodyJson ? { bodyJson } : {}), ...(firstSignedAt === undefined ? {} : { firstSignedAt }) };
+  const s = canonical ? sealCanonical(ctx.keyring, op.keyFamily, canonical, firstSignedAt) : seal(ctx.keyring, op.keyFamily, result.record, firstSignedAt);
+  const stamp = firstSignedAt === undefined ? {} : { firstSignedAt };
+  if (!recordText) {
+    const { record } = result;
+    return { record, seal: s, body: presentSignedResult(op, record, s, ctx.baseUrl, beside), ...stamp };
+  }
+  // The record as text: stored and answered from it, and read as an object only if someone asks.
+  const bodyJson = signedBodyJson(op, s, ctx.baseUrl, recordText, beside);
+  let body: JsonObject | undefined;
+  return {
+    get record(): JsonObject {
+      return result.record;
+    },
+    seal: s,
+    get body(): JsonObject {
+      return (body ??= presentSignedResult(op, result.record, s, ctx.baseUrl, beside));
+    },
+    recordJson: recordText.json,
+    ...(bodyJson ? { bodyJson } : {}),
+    ...stamp,
+  };
 }
 
 /**
- * JSON.stringify(body) made around the record's JSON text instead of by walking the record again,
- * or undefined where the body's members would not simply surround the record's (see
+ * JSON.stringify of the body presentSignedResult makes, assembled around the record's JSON text
+ * without reading the record, or undefined where that text cannot simply be surrounded (a verify
+ * URL filled from the record, a member that would replace one of the record's; see
  * jsonExtendingObjectText): the caller then serialises the body.
  */
-function signedBodyJson(op: PricedOperation, body: JsonObject, record: JsonObject, recordJson: Uint8Array): Uint8Array | undefined {
-  if (op.signedMember) return body[op.signedMember] === record ? jsonWithMemberText(body, op.signedMember, recordJson) : undefined;
-  // The record's members spread first: the body may only add to them, never replace one.
-  const extra: JsonObject = {};
-  for (const name of Object.keys(body)) {
-    if (!Object.hasOwn(record, name)) extra[name] = body[name]!;
-    else if (body[name] !== record[name]) return undefined;
-  }
-  return jsonExtendingObjectText(recordJson, Object.keys(record), extra);
+function signedBodyJson(op: PricedOperation, s: Seal, baseUrl: string, recordText: RecordText, beside: JsonObject = {}): Uint8Array | undefined {
+  if (op.verifyPath?.includes('{')) return undefined;
+  const envelope = signedEnvelope(op, s, baseUrl, {});
+  if (!op.signedMember) return jsonExtendingObjectText(recordText.json, recordText.keys, { ...envelope, ...beside });
+  if (Object.hasOwn(envelope, op.signedMember) || Object.hasOwn(beside, op.signedMember)) return undefined;
+  return jsonWithMemberText({ [op.signedMember]: null, ...envelope, ...beside }, op.signedMember, recordText.json);
 }
 
 /**
@@ -62,15 +78,20 @@ function signedBodyJson(op: PricedOperation, body: JsonObject, record: JsonObjec
  * re-check it for free. Deterministic, so a replayed payment yields the same bytes.
  */
 export function presentSignedResult(op: PricedOperation, record: JsonObject, s: Seal, baseUrl: string, beside: JsonObject = {}): JsonObject {
+  const envelope = signedEnvelope(op, s, baseUrl, record);
+  return op.signedMember ? { [op.signedMember]: record, ...envelope, ...beside } : { ...record, ...envelope, ...beside };
+}
+
+/** The digest, the signature, the key id, and where to re-check the record (its verify URL may name the record's id). */
+function signedEnvelope(op: PricedOperation, s: Seal, baseUrl: string, record: JsonObject): JsonObject {
   const keyFamily = op.keyFamily as KeyFamily;
-  const envelope: JsonObject = {
+  return {
     sha256: s.sha256,
     ed25519Sig: s.ed25519Sig,
     keyId: s.keyId,
     publicKeyUrl: `${baseUrl}${KEY_FAMILIES[keyFamily]}`,
     ...(op.verifyPath ? { verifyUrl: `${baseUrl}${fillPathTemplate(op.verifyPath, record)}` } : {}),
   };
-  return op.signedMember ? { [op.signedMember]: record, ...envelope, ...beside } : { ...record, ...envelope, ...beside };
 }
 
 /** A read-back route names its record in the path (`{attestation_id}`): fill it from the record. */

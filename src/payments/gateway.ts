@@ -88,7 +88,16 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
       switch (outcome.kind) {
         case 'signed': {
           const logLeafIndex = await leafIndexOf(deps, outcome.sha256, outcome.position);
-          return { kind: 'paid', body: outcome.body, ...(outcome.bodyJson ? { bodyJson: outcome.bodyJson } : {}), settlement: settleResponseOf(outcome.settlement), ...(logLeafIndex === undefined ? {} : { logLeafIndex }) };
+          // The body is passed on unread: answered from bodyJson, it is never made (execute-and-sign.ts).
+          return {
+            kind: 'paid',
+            get body(): JsonObject {
+              return outcome.body;
+            },
+            ...(outcome.bodyJson ? { bodyJson: outcome.bodyJson } : {}),
+            settlement: settleResponseOf(outcome.settlement),
+            ...(logLeafIndex === undefined ? {} : { logLeafIndex }),
+          };
         }
         case 'rejected':
           return { kind: 'payment-rejected', reason: outcome.reason, message: outcome.message };

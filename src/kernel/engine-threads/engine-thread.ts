@@ -21,10 +21,11 @@ async function run(job: EngineJob): Promise<EngineReply> {
     if (typeof engine !== 'function') throw new Error(`${job.module} exports no function ${job.exportName}`);
     const value: unknown = await (engine as (...args: unknown[]) => unknown)(...job.args);
     if (!job.canonicalRecord) return { id: job.id, ok: true, value };
-    const record = value !== null && typeof value === 'object' && 'record' in value ? value.record : undefined;
-    if (record === null || typeof record !== 'object') throw new Error(`${job.exportName} answered no record to canonicalise`);
+    if (value === null || typeof value !== 'object' || !('record' in value) || value.record === null || typeof value.record !== 'object') throw new Error(`${job.exportName} answered no record to canonicalise`);
+    const { record, ...rest } = value;
     // JSON.stringify's own text: what the event log and the HTTP answer would write of the record.
-    return { id: job.id, ok: true, value, canonical: canonicalRecord(record), recordJson: ownedBytes(Buffer.from(JSON.stringify(record), 'utf8')) };
+    const recordText = { json: ownedBytes(Buffer.from(JSON.stringify(record), 'utf8')), keys: Object.keys(record) };
+    return { id: job.id, ok: true, value: rest, canonical: canonicalRecord(record), recordText };
   } catch (err) {
     return { id: job.id, ok: false, thrown: thrown(err) };
   }
@@ -35,7 +36,7 @@ const port = parentPort;
 /** The canonical bytes and the JSON text are moved to the main thread, not copied: each is as large as the record. */
 function moved(reply: EngineReply): ArrayBuffer[] {
   if (!reply.ok) return [];
-  const buffers = [reply.canonical?.bytes.buffer, reply.recordJson?.buffer];
+  const buffers = [reply.canonical?.bytes.buffer, reply.recordText?.json.buffer];
   return buffers.filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer);
 }
 

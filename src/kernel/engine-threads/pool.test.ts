@@ -37,8 +37,12 @@ describe('engine threads', () => {
     ['a large one', 2_000],
   ])('answers a command result with the canonical bytes and SHA-256 of its record, made on the thread: %s', async (_, items) => {
     const threads = pool();
-    const { value, canonical } = await threads.runForRecord<ReturnType<typeof resultOf>>(ENGINES, 'resultOf', [items]);
-    expect(value).toEqual(resultOf(items));
+    const { value, canonical, recordText } = await threads.runForRecord<ReturnType<typeof resultOf>>(ENGINES, 'resultOf', [items]);
+    // The record comes as its JSON text, in place of a clone of it.
+    const { record, ...rest } = resultOf(items);
+    expect(value).toEqual(rest);
+    expect(Buffer.from(recordText.json).toString('utf8')).toBe(JSON.stringify(record));
+    expect(recordText.keys).toEqual(Object.keys(record));
     expect(Buffer.from(canonical.bytes).equals(canonicalBytes(resultOf(items).record))).toBe(true);
     expect(canonical.sha256).toBe(sha256Hex(canonicalBytes(resultOf(items).record)));
     // Moved, not copied: the bytes arrive in a buffer of their own.

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { DomainRefusal } from '../decider.ts';
 import type { EngineJob, EngineReply, ThrownByEngine } from './protocol.ts';
 import type { CanonicalRecord } from '../../signing/seal.ts';
+import type { RecordText } from '../operation.ts';
 import { workerScript } from '../worker-script.ts';
 import type { Settings } from '../../config.ts';
 import type { Refusal } from '../refusal.ts';
@@ -54,7 +55,7 @@ const threadEntry = (): URL => workerScript(import.meta.url, 'engine-thread');
 interface Answer {
   value: unknown;
   canonical?: CanonicalRecord;
-  recordJson?: Uint8Array;
+  recordText?: RecordText;
 }
 
 interface Pending {
@@ -100,14 +101,14 @@ export class EngineThreads {
   }
 
   /**
-   * Like run, for an engine that answers a command's result ({ record, ... }): the thread also
-   * makes the RFC 8785 bytes of the record and their SHA-256, and the record's JSON text, off the
-   * event loop.
+   * Like run, for an engine that answers a command's result ({ record, ... }): the thread makes
+   * the RFC 8785 bytes of the record and their SHA-256, and the record's JSON text, off the event
+   * loop, and answers them in place of the record (`value` is the result without it).
    */
-  async runForRecord<T>(module: URL, exportName: string, args: unknown[]): Promise<{ value: T; canonical: CanonicalRecord; recordJson: Uint8Array }> {
-    const { value, canonical, recordJson } = await this.queued({ id: this.nextId++, module: module.href, exportName, args, canonicalRecord: true });
-    if (!canonical || !recordJson) throw new Error(`the engine thread answered ${exportName} without its record's canonical form and JSON text`);
-    return { value: value as T, canonical, recordJson };
+  async runForRecord<T>(module: URL, exportName: string, args: unknown[]): Promise<{ value: Omit<T, 'record'>; canonical: CanonicalRecord; recordText: RecordText }> {
+    const { value, canonical, recordText } = await this.queued({ id: this.nextId++, module: module.href, exportName, args, canonicalRecord: true });
+    if (!canonical || !recordText) throw new Error(`the engine thread answered ${exportName} without its record's canonical form and JSON text`);
+    return { value: value as Omit<T, 'record'>, canonical, recordText };
   }
 
   private queued(job: EngineJob): Promise<Answer> {
@@ -180,7 +181,7 @@ export class EngineThreads {
     if (!pending || pending.job.id !== reply.id) return;
     this.finished(thread);
     thread.worker.unref();
-    if (reply.ok) pending.resolve({ value: reply.value, ...(reply.canonical ? { canonical: reply.canonical } : {}), ...(reply.recordJson ? { recordJson: reply.recordJson } : {}) });
+    if (reply.ok) pending.resolve({ value: reply.value, ...(reply.canonical ? { canonical: reply.canonical } : {}), ...(reply.recordText ? { recordText: reply.recordText } : {}) });
     else pending.reject(rebuilt(reply.thrown));
     this.dispatch();
   }
@@ -252,7 +253,7 @@ export function runOnEngineThread<T>(settings: ThreadSettings, module: URL, expo
 }
 
 /** runOnEngineThread for an engine that answers a command's result: with its record's canonical form and JSON text (EngineThreads.runForRecord). */
-export function runRecordOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<{ value: T; canonical: CanonicalRecord; recordJson: Uint8Array }> {
+export function runRecordOnEngineThread<T>(settings: ThreadSettings, module: URL, exportName: string, args: unknown[]): Promise<{ value: Omit<T, 'record'>; canonical: CanonicalRecord; recordText: RecordText }> {
   return answeringThreadLimits(engineThreadsFor(settings).runForRecord<T>(module, exportName, args));
 }
 

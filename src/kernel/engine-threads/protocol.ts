@@ -1,5 +1,6 @@
 /** What the pool and an engine thread say to each other (structured clones). */
 import type { CanonicalRecord } from '../../signing/seal.ts';
+import type { RecordText } from '../operation.ts';
 
 export interface EngineJob {
   id: number;
@@ -8,9 +9,10 @@ export interface EngineJob {
   exportName: string;
   args: unknown[];
   /**
-   * The value is a command's result: the thread also answers the canonical form of its `record`
-   * and the record's JSON text (both transferred, not copied), so the event loop signs the one
-   * without canonicalising and stores and answers the other without serialising the record.
+   * The value is a command's result: the thread answers the canonical form of its `record` and
+   * the record's JSON text (both transferred, not copied) in place of the record itself, so the
+   * event loop signs the one without canonicalising, stores and answers the other without
+   * serialising, and receives no clone of the record (a quarter of a second for 11 MB).
    */
   canonicalRecord?: true;
 }
@@ -23,4 +25,4 @@ export interface ThrownByEngine {
   refusal?: { status: 403 | 409 | 422; error: string; outcome?: string };
 }
 
-export type EngineReply = { id: number; ok: true; value: unknown; canonical?: CanonicalRecord; recordJson?: Uint8Array } | { id: number; ok: false; thrown: ThrownByEngine };
+export type EngineReply = { id: number; ok: true; value: unknown; canonical?: CanonicalRecord; recordText?: RecordText } | { id: number; ok: false; thrown: ThrownByEngine };

@@ -6,6 +6,7 @@ import type { PricedOperation } from '../../kernel/operation.ts';
 import { jsonWithMemberText } from '../../kernel/spliced-json.ts';
 import type { SignedResult } from '../../kernel/run-operation.ts';
 import type { SagaStep } from './context.ts';
+import type { JsonObject } from '../../signing/rfc8785.ts';
 import { PAYMENT_EVENT_TYPES, type PaymentAuthorized, type PaymentSettled, type ResultSigned } from './events.ts';
 import { readPaymentStream, type PaymentProgress } from './payment-stream.ts';
 
@@ -143,7 +144,10 @@ export function signedOf(op: PricedOperation, result: SignedResult, signedAt: nu
   return {
     operation: op.id,
     keyFamily: op.keyFamily!,
-    record: result.record,
+    // Read when something reads it: a record that came as text is stored from its text (signedEvent).
+    get record(): JsonObject {
+      return result.record;
+    },
     sha256: result.seal.sha256,
     ed25519Sig: result.seal.ed25519Sig,
     keyId: result.seal.keyId,

@@ -6,7 +6,7 @@ import { UnavailableNowError } from '../../kernel/unavailable.ts';
 import { resultTooLarge, tooLargeToAppend } from './append-limit.ts';
 import { appendClaim, authorizedEvent, claimBeforeFirstAppend, ClaimLostError, settledEvent, signedEvent, signedOf } from './claim.ts';
 import { callContext, unavailableNow, type PaidCallOutcome, type SagaStep } from './context.ts';
-import type { PaymentAuthorized } from './events.ts';
+import type { PaymentAuthorized, PaymentSettled } from './events.ts';
 import type { PaymentProgress } from './payment-stream.ts';
 import type { JsonObject } from '../../signing/rfc8785.ts';
 import { settledOf, settlementFailure } from './settle.ts';
@@ -23,7 +23,7 @@ export async function executeAndSign(step: SagaStep, progress: PaymentProgress, 
   try {
     const result = ranBeforeSettling ?? (await runOperation(step.call.op, step.call.input, ctx, step.call.handoff));
     const appended = await step.deps.store.appendToStream(step.stream, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now), result.recordJson)], { expectedRevision: settled.revision });
-    return { kind: 'signed', ...answerOf(result), settlement: settled.data, sha256: result.seal.sha256, position: appended.position };
+    return signedOutcome(result, settled.data, result.seal.sha256, appended.position);
   } catch (err) {
     if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: true };
     if (err instanceof UnavailableNowError) return unavailableNow(err, true);
@@ -60,7 +60,7 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
       if (tooLarge) return tooLarge;
       appended = await appendClaim(store, step.stream, authorized, events, step.writesAlone);
     }
-    return { kind: 'signed', ...answerOf(result), settlement: settled, sha256: result.seal.sha256, position: appended.position };
+    return signedOutcome(result, settled, result.seal.sha256, appended.position);
   } catch (err) {
     // Lost the claim (before or during the command, which then wrote nothing): not ours to sign.
     if (err instanceof ClaimLostError) return undefined;
@@ -79,7 +79,19 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
   }
 }
 
-/** The answer's body, and its JSON text when it was made already. */
-export function answerOf(result: SignedResult): { body: JsonObject; bodyJson?: Uint8Array } {
-  return result.bodyJson ? { body: result.body, bodyJson: result.bodyJson } : { body: result.body };
+/**
+ * The outcome of a signed result. Its body is read only when asked for: a record that came as
+ * text is answered from its text (bodyJson), and its body object is then never made.
+ */
+export function signedOutcome(result: SignedResult, settlement: PaymentSettled, sha256: string, position: bigint | undefined): PaidCallOutcome {
+  return {
+    kind: 'signed',
+    get body(): JsonObject {
+      return result.body;
+    },
+    ...(result.bodyJson ? { bodyJson: result.bodyJson } : {}),
+    settlement,
+    sha256,
+    ...(position === undefined ? {} : { position }),
+  };
 }

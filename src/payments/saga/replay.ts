@@ -2,7 +2,7 @@ import { EventStoreUnavailableError } from '../../events/port.ts';
 import { presentSignedResult, runOperation } from '../../kernel/run-operation.ts';
 import { UnavailableNowError } from '../../kernel/unavailable.ts';
 import { unavailableNow, type PaidCallOutcome, type SagaStep } from './context.ts';
-import { answerOf } from './execute-and-sign.ts';
+import { signedOutcome } from './execute-and-sign.ts';
 import type { PaymentProgress } from './payment-stream.ts';
 
 /**
@@ -30,5 +30,5 @@ export async function replayResult(step: SagaStep, progress: PaymentProgress): P
     return { kind: 'failed-after-charge', error: err, transaction: settlement.transaction };
   }
   if (rebuilt.seal.sha256 !== stored.sha256) return { kind: 'failed-after-charge', error: new Error(`${op.id} did not rebuild its stored record ${stored.sha256}`), transaction: settlement.transaction };
-  return { kind: 'signed', ...answerOf(rebuilt), settlement, sha256: stored.sha256, ...at };
+  return signedOutcome(rebuilt, settlement, stored.sha256, progress.signed!.position);
 }
