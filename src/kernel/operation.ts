@@ -67,7 +67,7 @@ export interface CallContext extends ServiceDeps {
   paymentId: string;
 }
 
-/** A record as JSON text (RecordedResult.recordText). */
+/** A record as JSON text (CommandResult.recordText). */
 export interface RecordText {
   /** JSON.stringify(record) as UTF-8. */
   json: Uint8Array;
