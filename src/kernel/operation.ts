@@ -8,6 +8,7 @@ import type { Keyring } from '../signing/keyring.ts';
 import type { CanonicalRecord } from '../signing/seal.ts';
 import type { ChainRule } from './audit-rule.ts';
 import { engineThreadsBusy } from './engine-threads/pool.ts';
+import type { RecordText } from './record-text.ts';
 import type { Refusal } from './refusal.ts';
 
 export type { Refusal } from './refusal.ts';
@@ -67,13 +68,6 @@ export interface CallContext extends ServiceDeps {
   paymentId: string;
 }
 
-/** A record as JSON text (CommandResult.recordText). */
-export interface RecordText {
-  /** JSON.stringify(record) as UTF-8. */
-  json: Uint8Array;
-  /** Object.keys(record): what a body that spreads the record needs to know of it. */
-  keys: readonly string[];
-}
 
 export interface CommandResult {
   /** The canonical record that is signed and returned. */

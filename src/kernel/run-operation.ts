@@ -1,4 +1,5 @@
-import type { CallContext, PricedOperation, RecordText } from './operation.ts';
+import type { CallContext, PricedOperation } from './operation.ts';
+import type { RecordText } from './record-text.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import { seal, sealCanonical, type Seal } from '../signing/seal.ts';
 import type { KeyFamily } from '../signing/key-families.ts';

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { DomainRefusal } from '../decider.ts';
 import type { EngineJob, EngineReply, ThrownByEngine } from './protocol.ts';
 import type { CanonicalRecord } from '../../signing/seal.ts';
-import type { RecordText } from '../operation.ts';
+import type { RecordText } from '../record-text.ts';
 import { workerScript } from '../worker-script.ts';
 import type { Settings } from '../../config.ts';
 import type { Refusal } from '../refusal.ts';

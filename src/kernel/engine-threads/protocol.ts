@@ -1,6 +1,6 @@
 /** What the pool and an engine thread say to each other (structured clones). */
 import type { CanonicalRecord } from '../../signing/seal.ts';
-import type { RecordText } from '../operation.ts';
+import type { RecordText } from '../record-text.ts';
 
 export interface EngineJob {
   id: number;
