@@ -68,7 +68,6 @@ export interface CallContext extends ServiceDeps {
   paymentId: string;
 }
 
-
 export interface CommandResult {
   /** The canonical record that is signed and returned. */
   record: JsonObject;

@@ -42,7 +42,8 @@ export async function runBeforeSettling(step: SagaStep, progress: PaymentProgres
     // A failure the settled call meets again and answers as it always has.
     return undefined;
   }
-  const tooLarge = tooLargeToAppend(step.deps.store, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now), result.recordJson)]);
+  // Only a store that limits appends needs the event weighed: building it copies a large record's text.
+  const tooLarge = step.deps.store.appendLimitBytes === undefined ? undefined : tooLargeToAppend(step.deps.store, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now), result.recordJson)]);
   if (tooLarge) return { refused: tooLarge };
   return staged.stagedEvents > 0 ? undefined : { ran: result };
 }

@@ -1,7 +1,7 @@
 import { isWithinProofWindow, recoverEip191Address, SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
 
 /** The text a payer signs (EIP-191 personal_sign) to read its agent's governance state. */
-export function ownerProofMessage(agentId: string, signedAt: number): string {
+export function ownerProofMessage(agentId: string, signedAt: number | '<signed_at>'): string {
   return `Read the governance state of agent ${agentId} at ${signedAt}`;
 }
 
@@ -9,7 +9,7 @@ export function ownerProofMessage(agentId: string, signedAt: number): string {
 export function ownerProofHowTo(agentId: string): string {
   return (
     `send signed_at (Unix seconds, within ${SIGNED_PROOF_WINDOW_SECONDS} s of now) and owner_signature, the EIP-191 personal_sign ` +
-    `of "${ownerProofMessage(agentId, 0).replace(/0$/, '<signed_at>')}" by the payer address whose agent to read`
+    `of "${ownerProofMessage(agentId, '<signed_at>')}" by the payer address whose agent to read`
   );
 }
 
