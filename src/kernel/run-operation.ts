@@ -1,7 +1,7 @@
 import type { CallContext, PricedOperation } from './operation.ts';
 import type { RecordText } from './record-text.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
-import { seal, sealCanonical, type Seal } from '../signing/seal.ts';
+import { canonicalForm, sealOffTheLoop, type Seal } from '../signing/seal.ts';
 import type { KeyFamily } from '../signing/key-families.ts';
 import { KEY_FAMILIES } from '../signing/key-families.ts';
 import { jsonExtendingObjectText, jsonWithMemberText } from './spliced-json.ts';
@@ -36,7 +36,7 @@ export async function runOperation<I, H>(op: PricedOperation<I, H>, input: I, ct
   const { beside, firstSignedAt, canonical, recordText } = result;
   if (firstSignedAt !== undefined && firstSignedAt > ctx.now) throw new Error(`${op.id}: a record first signed at ${firstSignedAt}, after this call's clock ${ctx.now}`);
   // A record made on an engine thread comes with its canonical bytes: only the signature is made here.
-  const s = canonical ? sealCanonical(ctx.keyring, op.keyFamily, canonical, firstSignedAt) : seal(ctx.keyring, op.keyFamily, result.record, firstSignedAt);
+  const s = await sealOffTheLoop(ctx.keyring, op.keyFamily, canonical ?? canonicalForm(result.record), firstSignedAt);
   const stamp = firstSignedAt === undefined ? {} : { firstSignedAt };
   if (!recordText) {
     const { record } = result;

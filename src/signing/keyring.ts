@@ -3,6 +3,7 @@ import {
   createPublicKey,
   hkdfSync,
   randomBytes,
+  sign as signWithCallback,
   timingSafeEqual,
   type KeyObject,
 } from 'node:crypto';
@@ -40,6 +41,14 @@ export interface Keyring {
    */
   sign(family: KeyFamily, message: Uint8Array, at?: number): string;
   /**
+   * sign(), with the signature made on libuv's thread pool (node:crypto's one-shot sign given a
+   * callback), for a message so large that hashing it twice would hold the event loop: an 11 MB
+   * record took 70-220 ms there. The key is chosen when this is called, as sign() chooses it,
+   * and the signature is sign()'s own (Ed25519 is deterministic). The key stays a native key
+   * object of this process: no other JavaScript thread ever holds it.
+   */
+  signOnThreadPool(family: KeyFamily, message: Uint8Array, at?: number): Promise<string>;
+  /**
    * Whether signatureHex is a valid Ed25519 signature of message under the family's key that
    * was valid at `at` (Unix seconds); without `at`, under any of the family's keys.
    */
@@ -61,6 +70,7 @@ export interface Keyring {
 interface LoadedKey extends HistoricKey {
   /** Signs with this key: libsodium where it loads, node:crypto otherwise, the same bytes either way (rfc8032.ts). */
   sign: Ed25519Sign;
+  privateKey: KeyObject;
   publicKey: KeyObject;
 }
 
@@ -102,7 +112,7 @@ function loadKey(secret: string | Uint8Array, family: KeyFamily, window: Pick<Hi
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const publicKey = createPublicKey(privateKey);
   const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
-  return { family, sign: ed25519Signer(seed, privateKey), publicKey, publicKeyHex: raw.toString('hex'), keyId: keyIdOf(raw), ...window };
+  return { family, sign: ed25519Signer(seed, privateKey), privateKey, publicKey, publicKeyHex: raw.toString('hex'), keyId: keyIdOf(raw), ...window };
 }
 
 /** Derives every family's Ed25519 key from one secret (familySeed): one generation, valid always. */
@@ -139,11 +149,16 @@ export function createRotatingKeyring(generations: readonly KeyGenerationSecret[
     return key;
   };
   const current = (family: KeyFamily) => keyAt(family, clock());
+  const keyFor = (family: KeyFamily, at: number | undefined) => (at === undefined ? current(family) : keyAt(family, at));
   const describe = (key: LoadedKey): HistoricKey => ({ family: key.family, publicKeyHex: key.publicKeyHex, keyId: key.keyId, generation: key.generation, validFrom: key.validFrom, validUntil: key.validUntil });
   const verifyWith = (key: LoadedKey, message: Uint8Array, signature: Buffer) => isOwnSignature(key, message, signature) || verifyEd25519(message, signature, key.publicKeyHex);
 
   return {
-    sign: (family, message, at) => (at === undefined ? current(family) : keyAt(family, at)).sign(message).toString('hex'),
+    sign: (family, message, at) => keyFor(family, at).sign(message).toString('hex'),
+    signOnThreadPool: (family, message, at) => {
+      const { privateKey } = keyFor(family, at);
+      return new Promise((resolve, reject) => signWithCallback(null, message, privateKey, (error, signature) => (error ? reject(error) : resolve(signature.toString('hex')))));
+    },
     verify: (family, message, signatureHex, at) => {
       if (!/^[0-9a-f]{128}$/.test(signatureHex)) return false;
       const signature = Buffer.from(signatureHex, 'hex');

@@ -14,14 +14,19 @@ export interface Seal {
  * for a record first signed at `firstSignedAt` and answered again, the key of that time.
  */
 export function seal(keyring: Keyring, family: KeyFamily, record: unknown, firstSignedAt?: number): Seal {
-  const bytes = canonicalBytes(record);
-  return sealCanonical(keyring, family, { bytes, sha256: sha256Hex(bytes) }, firstSignedAt);
+  return sealCanonical(keyring, family, canonicalForm(record), firstSignedAt);
 }
 
 /** A record's RFC 8785 bytes and their SHA-256: the part of a seal that needs no key. */
 export interface CanonicalRecord {
   bytes: Uint8Array;
   sha256: string;
+}
+
+/** A record's RFC 8785 bytes and their SHA-256, to be signed on this thread. */
+export function canonicalForm(record: unknown): CanonicalRecord {
+  const bytes = canonicalBytes(record);
+  return { bytes, sha256: sha256Hex(bytes) };
 }
 
 /**
@@ -47,6 +52,23 @@ export function sealCanonical(keyring: Keyring, family: KeyFamily, canonical: Ca
     ed25519Sig: keyring.sign(family, canonical.bytes, firstSignedAt),
     keyId: keyring.publicKey(family, firstSignedAt).keyId,
   };
+}
+
+/**
+ * Canonical bytes from this size on are signed on the thread pool (sealOffTheLoop): below it,
+ * handing the job over costs more than the signature (about 30 us for a small record).
+ */
+export const THREAD_POOL_SIGNING_BYTES = 256 * 1024;
+
+/**
+ * sealCanonical, the signature made on the thread pool when the bytes are THREAD_POOL_SIGNING_BYTES
+ * or more (Keyring.signOnThreadPool): the same Seal either way. The key id is read when the
+ * signing key is chosen, as sealCanonical reads it.
+ */
+export async function sealOffTheLoop(keyring: Keyring, family: KeyFamily, canonical: CanonicalRecord, firstSignedAt?: number): Promise<Seal> {
+  if (canonical.bytes.byteLength < THREAD_POOL_SIGNING_BYTES) return sealCanonical(keyring, family, canonical, firstSignedAt);
+  const { keyId } = keyring.publicKey(family, firstSignedAt);
+  return { sha256: canonical.sha256, ed25519Sig: await keyring.signOnThreadPool(family, canonical.bytes, firstSignedAt), keyId };
 }
 
 export interface CheckResult {

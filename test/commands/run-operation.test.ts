@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
 import { runOperation } from '../../src/kernel/run-operation.ts';
 import { canonicalBytes } from '../../src/signing/rfc8785.ts';
+import { seal } from '../../src/signing/seal.ts';
 import { testCallContext } from '../support/call-context.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -20,6 +21,18 @@ describe('veritrack attest through the command layer', () => {
     expect(result.body).toMatchObject({ ...result.record, sha256: result.seal.sha256, ed25519Sig: result.seal.ed25519Sig, keyId: result.seal.keyId });
     expect(result.body.verifyUrl).toBe('http://127.0.0.1:4021/v1/veritrack/verify');
     expect(result.body.publicKeyUrl).toBe('http://127.0.0.1:4021/v1/veritrack/public-key');
+  });
+
+  it('signs a record of 256 KiB or more on the thread pool, not on the event loop, with the same seal', async () => {
+    const ctx = testCallContext({ now: 1_800_000_000 });
+    const calls = { onLoop: 0, onThreadPool: 0 };
+    const keyring = { ...ctx.keyring, sign: (...args: Parameters<typeof ctx.keyring.sign>) => (calls.onLoop++, ctx.keyring.sign(...args)), signOnThreadPool: (...args: Parameters<typeof ctx.keyring.signOnThreadPool>) => (calls.onThreadPool++, ctx.keyring.signOnThreadPool(...args)) };
+    const large = { kind: 'model-eval', claim: { notes: 'x'.repeat(300_000) } };
+    const result = await runOperation(op, large, { ...ctx, keyring });
+    expect(calls).toEqual({ onLoop: 0, onThreadPool: 1 });
+    expect(result.seal).toEqual(seal(ctx.keyring, 'veritrack', result.record));
+    await runOperation(op, input, { ...ctx, keyring });
+    expect(calls).toEqual({ onLoop: 1, onThreadPool: 1 });
   });
 
   it('differs between identical requests only in attestedAt', async () => {

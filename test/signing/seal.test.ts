@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { canonicalBytes } from '../../src/signing/rfc8785.ts';
 import { sha256Hex } from '../../src/signing/hash.ts';
 import { KEY_FAMILY_NAMES } from '../../src/signing/key-families.ts';
-import { createKeyring, keyIdOf, resolveAttestationSecret } from '../../src/signing/keyring.ts';
-import { check, seal } from '../../src/signing/seal.ts';
+import { createKeyring, createRotatingKeyring, keyIdOf, resolveAttestationSecret } from '../../src/signing/keyring.ts';
+import { canonicalForm, check, seal, sealOffTheLoop, THREAD_POOL_SIGNING_BYTES } from '../../src/signing/seal.ts';
 
 const keyring = createKeyring('a-test-secret-of-enough-length-0123456789');
 const record = { kind: 'model-eval', attestedAt: 1767225600, claim: { score: 0.81, tags: ['a', 'é'] } };
@@ -45,6 +45,28 @@ describe('seal and check', () => {
 
   it('is deterministic: Ed25519 gives the same signature for the same record', () => {
     expect(seal(keyring, 'evidence', record)).toEqual(seal(keyring, 'evidence', { claim: record.claim, attestedAt: record.attestedAt, kind: record.kind }));
+  });
+
+  it('signs on the thread pool with the key sign() would choose, giving sign()\'s own signature', async () => {
+    const bytes = canonicalBytes(record);
+    expect(await keyring.signOnThreadPool('veritrack', bytes)).toBe(keyring.sign('veritrack', bytes));
+    const rotating = createRotatingKeyring([
+      { generation: 0, validFrom: 0, secret: 'a-test-secret-of-enough-length-0123456789' },
+      { generation: 1, validFrom: 1_000, secret: 'the-next-secret-of-enough-length-0123456789' },
+    ], () => 2_000);
+    expect(await rotating.signOnThreadPool('veritrack', bytes, 500)).toBe(rotating.sign('veritrack', bytes, 500));
+    expect(await rotating.signOnThreadPool('veritrack', bytes)).toBe(rotating.sign('veritrack', bytes));
+    expect(await rotating.signOnThreadPool('veritrack', bytes)).not.toBe(rotating.sign('veritrack', bytes, 500));
+  });
+
+  it('seals a record of THREAD_POOL_SIGNING_BYTES or more on the thread pool, and gives seal()\'s own seal for any size', async () => {
+    const large = { ...record, claim: { notes: 'é'.repeat(THREAD_POOL_SIGNING_BYTES) } };
+    let onThreadPool = 0;
+    const counting = { ...keyring, signOnThreadPool: (...args: Parameters<typeof keyring.signOnThreadPool>) => (onThreadPool++, keyring.signOnThreadPool(...args)) };
+    expect(await sealOffTheLoop(counting, 'veritrack', canonicalForm(large))).toEqual(seal(keyring, 'veritrack', large));
+    expect(onThreadPool).toBe(1);
+    expect(await sealOffTheLoop(counting, 'veritrack', canonicalForm(record))).toEqual(seal(keyring, 'veritrack', record));
+    expect(onThreadPool).toBe(1);
   });
 
   it('accepts the genuine record and refuses any change of content, hash, signature or key family', () => {
