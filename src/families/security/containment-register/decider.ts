@@ -6,9 +6,10 @@ import { assessContainment, type AgentProofVerdict, type ContainmentInput } from
 import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
 
 /**
- * An agent's containment registrations: who registered first, the signed_at of the latest
- * registration the agent itself proved (null while it has proved none), and every registration
- * in order with the paid call that made it.
+ * One chain of an agent's containment registrations (the agent's own, or one payer's: see
+ * registration-chain.ts): who registered first, the signed_at of the latest registration the
+ * agent itself proved (null while it has proved none), and every registration in order with the
+ * paid call that made it.
  */
 export interface ContainmentState {
   registrar: string | null;
@@ -38,12 +39,14 @@ function unprovenBecause(proof: AgentProofVerdict): string {
 }
 
 /**
- * Who may supersede an agent's registration. Anyone may register a new agent. A registration the
- * agent proved (its own signature, fresh) supersedes whoever registered before, if its signed_at
- * is later than the last proof's, so a replayed proof supersedes nothing. Without such a proof,
- * only the payer that first registered the agent may supersede it, and only while the agent has
- * proved nothing. Decided by the stored stream: 403 after the payment is verified, before it is
- * settled, nothing charged.
+ * Who may extend a chain. A registration the agent proved (its own signature, fresh) supersedes
+ * whoever registered before, if its signed_at is later than the last proof's, so a replayed
+ * proof supersedes nothing. Without such a proof, only the payer that opened the chain may
+ * extend it, and only while the agent has proved nothing in it. Since registrations are scoped
+ * to their declarer (registration-chain.ts) a call only meets a chain it may extend, but for a
+ * replayed proof, or a chain another process changed after the choice; kept here so that no
+ * stream is ever extended against these rules. Decided by the stored stream: 403 after the
+ * payment is verified, before it is settled, nothing charged.
  */
 export function supersessionRefusal(state: Pick<ContainmentState, 'registrar' | 'agentProofSignedAt'>, payer: string, proof: AgentProofVerdict): DomainRefusal | undefined {
   if (proof.status === 'VERIFIED') {
@@ -73,6 +76,7 @@ export const containmentDecider: Decider<RegisterContainment, ContainmentEvent, 
     const previous = state.registrations.last()?.registration;
     const proved = agentProof.status === 'VERIFIED' ? { agentProofSignedAt: agentProof.signed_at } : {};
     const registration = assessContainment(command.input, {
+      registeredBy: agentProof.status === 'VERIFIED' ? { party: 'agent', did: command.input.agent_did } : { party: 'payer', address: command.payer.toLowerCase() },
       version: state.registrations.length + 1,
       supersedes: previous ? String(previous['registration_id']) : null,
       now: command.now,

@@ -5,7 +5,7 @@ import { assessContainment, ruleMessage, type ContainmentInput, type Registratio
 import { containmentRegister } from './operation.ts';
 
 const example = containmentRegister.example as ContainmentInput;
-const context: RegistrationContext = { version: 1, supersedes: null, now: 1_767_225_600, agentProof: { status: 'NOT-PROVIDED' }, agentControlled: false };
+const context: RegistrationContext = { registeredBy: { party: 'payer', address: `0x${'a1'.repeat(20)}` }, version: 1, supersedes: null, now: 1_767_225_600, agentProof: { status: 'NOT-PROVIDED' }, agentControlled: false };
 
 describe('containment readiness', () => {
   it('READY with an agent DID, a contact DID, a policy and a notify rule whose Ed25519 signature verifies', () => {

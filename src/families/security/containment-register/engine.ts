@@ -3,9 +3,15 @@ import { canonicalSha256 } from '../../../signing/hash.ts';
 import { SIGNED_PROOF_WINDOW_SECONDS, type SignatureScheme } from '../../../kernel/offline-signatures.ts';
 import { checkDid, verifyByDid } from './dids.ts';
 
+/**
+ * Version 3 (2026-11-28): a registration without the agent's proof is its payer's own chain, not
+ * the agent's (registered_by names whose), so version and supersedes count within that chain.
+ * Version 2 kept one chain per agent, opened by whoever paid first.
+ */
 export const CONTAINMENT_RULESET = {
   id: 'containment-registration',
-  version: '2',
+  version: '3',
+  chains: 'a registration the agent signed (agent_proof VERIFIED) extends the agent\'s own chain; any other extends its payer\'s own chain of the agent (registered_by); version and supersedes count within that chain',
   signed_message: 'RFC 8785 text of {agent_did, action, trigger, target, signer}',
   agent_proof_message: 'RFC 8785 text of {purpose: "containment-register", agent_did, emergency_contact_did (or null), policy (or null), rules (as sent, or []), signed_at}',
   agent_proof_window_seconds: SIGNED_PROOF_WINDOW_SECONDS,
@@ -40,8 +46,12 @@ export type AgentProofVerdict =
   | { status: 'FAILED'; scheme: SignatureScheme | null; signed_at: number; signature: string; reason: string }
   | { status: 'UNRESOLVED'; signed_at: number; signature: string; reason: string };
 
-/** What the stream adds to a registration: its place in the agent's history and who controls it now. */
+/** Whose declaration a registration is: the agent's (its proof verified) or the payer's that sent it. */
+export type Declarer = { party: 'agent'; did: string } | { party: 'payer'; address: string };
+
+/** What the stream adds to a registration: its place in its chain, whose chain it is, and who controls it now. */
 export interface RegistrationContext {
+  registeredBy: Declarer;
   version: number;
   supersedes: string | null;
   now: number;
@@ -89,5 +99,5 @@ export function assessContainment(input: ContainmentInput, context: Registration
     evidence_source: 'caller-supplied',
     not_performed: [{ check: 'resolving DIDs other than did:key and did:pkh', reason: 'no network: reported as unresolved (offline)' }],
   };
-  return { ...content, registration_id: canonicalSha256(content), version: context.version, supersedes: context.supersedes, agent_controlled: context.agentControlled, registeredAt: context.now };
+  return { ...content, registration_id: canonicalSha256(content), registered_by: { ...context.registeredBy }, version: context.version, supersedes: context.supersedes, agent_controlled: context.agentControlled, registeredAt: context.now };
 }

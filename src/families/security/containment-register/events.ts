@@ -1,8 +1,19 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../../events/port.ts';
+import { canonicalSha256 } from '../../../signing/hash.ts';
 
-/** One stream per agent DID, `containment-<sha256 of the DID>`: every registration, in order. */
 export const CONTAINMENT_STREAM_PREFIX = 'containment-';
+
+/**
+ * The agent's own chain, `containment-<sha256 of the DID>`: the registrations the agent signed
+ * (agent_proof verified). Before registrations were scoped to their declarer it held every
+ * registration of the agent, whoever paid; those stay readable there, and the payer that opened
+ * such a stream unproven goes on extending it (registration-chain.ts).
+ */
+export const agentChainStream = (agentDid: string): string => `${CONTAINMENT_STREAM_PREFIX}${canonicalSha256([agentDid])}`;
+
+/** A payer's own chain of an agent: the registrations that payer made without the agent's proof. */
+export const payerChainStream = (payer: string, agentDid: string): string => `${CONTAINMENT_STREAM_PREFIX}payer-${payer.toLowerCase()}-agent-${canonicalSha256([agentDid])}`;
 export const CONTAINMENT_REGISTERED = 'ContainmentRegistered';
 
 export const containmentRegisteredSchema = z

@@ -8,6 +8,7 @@ import { fetchQuote, signPayment } from '../../../../test/support/x402-payments.
 import { agentProofMessage } from './agent-proof.ts';
 import type { ContainmentInput } from './engine.ts';
 import { containmentRegister } from './operation.ts';
+import { writeLegacyContainmentChain } from './legacy-chain.test-support.ts';
 
 const service = useTestService();
 const path = '/v1/containment/register';
@@ -26,7 +27,7 @@ describe('containment register over HTTP', () => {
     expect(await postJson(`${service.url}${path}`, { agent_did: 'did:web:deep.example', policy })).toMatchObject({ status: 422, body: { issues: [{ path: 'policy', message: 'must not nest deeper than 32 levels' }] } });
   });
 
-  it('is paid, persisted, superseded only by its registrar, and re-checked on GET /v1/containment/verify; every tamper fails', async () => {
+  it("is paid, persisted, superseded in its payer's own chain, and re-checked on GET /v1/containment/verify; every tamper fails", async () => {
     const alice = createPayingFetch();
     const res = await post(alice, containmentRegister.example);
     expect(res.status).toBe(200);
@@ -39,12 +40,10 @@ describe('containment register over HTTP', () => {
     const again = (await (await post(alice, { ...containmentRegister.example, policy: { escalation: 'notify only' } })).json()) as { evidenceCore: Record<string, JsonValue> };
     expect(again.evidenceCore).toMatchObject({ version: 2, supersedes: first.evidenceCore['registration_id'] });
 
-    const mallory = createPayingFetch();
-    const refused = await post(mallory, { ...containmentRegister.example, rules: [] });
-    expect(refused.status).toBe(403);
+    expect(again.evidenceCore).toMatchObject({ registered_by: { party: 'payer', address: alice.address.toLowerCase() }, ruleset: { version: '3' } });
   });
 
-  it('names one agent by one text: another spelling of a registered DID is refused free, not registered anew by another payer', async () => {
+  it('names one agent by one text: another spelling of a DID is refused free, so one agent has one chain per payer', async () => {
     const agent = `did:web:victim-${Date.now()}.example.com`;
     expect((await post(createPayingFetch(), { agent_did: agent })).status).toBe(200);
     const mallory = createPayingFetch();
@@ -54,7 +53,40 @@ describe('containment register over HTTP', () => {
       expect(res.status, spelling).toBe(422);
       expect(await res.json()).toMatchObject({ issues: [{ path: 'agent_did', message: `not in its canonical form: send ${agent}` }] });
     }
-    expect((await post(mallory, { agent_did: agent })).status).toBe(403);
+    expect((await post(mallory, { agent_did: agent })).status).toBe(200);
+  });
+});
+
+describe('containment register over HTTP: no payer takes an agent\'s name from another', () => {
+  type Registered = { evidenceCore: Record<string, JsonValue> };
+  const registered = async (res: Response) => {
+    expect(res.status).toBe(200);
+    return ((await res.json()) as Registered).evidenceCore;
+  };
+
+  it('a stranger who registers a did:web agent first neither blocks nor changes the registrations its operator makes (each payer its own chain)', async () => {
+    // A did:web agent cannot prove itself offline: before, the first payer owned its name for good and every other payer met 403.
+    const agent = `did:web:ops-${Date.now()}.example.com`;
+    const stranger = createPayingFetch();
+    const operator = createPayingFetch();
+    const squatted = await registered(await post(stranger, { agent_did: agent, policy: { escalation: 'none' } }));
+    const own = await registered(await post(operator, { agent_did: agent, emergency_contact_did: 'did:web:ops.example.com', policy: { escalation: 'notify, then throttle' } }));
+    expect(own).toMatchObject({ version: 1, supersedes: null, agent_controlled: false, registered_by: { party: 'payer', address: operator.address.toLowerCase() } });
+
+    const strangerAgain = await registered(await post(stranger, { agent_did: agent, policy: { escalation: 'none at all' } }));
+    expect(strangerAgain).toMatchObject({ version: 2, supersedes: squatted['registration_id'], registered_by: { party: 'payer', address: stranger.address.toLowerCase() } });
+    const ownAgain = await registered(await post(operator, { agent_did: agent, policy: { escalation: 'throttle' } }));
+    expect(ownAgain).toMatchObject({ version: 2, supersedes: own['registration_id'] });
+  });
+
+  it('a chain opened before registrations were scoped to their payer stays its payer\'s: that payer extends it, another payer starts its own', async () => {
+    const agent = `did:web:legacy-${Date.now()}.example.com`;
+    const first = createPayingFetch();
+    const legacy = await writeLegacyContainmentChain(service.deps.store, first.address, agent);
+    const continued = await registered(await post(first, { agent_did: agent }));
+    expect(continued).toMatchObject({ version: 2, supersedes: legacy.registration_id, registered_by: { party: 'payer', address: first.address.toLowerCase() } });
+    const other = await registered(await post(createPayingFetch(), { agent_did: agent }));
+    expect(other).toMatchObject({ version: 1, supersedes: null });
   });
 });
 
@@ -64,7 +96,7 @@ describe('containment register over HTTP: the agent takes back a registration ma
   const proven = (declaration: ContainmentInput, signedAt: number, signer: { sign(message: string): string }): ContainmentInput => ({ ...declaration, agent_proof: { signed_at: signedAt, signature: signer.sign(agentProofMessage(declaration, signedAt)) } });
   const refusalOf = async (res: Response) => ({ status: res.status, body: (await res.json()) as { error: string; message: string } });
 
-  it('a squatter registers first; the agent, paying from another wallet, supersedes it with its proof; then the squatter and replays are refused (403, nothing charged)', async () => {
+  it("a squatter registers first in its own chain; the agent, paying from another wallet, opens its own chain with its proof; replays of the agent's proof are refused (403, nothing charged)", async () => {
     const agent = edSigner(0x71);
     const squatted: ContainmentInput = { agent_did: agent.didKey, emergency_contact_did: 'did:web:squatter.example', policy: { escalation: 'none' } };
     const own: ContainmentInput = { agent_did: agent.didKey, emergency_contact_did: 'did:web:ops.example.com', policy: { escalation: 'notify the contact, then throttle to read-only' } };
@@ -73,8 +105,7 @@ describe('containment register over HTTP: the agent takes back a registration ma
     expect(first.status).toBe(200);
     const squatterRecord = ((await first.json()) as Registered).evidenceCore;
     expect(squatterRecord).toMatchObject({ agent_proof: { status: 'NOT-PROVIDED' }, agent_controlled: false });
-    // Today's rule still holds for an unproven registration: another payer cannot supersede it.
-    expect((await post(createPayingFetch(), own)).status).toBe(403);
+    expect(squatterRecord).toMatchObject({ registered_by: { party: 'payer', address: squatter.address.toLowerCase() } });
 
     // The agent's own registration, paid by hand so the very same payment can be sent again.
     const reclaim = proven(own, clock(), agent);
@@ -84,24 +115,23 @@ describe('containment register over HTTP: the agent takes back a registration ma
     expect(paid.status).toBe(200);
     const reclaimText = await paid.text();
     const reclaimed = (JSON.parse(reclaimText) as Registered).evidenceCore;
-    expect(reclaimed).toMatchObject({ version: 2, supersedes: squatterRecord['registration_id'], agent_controlled: true, emergency_contact_did: 'did:web:ops.example.com', agent_proof: { status: 'VERIFIED', scheme: 'ed25519', signed_at: reclaim.agent_proof!.signed_at } });
+    expect(reclaimed).toMatchObject({ version: 1, supersedes: null, agent_controlled: true, registered_by: { party: 'agent', did: agent.didKey }, emergency_contact_did: 'did:web:ops.example.com', agent_proof: { status: 'VERIFIED', scheme: 'ed25519', signed_at: reclaim.agent_proof!.signed_at } });
     // A retry with the same payment answers the same record, though its proof is no longer later than the stream's.
     const retried = await fetch(`${service.url}${path}`, { ...request, headers: { ...request.headers, 'PAYMENT-SIGNATURE': payment.header } });
     expect(retried.status).toBe(200);
     expect(await retried.text()).toBe(reclaimText);
 
-    const unproven = await refusalOf(await post(squatter, squatted));
-    expect(unproven).toMatchObject({ status: 403, body: { error: 'forbidden', message: expect.stringContaining('only a registration signed by the agent DID') } });
+    // The squatter's unproven registrations stay in its own chain, whatever key it signs with; the agent's chain is untouched.
+    const unproven = (await (await post(squatter, proven(squatted, clock(), edSigner(0x72)))).json()) as Registered;
+    expect(unproven.evidenceCore).toMatchObject({ version: 2, supersedes: squatterRecord['registration_id'], agent_controlled: false, agent_proof: { status: 'FAILED' }, registered_by: { party: 'payer' } });
     const replayed = await refusalOf(await post(squatter, reclaim));
-    expect(replayed).toMatchObject({ status: 403, body: { message: expect.stringContaining('with a later signed_at') } });
-    const byAnotherKey = await refusalOf(await post(squatter, proven(squatted, clock(), edSigner(0x72))));
-    expect(byAnotherKey).toMatchObject({ status: 403, body: { message: expect.stringContaining('the agent_proof sent does not count: not signed by did:key') } });
-    for (const refusal of [unproven, replayed, byAnotherKey]) expect(refusal.body.message).toMatch(/nothing was charged$/);
+    expect(replayed).toMatchObject({ status: 403, body: { error: 'forbidden', message: expect.stringContaining('with a later signed_at') } });
+    expect(replayed.body.message).toMatch(/nothing was charged$/);
 
     // The agent itself supersedes again with a fresh proof, from any wallet.
     const again = await post(createPayingFetch(), proven({ ...own, rules: [] }, reclaim.agent_proof!.signed_at + 1, agent));
     expect(again.status).toBe(200);
-    expect(((await again.json()) as Registered).evidenceCore).toMatchObject({ version: 3, supersedes: reclaimed['registration_id'], agent_controlled: true });
+    expect(((await again.json()) as Registered).evidenceCore).toMatchObject({ version: 2, supersedes: reclaimed['registration_id'], agent_controlled: true });
   });
 
   it('a proof by another key is recorded FAILED and gives no control; a registration without a proof of a new agent works as before', async () => {

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { handleCommand, loadState } from '../../../kernel/decider.ts';
-import { pricedOperation, type CallContext, type Route } from '../../../kernel/operation.ts';
+import { handleCommand } from '../../../kernel/decider.ts';
+import { pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
-import { canonicalSha256 } from '../../../signing/hash.ts';
 import { SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
 import { checkAgentProof, staleAgentProofRefusal } from './agent-proof.ts';
 import { containmentDecider, registrationBy, supersessionRefusal } from './decider.ts';
 import { canonicalDid } from './dids.ts';
-import { CONTAINMENT_STREAM_PREFIX, parseContainmentEvent } from './events.ts';
+import { agentChainStream, parseContainmentEvent } from './events.ts';
+import { registrationChain } from './registration-chain.ts';
 
 const rule = z
   .object({
@@ -32,7 +32,7 @@ const agentProof = z
       ),
   })
   .strict()
-  .describe('The agent\'s own signature over this registration: lets it supersede whoever registered it before, and makes the registration agent-controlled');
+  .describe('The agent\'s own signature over this registration: the registration then extends the agent\'s own chain, which only a later proof of the agent extends');
 
 export const containmentInput = z
   .object({
@@ -49,9 +49,6 @@ export const containmentInput = z
   })
   .strict();
 
-const streamOf = (agentDid: string) => `${CONTAINMENT_STREAM_PREFIX}${canonicalSha256([agentDid])}`;
-const stateOf = async (ctx: CallContext, agentDid: string) => (await loadState(ctx.store, streamOf(agentDid), containmentDecider, parseContainmentEvent)).state;
-
 const registration = z.looseObject({
   kind: z.literal('containment-registration'),
   readiness: z.enum(['READY', 'READINESS-GAP']),
@@ -59,6 +56,10 @@ const registration = z.looseObject({
   rules: z.array(z.looseObject({ verification: z.looseObject({ status: z.enum(['VERIFIED', 'FAILED']) }) })),
   agent_proof: z.looseObject({ status: z.enum(['VERIFIED', 'FAILED', 'NOT-PROVIDED', 'UNRESOLVED']), scheme: z.enum(['ed25519', 'eip191']).nullable().optional(), signed_at: z.number().int().optional(), reason: z.string().optional() }),
   agent_controlled: z.boolean(),
+  registered_by: z
+    .union([z.object({ party: z.literal('agent'), did: z.string() }), z.object({ party: z.literal('payer'), address: z.string() })])
+    .optional()
+    .describe("Whose chain the registration extends: the agent's (its proof verified) or its payer's; absent in records signed before ruleset version 3"),
   authority: z.string(),
   registration_id: z.string(),
   version: z.number().int(),
@@ -74,7 +75,7 @@ export const containmentRegister = pricedOperation({
   priceUsd: '0.25',
   summary: 'Attests readiness and relays signed notify/throttle rules.',
   description:
-    `Each rule's signature is verified offline (did:key Ed25519; EIP-191 for an EVM address or did:pkh) over the RFC 8785 text of {agent_did, action, trigger, target, signer}; DIDs are syntax-checked (did:key decoded; did:web and others unresolved (offline)); agent_did must be in its canonical form (did:web host and did:pkh address in lower case, no needless percent-encoding), otherwise 422. READINESS-GAP lists every missing element: agent DID, emergency-contact DID, declared policy, a signed notify or throttle rule that verifies. Registrations are events in the agent's stream: a later one supersedes the earlier (named in \`supersedes\`) and the history stays. Anyone may register a new agent; without the agent's proof only the payer that first registered it may supersede it. agent_proof is the agent DID's own signature (did:key Ed25519, did:pkh EIP-191; a did:web is unresolved (offline)) over the RFC 8785 text of {purpose: "containment-register", agent_did, emergency_contact_did (or null), policy (or null), rules (as sent, or []), signed_at}, signed_at within ${SIGNED_PROOF_WINDOW_SECONDS} s of the service's clock (else 422): a verified proof with a signed_at later than the agent's last one supersedes whoever registered before, and the agent's registration then accepts only such proofs (403 otherwise, before any charge). The service holds no kill-switch authority.`,
+    `Each rule's signature is verified offline (did:key Ed25519; EIP-191 for an EVM address or did:pkh) over the RFC 8785 text of {agent_did, action, trigger, target, signer}; DIDs are syntax-checked (did:key decoded; did:web and others unresolved (offline)); agent_did must be in its canonical form (did:web host and did:pkh address in lower case, no needless percent-encoding), otherwise 422. READINESS-GAP lists every missing element: agent DID, emergency-contact DID, declared policy, a signed notify or throttle rule that verifies. Registrations are events in chains: one the agent signed (agent_proof verified) extends the agent's own chain, any other extends the payer's own chain of that agent (registered_by says whose); a later registration supersedes the earlier one of its chain (named in \`supersedes\`) and the history stays. No payer's registration blocks or changes another payer's. agent_proof is the agent DID's own signature (did:key Ed25519, did:pkh EIP-191; a did:web is unresolved (offline)) over the RFC 8785 text of {purpose: "containment-register", agent_did, emergency_contact_did (or null), policy (or null), rules (as sent, or []), signed_at}, signed_at within ${SIGNED_PROOF_WINDOW_SECONDS} s of the service's clock (else 422): a verified proof extends the agent's chain only with a signed_at later than the agent's last one (403 otherwise, before any charge: a replayed proof). The service holds no kill-switch authority.`,
   inputFrom: 'json',
   input: containmentInput,
   example: {
@@ -98,12 +99,16 @@ export const containmentRegister = pricedOperation({
   precheck: (i, _settings, now) => staleAgentProofRefusal(i, now),
   command: {
     async authorize(i, ctx) {
-      const refusal = supersessionRefusal(await stateOf(ctx, i.agent_did), ctx.payer, checkAgentProof(i, ctx.now));
+      const proof = checkAgentProof(i, ctx.now);
+      const { state } = await registrationChain(ctx.store, i.agent_did, ctx.payer, proof);
+      const refusal = supersessionRefusal(state, ctx.payer, proof);
       return refusal && { status: refusal.status, error: refusal.error, message: refusal.message };
     },
-    stateStream: (i) => streamOf(i.agent_did),
+    // Every chain of one agent waits on the agent's: which chain a call extends reads the agent's.
+    stateStream: (i) => agentChainStream(i.agent_did),
     async execute(i, ctx) {
-      const handled = await handleCommand(ctx.store, streamOf(i.agent_did), containmentDecider, { input: i, payer: ctx.payer, paymentId: ctx.paymentId, now: ctx.now }, { origin: ctx.paymentId, parse: parseContainmentEvent, metadata: { paymentId: ctx.paymentId } });
+      const { stream } = await registrationChain(ctx.store, i.agent_did, ctx.payer, checkAgentProof(i, ctx.now));
+      const handled = await handleCommand(ctx.store, stream, containmentDecider, { input: i, payer: ctx.payer, paymentId: ctx.paymentId, now: ctx.now }, { origin: ctx.paymentId, parse: parseContainmentEvent, metadata: { paymentId: ctx.paymentId } });
       const record = registrationBy(handled.state, ctx.paymentId);
       if (!record) throw new Error(`containment registration by ${ctx.paymentId} left no event`);
       return { record };
