@@ -10,9 +10,9 @@ const all = (groups: string[], value: Answer) => Object.fromEntries(groups.flatM
 const NOTHING_APPLIES = { ...all(['prohibited', 'annex_i', 'annex_iii', 'transparency'], 'no'), art49_3_public_authority: 'no' as const };
 const without = (answers: Record<string, Answer>, ...ids: string[]) => Object.fromEntries(Object.entries(answers).filter(([id]) => !ids.includes(id)));
 
-type Assessment = { risk_class: string; role: string; matched: Array<{ question: string }>; missing_answers: string[]; obligations: Array<{ article: string; role: string; applies_from: Record<string, string> }>; derogations_considered: Array<{ applies: boolean }>; candidates_from_description: Array<{ question: string; status: string }>; evidence_source: string; ruleset: { version: string; data: Array<{ sha256: string }> } };
-const assess = (answers: Record<string, Answer>, extra: { description?: string; role?: 'provider' | 'deployer' | 'provider-and-deployer' } = {}) =>
-  (classify({ asset: 'system under test', use_case: { description: extra.description ?? '', role: extra.role, answers } }, QUESTIONNAIRE, { ...QUESTIONNAIRE_REF }, NOW) as JsonObject & { assessment: Assessment }).assessment;
+type Assessment = { risk_class: string; role: string; matched: Array<{ question: string; basis: string; source?: string }>; missing_answers: string[]; obligations: Array<{ article: string; role: string; applies_from: Record<string, string>; status?: string }>; limitations: string[]; derogations_considered: Array<{ applies: boolean }>; candidates_from_description: Array<{ question: string; status: string }>; evidence_source: string; ruleset: { version: string; data: Array<{ sha256: string }> } };
+const assess = (answers: Record<string, Answer>, extra: { description?: string; role?: 'provider' | 'deployer' | 'provider-and-deployer'; now?: number } = {}) =>
+  (classify({ asset: 'system under test', use_case: { description: extra.description ?? '', role: extra.role, answers } }, QUESTIONNAIRE, { ...QUESTIONNAIRE_REF }, extra.now ?? NOW) as JsonObject & { assessment: Assessment }).assessment;
 const articles = (a: Assessment) => a.obligations.map((o) => o.article);
 
 describe('EU AI Act classification from questionnaire answers', () => {
@@ -138,7 +138,7 @@ describe('EU AI Act classification from questionnaire answers', () => {
   });
 
   it('the record carries the rule set version that changed what it says', () => {
-    expect(assess(NOTHING_APPLIES).ruleset.version).toBe('3');
+    expect(assess(NOTHING_APPLIES).ruleset.version).toBe('4');
   });
 
   it('social scoring is prohibited by Article 5(1)(c), whatever else is answered', () => {
@@ -146,6 +146,62 @@ describe('EU AI Act classification from questionnaire answers', () => {
     expect(a.risk_class).toBe('PROHIBITED');
     expect(a.matched.map((m) => m.question)).toEqual(['art5_1_c']);
     expect(a.obligations[0]).toMatchObject({ article: 'Article 5', applies_from: { regulation_2024_1689: '2025-02-02' } });
+  });
+
+  describe('the Digital Omnibus prohibition of non-consensual sexual and intimate content and child sexual abuse material (from 2026-12-02)', () => {
+    const NUDIFY = 'art5_1_omnibus_intimate_content_csam';
+    const OMNIBUS_ARTICLE = /^Article 5\(1\), the point added by the Digital Omnibus on AI/;
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    const nudifier = { ...NOTHING_APPLIES, art50_2: 'yes' as const, [NUDIFY]: 'yes' as const };
+
+    it('a nudification app checked before 2026-12-02 is PROHIBITED under the new point, which the record says is not yet in force', () => {
+      for (const now of [at('2026-11-28T12:00:00Z'), at('2026-12-01T23:59:59Z')]) {
+        const a = assess(nudifier, { now });
+        expect(a).toMatchObject({ risk_class: 'PROHIBITED', missing_answers: [] });
+        expect(a.matched).toEqual([expect.objectContaining({ question: NUDIFY, basis: expect.stringMatching(/Article 5\(1\).*Digital Omnibus on AI/), source: expect.stringMatching(/press releases.*Official Journal text was not confirmed/) })]);
+        expect(a.obligations).toHaveLength(1);
+        expect(a.obligations[0]!.article).toMatch(OMNIBUS_ARTICLE);
+        expect(a.obligations[0]).toMatchObject({ role: 'all', applies_from: { digital_omnibus_on_ai: '2026-12-02' }, status: 'prohibited from 2026-12-02, not yet in force at the time of the check' });
+        expect(a.limitations.join(' ')).not.toMatch(/not yet a question/);
+      }
+    });
+
+    it('checked from 2026-12-02 on, the same app is PROHIBITED with no such remark', () => {
+      for (const now of [at('2026-12-02T00:00:00Z'), at('2027-03-01T09:00:00Z')]) {
+        const a = assess(nudifier, { now });
+        expect(a.risk_class).toBe('PROHIBITED');
+        expect(a.obligations).toEqual([{ article: expect.stringMatching(OMNIBUS_ARTICLE), title: expect.any(String), role: 'all', applies_from: expect.objectContaining({ digital_omnibus_on_ai: '2026-12-02' }) }]);
+      }
+    });
+
+    it('beside an Article 5 practice of the Regulation, each prohibition keeps its own date', () => {
+      const a = assess({ ...nudifier, art5_1_a: 'yes' }, { now: at('2026-11-28T12:00:00Z') });
+      expect(a.matched.map((m) => m.question)).toEqual(['art5_1_a', NUDIFY]);
+      expect(a.obligations).toMatchObject([{ article: 'Article 5', applies_from: { regulation_2024_1689: '2025-02-02' } }, { article: expect.stringMatching(OMNIBUS_ARTICLE), status: expect.any(String) }]);
+      expect(a.obligations[0]).not.toHaveProperty('status');
+    });
+
+    it('left open it is named as missing, as every other Article 5 point is', () => {
+      expect(assess(without(NOTHING_APPLIES, NUDIFY))).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: [NUDIFY], obligations: [] });
+      expect(assess({ ...NOTHING_APPLIES, [NUDIFY]: 'unknown', art5_1_f: 'unknown' })).toMatchObject({ risk_class: 'INSUFFICIENT-DATA', missing_answers: ['art5_1_f', NUDIFY] });
+      // An Article 5 yes decides the class whatever is open, the new point included.
+      expect(assess({ ...without(NOTHING_APPLIES, NUDIFY), art5_1_c: 'yes' })).toMatchObject({ risk_class: 'PROHIBITED', missing_answers: [] });
+    });
+
+    it('answered no, the class is what the other answers give, as before the question existed', () => {
+      const cvScreening = assess({ ...NOTHING_APPLIES, [NUDIFY]: 'no', annex_iii_4_a: 'yes', art6_3_profiling: 'yes' }, { now: at('2026-11-28T12:00:00Z') });
+      expect(cvScreening).toMatchObject({ risk_class: 'HIGH-RISK', missing_answers: [] });
+      expect(cvScreening.obligations).toHaveLength(11);
+      expect(cvScreening.obligations.some((o) => 'status' in o)).toBe(false);
+      expect(assess({ ...NOTHING_APPLIES, [NUDIFY]: 'no', art50_2: 'yes' })).toMatchObject({ risk_class: 'LIMITED-RISK', missing_answers: [] });
+      expect(assess({ ...without(NOTHING_APPLIES, NUDIFY), art50_2: 'yes' }).risk_class).toBe('INSUFFICIENT-DATA');
+    });
+
+    it('a description of an undressing app only suggests the question, unconfirmed', () => {
+      const a = assess(NOTHING_APPLIES, { description: 'Upload a photo and our nudify filter will undress anyone.' });
+      expect(a.risk_class).toBe('MINIMAL-RISK');
+      expect(a.candidates_from_description).toContainEqual(expect.objectContaining({ question: NUDIFY, status: expect.stringMatching(/^unconfirmed/) }));
+    });
   });
 
   it('a customer-service chatbot is limited-risk with the Article 50(1) duty to tell people they talk to an AI', () => {
@@ -213,7 +269,7 @@ describe('EU AI Act classification from questionnaire answers', () => {
     const ids = QUESTIONNAIRE.questions.map((q) => q.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const q of QUESTIONNAIRE.questions) expect(q.basis).toMatch(/Regulation \(EU\) 2024\/1689/);
-    expect(idsOf('prohibited')).toHaveLength(8);
+    expect(idsOf('prohibited')).toHaveLength(9);
   });
 });
 

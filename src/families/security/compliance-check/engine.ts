@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
+import { rfc3339Seconds } from '../../../kernel/calendar.ts';
 import { complianceRecord } from '../../../kernel/route-kit/records.ts';
 
 export type Answer = 'yes' | 'no' | 'unknown';
@@ -6,6 +7,10 @@ export interface Question {
   id: string;
   group: 'prohibited' | 'annex_i' | 'annex_iii' | 'derogation' | 'transparency' | 'gpai' | 'deployer';
   basis: string;
+  /** Where the question's wording comes from, when that is not the Regulation's published text. */
+  source?: string | undefined;
+  /** The application_dates entry its obligation takes, when not its group's. */
+  application_dates_key?: string | undefined;
   question: string;
   keywords?: string[] | undefined;
 }
@@ -23,7 +28,7 @@ export interface ComplianceInput {
 
 export const COMPLIANCE_RULESET_ID = 'eu-ai-act-classification';
 /** Bumped whenever a record would say something else for the same answers; the doc's version history says why. */
-export const COMPLIANCE_RULESET_VERSION = '3';
+export const COMPLIANCE_RULESET_VERSION = '4';
 
 /** Every provider of a high-risk system, whichever route made it high-risk; registration depends on the route (see registration). */
 const HIGH_RISK_PROVIDER = [
@@ -46,7 +51,7 @@ const TRANSPARENCY: Record<string, [string, string, string]> = {
 };
 
 type Answers = Partial<Record<string, Answer>>;
-type Obligation = { article: string; title: string; role: string; applies_from: JsonValue };
+type Obligation = { article: string; title: string; role: string; applies_from: JsonValue; status?: string };
 interface Findings {
   riskClass: string;
   matched: JsonValue[];
@@ -58,6 +63,8 @@ interface Rules {
   answers: Answers;
   group: (g: Question['group']) => Question[];
   obligation: (article: string, title: string, role: string, datesKey: string) => Obligation;
+  dates: (datesKey: string) => Record<string, string>;
+  now: number;
 }
 /** Whether one route to high risk holds: decided either way, or open with the answers that would decide it. */
 type Status = 'high' | 'not-high' | 'open';
@@ -76,7 +83,7 @@ const FRIA_WHATEVER_THE_DEPLOYER = ['annex_iii_5_b', 'annex_iii_5_c'];
 const isDecided = (a: Answer | undefined) => a === 'yes' || a === 'no';
 const yesTo = (answers: Answers, qs: Question[]) => qs.filter((q) => answers[q.id] === 'yes');
 const undecided = (answers: Answers, qs: Question[]) => qs.filter((q) => !isDecided(answers[q.id])).map((q) => q.id);
-const matchesOf = (qs: Question[]): JsonValue[] => qs.map((q) => ({ question: q.id, basis: q.basis, answer: 'yes' }));
+const matchesOf = (qs: Question[]): JsonValue[] => qs.map((q) => ({ question: q.id, basis: q.basis, ...(q.source === undefined ? {} : { source: q.source }), answer: 'yes' }));
 const refused = (reason: string) => ({ status: 'high' as const, considered: { article: 'Article 6(3)', applies: false, reason }, missing: [] });
 
 /**
@@ -242,11 +249,39 @@ function classifyPermitted(rules: Rules, role: string): Findings {
   return settle('LIMITED-RISK', []);
 }
 
+const PROHIBITIONS = 'prohibitions';
+/** The Article 5 provision named for each date a practice is prohibited from: the Regulation's own points, and the point the Digital Omnibus adds, whose letter was not confirmed at the data date. */
+const PROHIBITION_ARTICLES: Record<string, string> = {
+  [PROHIBITIONS]: 'Article 5',
+  omnibus_prohibition_intimate_content_csam: 'Article 5(1), the point added by the Digital Omnibus on AI (non-consensual sexual and intimate content, child sexual abuse material)',
+};
+
+/** The day a prohibition applies from, and its first second (00:00 UTC): the Omnibus's where it sets one (it added the practice), else the Regulation's. */
+function prohibitedFrom(dates: Record<string, string>): { day: string; at: number } | undefined {
+  const day = dates['digital_omnibus_on_ai'] ?? dates['regulation_2024_1689'];
+  const at = day === undefined ? undefined : rfc3339Seconds(`${day}T00:00:00Z`);
+  return day === undefined || at === undefined ? undefined : { day, at };
+}
+
+/**
+ * One Article 5 obligation per date the matched practices are prohibited from. A practice is
+ * prohibited whatever the date of the check, but a record made before that date says plainly
+ * that the prohibition was not yet in force then (the date read from 00:00 UTC).
+ */
+function prohibitionObligations(rules: Rules, practices: Question[]): Obligation[] {
+  const datesKeys = [...new Set(practices.map((q) => q.application_dates_key ?? PROHIBITIONS))];
+  return datesKeys.map((datesKey) => {
+    const obligation = rules.obligation(PROHIBITION_ARTICLES[datesKey] ?? 'Article 5', 'the practice may not be placed on the market, put into service or used', 'all', datesKey);
+    const from = prohibitedFrom(rules.dates(datesKey));
+    if (from === undefined || rules.now >= from.at) return obligation;
+    return { ...obligation, status: `prohibited from ${from.day}, not yet in force at the time of the check` };
+  });
+}
+
 function classifyAnswers(rules: Rules, role: string): Findings {
   const prohibited = rules.group('prohibited');
   const practices = yesTo(rules.answers, prohibited);
-  if (practices.length > 0)
-    return { riskClass: 'PROHIBITED', matched: matchesOf(practices), derogations: [], obligations: [rules.obligation('Article 5', 'the practice may not be placed on the market, put into service or used', 'all', 'prohibitions')], missing: [] };
+  if (practices.length > 0) return { riskClass: 'PROHIBITED', matched: matchesOf(practices), derogations: [], obligations: prohibitionObligations(rules, practices), missing: [] };
   const open = undecided(rules.answers, prohibited);
   if (open.length > 0) return { riskClass: 'INSUFFICIENT-DATA', matched: [], derogations: [], obligations: [], missing: open };
   return classifyPermitted(rules, role);
@@ -275,10 +310,13 @@ function candidatesFromDescription(input: ComplianceInput, rules: Rules): JsonVa
 export function classify(input: ComplianceInput, questionnaire: Questionnaire, dataRef: JsonObject, now: number): JsonObject {
   const answers = input.use_case.answers;
   const role = input.use_case.role ?? 'provider';
+  const dates = (datesKey: string) => questionnaire.application_dates[datesKey] ?? {};
   const rules: Rules = {
     answers,
     group: (g) => questionnaire.questions.filter((q) => q.group === g),
-    obligation: (article, title, who, datesKey) => ({ article, title, role: who, applies_from: questionnaire.application_dates[datesKey] ?? {} }),
+    obligation: (article, title, who, datesKey) => ({ article, title, role: who, applies_from: dates(datesKey) }),
+    dates,
+    now,
   };
   const findings = classifyAnswers(rules, role);
   return complianceRecord({
@@ -300,7 +338,6 @@ export function classify(input: ComplianceInput, questionnaire: Questionnaire, d
       limitations: [
         "the class follows from the caller's answers to the published questionnaire; the service does not examine the system",
         'free text never yields a class: words of the description only suggest questions to answer',
-        'the Digital Omnibus prohibition of non-consensual intimate content is not yet a question',
         'not legal advice',
       ],
     },

@@ -10,7 +10,7 @@ const schema = z.object({
   regulation: z.string(),
   amendments: z.array(z.object({ act: z.string(), status: z.string(), effect: z.string() })),
   answers: z.array(z.string()),
-  questions: z.array(z.object({ id: z.string(), group: z.enum(['prohibited', 'annex_i', 'annex_iii', 'derogation', 'transparency', 'gpai', 'deployer']), basis: z.string(), question: z.string(), keywords: z.array(z.string()).optional() })),
+  questions: z.array(z.object({ id: z.string(), group: z.enum(['prohibited', 'annex_i', 'annex_iii', 'derogation', 'transparency', 'gpai', 'deployer']), basis: z.string(), source: z.string().optional(), application_dates_key: z.string().optional(), question: z.string(), keywords: z.array(z.string()).optional() })),
   application_dates: z.record(z.string(), z.record(z.string(), z.string())),
 });
 
