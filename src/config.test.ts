@@ -35,4 +35,16 @@ describe('settings from the environment', () => {
       'RELAYER_PRIVATE_KEY: is required when SETTLEMENT=onchain',
     ]);
   });
+
+  it('names what a settlement mode needs beside the other problems, not after they are fixed', () => {
+    expect(problemsOf({ SETTLEMENT: 'facilitator', PORT: 'abc', NETWORK: 'eip155:1', LOG_LEVEL: 'loud' })).toEqual([
+      expect.stringMatching(/^PORT: must be a whole number/),
+      expect.stringMatching(/^NETWORK: /),
+      expect.stringMatching(/^LOG_LEVEL: /),
+      'FACILITATOR_URL: is required when SETTLEMENT=facilitator',
+    ]);
+    // A value that is there but malformed is reported as malformed, not as missing.
+    expect(problemsOf({ SETTLEMENT: 'onchain', RPC_URL: 'not a url', RELAYER_PRIVATE_KEY: `0x${'1'.repeat(64)}` })).toEqual([expect.stringMatching(/^RPC_URL: /)]);
+    expect(problemsOf({ SETTLEMENT: 'onchain', RPC_URL: 'not a url', RELAYER_PRIVATE_KEY: `0x${'1'.repeat(64)}` })[0]).not.toMatch(/required/);
+  });
 });

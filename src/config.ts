@@ -97,15 +97,21 @@ const settingsSchema = z
     /** How many first pages of the ebook make its free sample. */
     EBOOK_SAMPLE_PAGES: wholeNumber(1, 100).default(10),
   })
-  .superRefine((s, ctx) => {
-    if (s.SETTLEMENT === 'facilitator' && !s.FACILITATOR_URL)
-      ctx.addIssue({ code: 'custom', path: ['FACILITATOR_URL'], message: 'is required when SETTLEMENT=facilitator' });
-    if (s.SETTLEMENT === 'onchain') {
-      if (!s.RPC_URL) ctx.addIssue({ code: 'custom', path: ['RPC_URL'], message: 'is required when SETTLEMENT=onchain' });
-      if (!s.RELAYER_PRIVATE_KEY)
-        ctx.addIssue({ code: 'custom', path: ['RELAYER_PRIVATE_KEY'], message: 'is required when SETTLEMENT=onchain' });
-    }
-  });
+  .superRefine(
+    (s, ctx) => {
+      if (s.SETTLEMENT === 'facilitator' && !s.FACILITATOR_URL)
+        ctx.addIssue({ code: 'custom', path: ['FACILITATOR_URL'], message: 'is required when SETTLEMENT=facilitator' });
+      if (s.SETTLEMENT === 'onchain') {
+        if (!s.RPC_URL) ctx.addIssue({ code: 'custom', path: ['RPC_URL'], message: 'is required when SETTLEMENT=onchain' });
+        if (!s.RELAYER_PRIVATE_KEY)
+          ctx.addIssue({ code: 'custom', path: ['RELAYER_PRIVATE_KEY'], message: 'is required when SETTLEMENT=onchain' });
+      }
+    },
+    // zod skips a refinement once a member failed outright (an enum, a literal): the operator
+    // would then learn of a missing setting only after fixing the others. A member that failed
+    // keeps the text it was given, so a malformed URL is not reported as missing as well.
+    { when: () => true },
+  );
 
 export type Settings = z.infer<typeof settingsSchema>;
 
