@@ -36,6 +36,12 @@ describe('settings from the environment', () => {
     ]);
   });
 
+  it('names every EventStoreDB scheme it takes', () => {
+    expect(loadSettings({ EVENTSTORE_URL: 'kurrentdb://localhost:2113?tls=false' }).EVENTSTORE_URL).toBe('kurrentdb://localhost:2113?tls=false');
+    const [problem] = problemsOf({ EVENTSTORE_URL: 'http://localhost:2113' });
+    for (const scheme of ['esdb://', 'esdb+discover://', 'kurrentdb://', 'kurrentdb+discover://', 'kdb://', 'kdb+discover://']) expect(problem).toContain(scheme);
+  });
+
   it('names what a settlement mode needs beside the other problems, not after they are fixed', () => {
     expect(problemsOf({ SETTLEMENT: 'facilitator', PORT: 'abc', NETWORK: 'eip155:1', LOG_LEVEL: 'loud' })).toEqual([
       expect.stringMatching(/^PORT: must be a whole number/),

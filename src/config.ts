@@ -28,7 +28,10 @@ const settingsSchema = z
     DATA_DIR: z.string().min(1).default('./data'),
     EVENTSTORE_URL: z
       .string()
-      .regex(/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb|kdb\+discover):\/\//, 'must start with esdb:// or esdb+discover://')
+      .regex(
+        /^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb|kdb\+discover):\/\//,
+        'must start with esdb://, esdb+discover://, kurrentdb://, kurrentdb+discover://, kdb:// or kdb+discover://',
+      )
       .optional(),
     /**
      * EventStoreDB's MaxAppendSize, as the server is configured (its default: 1 MiB). A paid
