@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readKeyGenerations, rotateKeys } from './key-generations.ts';
+import { SECRET_FILE_NAME } from './signing/keyring.ts';
 
 const USAGE = `usage: npm run keys -- rotate [--at <unix seconds>] [--data-dir <dir>]
        npm run keys -- list [--data-dir <dir>]
@@ -10,10 +12,14 @@ the service takes it at its next start, and keeps every earlier generation to ve
 function main(): number {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { at: { type: 'string' }, 'data-dir': { type: 'string' } } });
+    parsed = parseArgs({ allowPositionals: true, options: { at: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
+  }
+  if (parsed.values.help) {
+    console.log(USAGE);
+    return 0;
   }
   const dataDir = parsed.values['data-dir'] ?? (process.env['DATA_DIR'] || './data');
   const [command] = parsed.positionals;
@@ -40,6 +46,9 @@ function main(): number {
   try {
     const { generation, secretFile } = rotateKeys(dataDir, atText === undefined ? now : Number(atText), now);
     console.log(`key generation ${generation} added: ${secretFile} in ${dataDir}; restart the service to sign with it. Back up the new secret file with the others.`);
+    // Generation 0 is the service's first secret: its file here, or ATTESTATION_SECRET given to the service, which this command cannot see.
+    if (!process.env['ATTESTATION_SECRET'] && !existsSync(join(dataDir, SECRET_FILE_NAME)))
+      console.error(`keys: note: ${dataDir} holds no ${SECRET_FILE_NAME} and ATTESTATION_SECRET is not set here; generation 0 stays whatever secret the service is given (its ATTESTATION_SECRET), which results signed before the new generation keep needing`);
     return 0;
   } catch (err) {
     console.error(`keys: ${(err as Error).message}`);

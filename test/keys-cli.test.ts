@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ const workDir = mkdtempSync(join(tmpdir(), 'attest-keys-cli-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 const keys = (...args: string[]) => {
-  const { DATA_DIR: _unset, ...env } = process.env;
+  const { DATA_DIR: _unset, ATTESTATION_SECRET: _unsetToo, ...env } = process.env;
   return spawnSync(process.execPath, ['--import', 'tsx', join('src', 'keys-cli.ts'), ...args], { env, encoding: 'utf8', timeout: 30_000 });
 };
 
@@ -23,6 +23,20 @@ describe('npm run keys', () => {
     const listed = keys('list', '--data-dir', dataDir);
     expect(listed.stdout).toContain('generation 1: ');
     expect(listed.stdout).toContain('valid from 1900000000');
+    expect(rotated.stderr).toBe('');
+  });
+
+  it('answers --help with its usage, and notes a rotation of a directory that holds no first secret', () => {
+    for (const flag of ['--help', '-h']) {
+      const help = keys(flag);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain('usage: npm run keys -- rotate');
+    }
+    const dataDir = join(workDir, 'secret-from-environment');
+    mkdirSync(dataDir);
+    const rotated = keys('rotate', '--data-dir', dataDir);
+    expect(rotated.status).toBe(0);
+    expect(rotated.stderr).toContain('holds no attestation-secret and ATTESTATION_SECRET is not set here');
   });
 
   it('says there is no data directory when there is none, and makes none', () => {

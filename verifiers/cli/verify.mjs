@@ -4,7 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { verifyBundle } from '../web/verify-core.js';
 
+const USAGE = 'usage: npm run verify -- bundle.json [--signing-key <hex>] [--log-key <hex>]\n(a bundle is what GET /v1/log/result/{sha256} answers; - reads it from standard input)';
 const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const option = (name) => {
   const at = args.indexOf(name);
   if (at < 0) return undefined;
@@ -19,7 +24,7 @@ const signingKey = option('--signing-key');
 const logKey = option('--log-key');
 const [file] = args;
 if (!file) {
-  console.error('usage: npm run verify -- bundle.json [--signing-key <hex>] [--log-key <hex>]\n(a bundle is what GET /v1/log/result/{sha256} answers)');
+  console.error(USAGE);
   process.exit(2);
 }
 let bundle;
