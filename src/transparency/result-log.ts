@@ -11,6 +11,7 @@ import { resultLeafHash, type ResultLeaf } from './result-leaf.ts';
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
 import { LeafStore } from './leaf-store.ts';
 import { eventId } from '../events/event-ids.ts';
+import { dataMembers } from '../events/unparsed-event-data.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
@@ -42,6 +43,12 @@ export interface UncommittedBound {
   /** How often the disk is looked at meanwhile. */
   roomCheckMs: number;
 }
+
+/**
+ * What a leaf takes of a ResultSigned event: read without parsing the record beside them, which
+ * for a record of megabytes held the event loop (unparsed-event-data.ts).
+ */
+const LEAF_MEMBERS = ['keyFamily', 'keyId', 'sha256'];
 
 export const UNCOMMITTED_BOUND: UncommittedBound = { leaves: 20_000, resumeFreeBytes: 64 * 1024 * 1024, roomCheckMs: 5_000 };
 
@@ -98,7 +105,7 @@ export async function startResultLog(
   };
 
   function fold(event: RecordedEvent): void {
-    const data = event.data as { keyFamily?: unknown; keyId?: unknown; sha256?: unknown };
+    const data = dataMembers(event, LEAF_MEMBERS);
     if (typeof data.keyFamily !== 'string' || typeof data.keyId !== 'string' || typeof data.sha256 !== 'string') throw new Error(`ResultSigned ${event.id} lacks keyFamily, keyId or sha256`);
     const leafHash = resultLeafHash({ key_family: data.keyFamily, key_id: data.keyId, sha256: data.sha256 });
     leaves.append({ position: Number(event.position), sha256: Buffer.from(data.sha256, 'hex'), key: `${data.keyFamily} ${data.keyId}` });
@@ -131,7 +138,7 @@ export async function startResultLog(
     let last: RecordedEvent | undefined;
     for await (const event of store.readAll({ ...(at > 0n ? { fromPosition: at - 1n } : {}), maxCount: 1 })) last = event;
     const sha256 = hex(leaves.leafAt(tree.size - 1).sha256);
-    if (!last || last.position !== at || last.type !== PAYMENT_EVENT_TYPES.signed || (last.data as { sha256?: unknown }).sha256 !== sha256)
+    if (!last || last.position !== at || last.type !== PAYMENT_EVENT_TYPES.signed || dataMembers(last, ['sha256']).sha256 !== sha256)
       return `leaf ${tree.size - 1} is result ${sha256} at position ${at}, which the event log does not hold`;
     if (latest && tree.size >= latest.checkpoint.tree_size && hex(tree.root(latest.checkpoint.tree_size)) !== latest.checkpoint.root_hash)
       return `they do not give the root of the last signed checkpoint (size ${latest.checkpoint.tree_size})`;

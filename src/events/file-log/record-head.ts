@@ -10,12 +10,15 @@ export interface RecordHead {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const CLOSE_BRACE = 0x7d;
 const HEAD = {
   position: Buffer.from('{"p":'),
   stream: Buffer.from(',"s":"'),
   revision: Buffer.from(',"r":'),
   id: Buffer.from(',"i":"'),
   type: Buffer.from(',"t":"'),
+  recordedAt: Buffer.from(',"a":'),
+  data: Buffer.from(',"d":'),
 };
 
 /**
@@ -31,13 +34,39 @@ export function decodeRecordHead(bytes: Buffer, frameOffset: number, payloadLeng
   const start = frameOffset + FRAME_HEADER_BYTES;
   const end = start + payloadLength;
   const cursor = { at: start };
+  const head = readHead(bytes, cursor, end);
+  if (head && consume(bytes, cursor, end, HEAD.type) && bytes[end - 1] === CLOSE_BRACE) return head;
+  const whole = decodeRecord(bytes, frameOffset, payloadLength);
+  return { position: Number(whole.position), stream: whole.stream, revision: Number(whole.revision), id: whole.id };
+}
+
+/** A record's members before its data, and where its data's text starts. */
+export interface RecordFields extends RecordHead {
+  type: string;
+  recordedAt: number;
+  dataStart: number;
+}
+
+/**
+ * Reads the members of the record payload at [start, end) that come before its data
+ * (`{"p":…,"s":"…","r":…,"i":"…","t":"…","a":…,"d":`), when they are in the plain form the
+ * service writes (strings of printable ASCII without escapes, integers); undefined otherwise.
+ */
+export function readRecordFields(bytes: Buffer, start: number, end: number): RecordFields | undefined {
+  const cursor = { at: start };
+  const head = readHead(bytes, cursor, end);
+  const type = head && consume(bytes, cursor, end, HEAD.type) ? asciiString(bytes, cursor, end) : undefined;
+  const recordedAt = type !== undefined && consume(bytes, cursor, end, HEAD.recordedAt) ? safeInteger(bytes, cursor, end) : undefined;
+  if (head === undefined || type === undefined || recordedAt === undefined || !consume(bytes, cursor, end, HEAD.data)) return undefined;
+  return { ...head, type, recordedAt, dataStart: cursor.at };
+}
+
+function readHead(bytes: Buffer, cursor: { at: number }, end: number): RecordHead | undefined {
   const position = consume(bytes, cursor, end, HEAD.position) ? safeInteger(bytes, cursor, end) : undefined;
   const stream = position !== undefined && consume(bytes, cursor, end, HEAD.stream) ? asciiString(bytes, cursor, end) : undefined;
   const revision = stream !== undefined && consume(bytes, cursor, end, HEAD.revision) ? safeInteger(bytes, cursor, end) : undefined;
   const id = revision !== undefined && consume(bytes, cursor, end, HEAD.id) ? asciiString(bytes, cursor, end) : undefined;
-  if (id !== undefined && consume(bytes, cursor, end, HEAD.type) && bytes[end - 1] === 0x7d) return { position: position!, stream: stream!, revision: revision!, id };
-  const whole = decodeRecord(bytes, frameOffset, payloadLength);
-  return { position: Number(whole.position), stream: whole.stream, revision: Number(whole.revision), id: whole.id };
+  return id === undefined ? undefined : { position: position!, stream: stream!, revision: revision!, id };
 }
 
 /** Steps over `text` when the payload continues with it; never reads past the payload's end. */

@@ -1,7 +1,8 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { RecordedEvent } from '../port.ts';
 import { CorruptLogError } from './errors.ts';
-import { checkFrame, decodeRecord } from './framing.ts';
+import { decodeEvent } from './event-decoding.ts';
+import { checkFrame } from './framing.ts';
 import type { Location } from './location.ts';
 import type { SegmentFile } from './segment.ts';
 
@@ -74,7 +75,7 @@ export class SegmentReader {
     if (check.kind !== 'ok')
       throw new CorruptLogError(this.name(location.segment), location.offset, check.kind === 'bad' ? check.reason : 'record cut short');
     try {
-      return decodeRecord(bytes, at, check.payloadLength);
+      return decodeEvent(bytes, at, check.payloadLength);
     } catch (err) {
       throw new CorruptLogError(this.name(location.segment), location.offset, `unreadable record: ${(err as Error).message}`);
     }

@@ -15,7 +15,8 @@ import {
   type StoreReadiness,
 } from '../port.ts';
 import { createSubscriptionHub, published, type PublishedEvent } from '../subscription-hub.ts';
-import { BATCH_HEADER_BYTES, decodeRecord, FRAME_HEADER_BYTES } from './framing.ts';
+import { decodeEvent } from './event-decoding.ts';
+import { BATCH_HEADER_BYTES, FRAME_HEADER_BYTES } from './framing.ts';
 import { GroupCommitWriter } from './group-commit.ts';
 import { IndexCheckpointer } from './index-checkpointer.ts';
 import { INDEX_DIRECTORY, PersistedIndex } from './lmdb-index.ts';
@@ -227,7 +228,8 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   /**
    * The events of a synced batch, for live subscribers, decoded from the very bytes on disk:
    * live delivery and catch-up from the log see the same events. Only the types some subscriber
-   * reads are decoded, and now: the batch's buffer is reused once onDurable returns.
+   * reads are decoded, and now: the batch's buffer is reused once onDurable returns (a large
+   * record's data is copied out as text, parsed when a subscriber reads it: event-decoding.ts).
    */
   function liveEventsOf(batch: StagedBatch): PublishedEvent[] {
     const events: PublishedEvent[] = [];
@@ -236,7 +238,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
       const length = batch.frameLengths[i]!;
       const type = batch.frameTypes[i]!;
       const position = BigInt(batch.firstPosition + i);
-      if (hub.wants(type)) events.push(published(decodeRecord(batch.bytes, offset, length - FRAME_HEADER_BYTES)));
+      if (hub.wants(type)) events.push(published(decodeEvent(batch.bytes, offset, length - FRAME_HEADER_BYTES)));
       else events.push({ position, type, decode: passedOver });
       offset += length;
     }
