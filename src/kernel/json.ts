@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonObject, JsonValue } from '../signing/rfc8785.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../signing/rfc8785.ts';
 
 /**
  * How deep caller JSON may nest. A validator that recursed without a bound would let a body
@@ -90,14 +90,9 @@ export const jsonData = z.custom<JsonValue>((v) => isJsonWithin(v, MAX_JSON_DEPT
 
 /** A JSON object, the same way; documented in /openapi.json as an object of any members. */
 export const jsonObjectData = z
-  .custom<JsonObject>((v) => isPlainJsonObject(v) && isJsonWithin(v, MAX_JSON_DEPTH), {
-    error: (issue) => (isPlainJsonObject(issue.input) ? jsonProblem(issue.input, MAX_JSON_DEPTH) : issue.input === undefined ? 'is required' : 'must be a JSON object'),
+  .custom<JsonObject>((v) => isJsonObject(v) && isJsonWithin(v, MAX_JSON_DEPTH), {
+    error: (issue) => (isJsonObject(issue.input) ? jsonProblem(issue.input, MAX_JSON_DEPTH) : issue.input === undefined ? 'is required' : 'must be a JSON object'),
   })
   .meta({ type: 'object' });
 
-function isPlainJsonObject(v: unknown): boolean {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** A JSON object: not null, not an array. */
-export const isJsonObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
+export { isJsonObject };

@@ -28,6 +28,12 @@ export function isWithinProofWindow(signedAt: number, now: number): boolean {
   return Math.abs(now - signedAt) <= SIGNED_PROOF_WINDOW_SECONDS;
 }
 
+/** Why a proof signed at `signedAt` is outside the window at `now`, or undefined when it is inside: the one wording of every stale-proof refusal. */
+export function outsideProofWindow(signedAt: number, now: number): string | undefined {
+  if (isWithinProofWindow(signedAt, now)) return undefined;
+  return `${signedAt} is ${Math.abs(now - signedAt)} s from the service's clock (${now}); a proof counts within ${SIGNED_PROOF_WINDOW_SECONDS} s either way`;
+}
+
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** multicodec varint of ed25519-pub (0xed), as it prefixes a did:key's public key. */
 const ED25519_MULTICODEC = [0xed, 0x01] as const;

@@ -10,3 +10,8 @@ export interface Refusal {
   /** For a 503: when to try again (the Retry-After header). */
   retryAfterSeconds?: number;
 }
+
+/** A free 422 INVALID-INPUT naming one field: `message` is `<where>: <reason>` (where: the field, or the member it belongs to). */
+export function invalidInputRefusal(error: string, path: string, reason: string, where = path): Refusal {
+  return { status: 422, error, message: `${where}: ${reason}`, outcome: 'INVALID-INPUT', issues: [{ path, message: reason }] };
+}

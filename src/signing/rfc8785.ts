@@ -4,6 +4,9 @@ export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
+/** A JSON object: not null, not an array. */
+export const isJsonObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 // The package is CommonJS (module.exports = serialize) while its typings declare an ES default
 // export, so under NodeNext the default import is typed as a module holding `default`, and is the
 // function itself at run time: its own signature, said once here.

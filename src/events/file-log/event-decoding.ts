@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../signing/rfc8785.ts';
+import { isJsonObject, type JsonObject } from '../../signing/rfc8785.ts';
 import { containerStartBefore } from '../json-object-members.ts';
 import type { RecordedEvent } from '../port.ts';
 import { eventWithDataParsedOnRead } from '../unparsed-event-data.ts';
@@ -64,8 +64,4 @@ function parseMetadata(text: string): JsonObject | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -23,7 +23,7 @@ export async function executeAndSign(step: SagaStep, progress: PaymentProgress, 
   try {
     const result = ranBeforeSettling ?? (await runOperation(step.call.op, step.call.input, ctx, step.call.handoff));
     const appended = await step.deps.store.appendToStream(step.stream, [signedEvent(step.stream, signedOf(step.call.op, result, ctx.now), result.recordJson)], { expectedRevision: settled.revision });
-    return signedOutcome(result, settled.data, result.seal.sha256, appended.position);
+    return signedOutcome(result, settled.data, appended.position);
   } catch (err) {
     if (err instanceof EventStoreUnavailableError) return { kind: 'unavailable', reason: 'event_store_unavailable', message: err.message, charged: true };
     if (err instanceof UnavailableNowError) return unavailableNow(err, true);
@@ -60,7 +60,7 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
       if (tooLarge) return tooLarge;
       appended = await appendClaim(store, step.stream, authorized, events, step.writesAlone);
     }
-    return signedOutcome(result, settled, result.seal.sha256, appended.position);
+    return signedOutcome(result, settled, appended.position);
   } catch (err) {
     // Lost the claim (before or during the command, which then wrote nothing): not ours to sign.
     if (err instanceof ClaimLostError) return undefined;
@@ -83,7 +83,7 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
  * The outcome of a signed result. Its body is read only when asked for: a record that came as
  * text is answered from its text (bodyJson), and its body object is then never made.
  */
-export function signedOutcome(result: SignedResult, settlement: PaymentSettled, sha256: string, position: bigint | undefined): PaidCallOutcome {
+export function signedOutcome(result: SignedResult, settlement: PaymentSettled, position: bigint | undefined): PaidCallOutcome {
   return {
     kind: 'signed',
     get body(): JsonObject {
@@ -91,7 +91,7 @@ export function signedOutcome(result: SignedResult, settlement: PaymentSettled, 
     },
     ...(result.bodyJson ? { bodyJson: result.bodyJson } : {}),
     settlement,
-    sha256,
+    sha256: result.seal.sha256,
     ...(position === undefined ? {} : { position }),
   };
 }

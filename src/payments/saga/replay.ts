@@ -30,5 +30,5 @@ export async function replayResult(step: SagaStep, progress: PaymentProgress): P
     return { kind: 'failed-after-charge', error: err, transaction: settlement.transaction };
   }
   if (rebuilt.seal.sha256 !== stored.sha256) return { kind: 'failed-after-charge', error: new Error(`${op.id} did not rebuild its stored record ${stored.sha256}`), transaction: settlement.transaction };
-  return signedOutcome(rebuilt, settlement, stored.sha256, progress.signed!.position);
+  return signedOutcome(rebuilt, settlement, progress.signed!.position);
 }

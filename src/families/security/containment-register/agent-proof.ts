@@ -1,5 +1,5 @@
-import { isWithinProofWindow, SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
-import type { Refusal } from '../../../kernel/refusal.ts';
+import { isWithinProofWindow, outsideProofWindow, SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
+import { invalidInputRefusal, type Refusal } from '../../../kernel/refusal.ts';
 import { canonicalText } from '../../../signing/rfc8785.ts';
 import { checkDid, verifyByDid } from './dids.ts';
 import type { AgentProofVerdict, ContainmentInput } from './engine.ts';
@@ -55,7 +55,7 @@ export function checkAgentProof(input: ContainmentInput, now: number): AgentProo
  */
 export function staleAgentProofRefusal(input: ContainmentInput, now: number): Refusal | undefined {
   const proof = input.agent_proof;
-  if (!proof || isWithinProofWindow(proof.signed_at, now)) return undefined;
-  const reason = `${proof.signed_at} is ${Math.abs(now - proof.signed_at)} s from the service's clock (${now}); a proof counts within ${SIGNED_PROOF_WINDOW_SECONDS} s either way: sign the registration again`;
-  return { status: 422, error: 'agent_proof_stale', message: `agent_proof: ${reason}`, outcome: 'INVALID-INPUT', issues: [{ path: 'agent_proof.signed_at', message: reason }] };
+  const outside = proof && outsideProofWindow(proof.signed_at, now);
+  if (!outside) return undefined;
+  return invalidInputRefusal('agent_proof_stale', 'agent_proof.signed_at', `${outside}: sign the registration again`, 'agent_proof');
 }

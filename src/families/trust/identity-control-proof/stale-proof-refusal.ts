@@ -1,5 +1,5 @@
-import { isWithinProofWindow, SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
-import type { Refusal } from '../../../kernel/refusal.ts';
+import { outsideProofWindow } from '../../../kernel/offline-signatures.ts';
+import { invalidInputRefusal, type Refusal } from '../../../kernel/refusal.ts';
 import { bindingOf } from './control-message.ts';
 import { classifyIdentifier, signedMessageOf, type ControlProofInput } from './engine.ts';
 
@@ -14,7 +14,7 @@ export function staleControlProofRefusal(input: ControlProofInput, now: number):
   const signed = signedMessageOf(input.control_evidence);
   if (!signed) return undefined;
   const binding = bindingOf(input, signed.message);
-  if (!binding.bound || isWithinProofWindow(binding.signedAt, now)) return undefined;
-  const reason = `signed_at ${binding.signedAt} is ${Math.abs(now - binding.signedAt)} s from the service's clock (${now}); a proof counts within ${SIGNED_PROOF_WINDOW_SECONDS} s either way: sign the message again with the current time`;
-  return { status: 422, error: 'control_proof_stale', message: `control_evidence.message: ${reason}`, outcome: 'INVALID-INPUT', issues: [{ path: 'control_evidence.message', message: reason }] };
+  const outside = binding.bound ? outsideProofWindow(binding.signedAt, now) : undefined;
+  if (!outside) return undefined;
+  return invalidInputRefusal('control_proof_stale', 'control_evidence.message', `signed_at ${outside}: sign the message again with the current time`);
 }
