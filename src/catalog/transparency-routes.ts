@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { freeRoute, type FreeResponse, type FreeRoute, type ServiceDeps } from '../kernel/operation.ts';
 import type { ResultLogReader } from '../kernel/result-log-port.ts';
+import { parseTilePath, TILE_WIDTH } from '../transparency/tlog-tiles.ts';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
 const treeSize = z
@@ -79,8 +80,8 @@ export const transparencyRoutes: FreeRoute[] = [
     path: '/v1/log',
     family: 'service',
     summary: 'The result log: its size, its latest checkpoint as JSON, and where its proofs are.',
-    description: 'Every signed result of the service is a leaf of one RFC 6962 Merkle tree; this route says how large it is and what the last checkpoint signed, and why the log has paused folding results when it has (its disk is full).',
-    output: z.object({ size: z.number().int(), paused: z.string().optional(), leaf_format: z.string(), checkpoint: checkpointSchema.nullable(), public_key: z.string(), proofs: z.record(z.string(), z.string()) }),
+    description: 'Every signed result of the service is a leaf of one RFC 6962 Merkle tree; this route says how large it is and what the last checkpoint signed, where its proofs are, the prefix of its C2SP tlog-tiles API (tlog_tiles), and why the log has paused folding results when it has (its disk is full).',
+    output: z.object({ size: z.number().int(), paused: z.string().optional(), leaf_format: z.string(), checkpoint: checkpointSchema.nullable(), public_key: z.string(), proofs: z.record(z.string(), z.string()), tlog_tiles: z.string() }),
     handle: answering(async (_input, deps) => {
       const log = logOf(deps);
       const paused = log.pausedBecause();
@@ -92,8 +93,34 @@ export const transparencyRoutes: FreeRoute[] = [
           checkpoint: log.latestCheckpoint() ?? null,
           public_key: `${deps.baseUrl}/v1/log/public-key`,
           proofs: { inclusion: `${deps.baseUrl}/v1/log/proof/inclusion?sha256={sha256}`, consistency: `${deps.baseUrl}/v1/log/proof/consistency?first={size}&second={size}` },
+          tlog_tiles: `${deps.baseUrl}/v1/log`,
         },
       };
+    }),
+  }),
+  freeRoute({
+    id: 'log.tile',
+    method: 'GET',
+    path: '/v1/log/tile/*tile',
+    family: 'service',
+    summary: 'A tile of the result log\'s Merkle tree, or an entry bundle of its leaves (C2SP tlog-tiles, prefix /v1/log).',
+    description:
+      'The C2SP tlog-tiles read API with the prefix /v1/log (its checkpoint is /v1/log/checkpoint): `tile/<L>/<N>[.p/<W>]` is 256 (or W) RFC 6962 hashes of level L, `tile/entries/<N>[.p/<W>]` the leaves themselves, each a big-endian uint16 length and the leaf\'s RFC 8785 bytes. With them a monitor or witness computes every root and proof itself. Served for the tree of the latest checkpoint and its earlier sizes; 404 for a tile that tree does not hold yet. Immutable: cached for a year. Entry bundles are gzipped for a client that accepts gzip.',
+    input: z.object({ tile: z.string().max(200) }).strict(),
+    inputFrom: 'path',
+    output: z.string(),
+    produces: 'application/octet-stream',
+    handle: answering(async (input: { tile: string }, deps) => {
+      const log = logOf(deps);
+      const parsed = parseTilePath(input.tile);
+      if ('reason' in parsed) throw new LogAnswer(422, 'bad_tile_path', `tile: ${parsed.reason}`);
+      const bytes = log.tile(parsed.tile);
+      if (!bytes) {
+        const signed = log.latestCheckpoint()?.tree_size ?? 0;
+        const what = parsed.tile.width === TILE_WIDTH ? 'a full tile' : `a partial tile of width ${parsed.tile.width}`;
+        throw new LogAnswer(404, 'tile_not_in_tree', `the latest checkpoint signs a tree of ${signed} leaves, which does not hold ${what} at tile/${input.tile}`);
+      }
+      return { bytes, contentType: 'application/octet-stream', compressible: parsed.tile.level === 'entries', headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } };
     }),
   }),
   freeRoute({

@@ -1,4 +1,6 @@
 import { createReadStream } from 'node:fs';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { checkBeforeQuote, type FreeRoute, type PricedOperation, type Route, type ServiceDeps } from '../kernel/operation.ts';
@@ -36,7 +38,7 @@ export function buildRouting(routes: readonly Route[], deps: HttpDeps): { exactM
     const handler = route.kind === 'priced' ? pricedHandler(route, deps) : freeHandler(route, deps);
     if (route.method === 'GET') router.get(route.path, handler);
     else router.post(route.path, handler);
-    if (!route.path.includes(':')) exact.set(`${route.method} ${route.path}`, handler);
+    if (!/[:*]/.test(route.path)) exact.set(`${route.method} ${route.path}`, handler);
   }
   const exactMatch: Middleware = (ctx, next) => {
     const handler = exact.get(`${ctx.req.method} ${requestPath(ctx)}`);
@@ -86,6 +88,9 @@ function freeHandler(route: FreeRoute, deps: ServiceDeps) {
     if ('text' in answer) {
       ctx.type = answer.contentType;
       ctx.body = answer.text;
+    } else if ('bytes' in answer) {
+      ctx.type = answer.contentType;
+      ctx.body = answer.compressible ? await gzippedWhenAccepted(ctx, answer.bytes) : answer.bytes;
     } else if ('file' in answer) {
       ctx.type = answer.contentType;
       ctx.body = createReadStream(answer.file);
@@ -93,6 +98,16 @@ function freeHandler(route: FreeRoute, deps: ServiceDeps) {
       ctx.body = isRefusal(answer.status, answer.body) ? { ...answer.body, requestId: String(ctx.state.requestId) } : answer.body;
     }
   };
+}
+
+const gzipAsync = promisify(gzip);
+
+/** The bytes gzipped when the client prefers gzip to identity (RFC 9110 section 12.5.3); the answer varies with Accept-Encoding either way. */
+async function gzippedWhenAccepted(ctx: Context, bytes: Buffer): Promise<Buffer> {
+  ctx.vary('Accept-Encoding');
+  if (ctx.acceptsEncodings('gzip', 'identity') !== 'gzip') return bytes;
+  ctx.set('Content-Encoding', 'gzip');
+  return gzipAsync(bytes);
 }
 
 /** A free route's own refusal ({error, message} with a 4xx or 5xx): it gets the requestId every error body carries. */

@@ -237,6 +237,8 @@ export interface FreeRequest {
 export type FreeResponse =
   | { status?: number; body: JsonValue; headers?: Record<string, string> }
   | { status?: number; text: string; contentType: string; headers?: Record<string, string> }
+  /** Bytes as they are; `compressible`: gzipped for a client that accepts gzip. */
+  | { status?: number; bytes: Buffer; contentType: string; compressible?: boolean; headers?: Record<string, string> }
   /** A file streamed from disk, never buffered whole. */
   | { status?: number; file: string; contentType: string; headers?: Record<string, string> };
 

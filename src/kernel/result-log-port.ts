@@ -37,6 +37,16 @@ export type ConsistencyAnswer = {
   path: string[];
 };
 
+/**
+ * One tile of the C2SP tlog-tiles API (transparency/tlog-tiles.ts), or one entry bundle
+ * (`level: 'entries'`): its level, its index within the level, and its width (256 when full).
+ */
+export type TileRef = {
+  level: number | 'entries';
+  index: number;
+  width: number;
+};
+
 /** A signed result as the log's event holds it. */
 export type LoggedResult = {
   leaf_index: number;
@@ -68,4 +78,6 @@ export interface ResultLogReader {
   holdsAt(leafIndex: number, sha256: string): boolean;
   /** Throws RangeError unless 1 <= first <= second <= size(). */
   consistency(first: number, second: number): ConsistencyAnswer;
+  /** The bytes of a tile or entry bundle of the latest checkpoint's tree (or an earlier size of it); undefined when that tree does not hold it. */
+  tile(tile: TileRef): Buffer | undefined;
 }

@@ -100,8 +100,8 @@ export async function callFreeTool(route: FreeRoute, args: Record<string, unknow
     if (err instanceof IJsonRefused) return invalidInput([{ path: err.path, message: err.reason }], 'free');
     throw err;
   }
-  // Only verify and re-check routes are tools, and they answer JSON or text; a file is never a tool's answer.
-  if ('file' in answer) return toolError('this route answers a file: fetch it over HTTP');
+  // Only verify and re-check routes are tools, and they answer JSON or text; a file or bytes are never a tool's answer.
+  if ('file' in answer || 'bytes' in answer) return toolError('this route answers a file or bytes: fetch it over HTTP');
   const body = 'body' in answer ? answer.body : answer.text;
   const isError = (answer.status ?? 200) >= 400;
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? { content: text(body), structuredContent: body, ...(isError ? { isError } : {}) } : { content: text(body), ...(isError ? { isError } : {}) };

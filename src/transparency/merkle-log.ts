@@ -94,6 +94,13 @@ export class MerkleLog {
     return this.leafHashOf ? this.leafHashOf(index) : this.levels.at(0, index);
   }
 
+  /** MTH of the complete, aligned subtree of leaves index*2^level .. (index+1)*2^level-1 (a tile's hash). */
+  completeSubtree(level: number, index: number): Uint8Array {
+    const width = 2 ** level;
+    if (!Number.isInteger(index) || index < 0 || (index + 1) * width > this.leaves) throw new RangeError(`subtree ${index} of level ${level} is outside a tree of ${this.leaves}`);
+    return this.subtree(index * width, (index + 1) * width);
+  }
+
   /** MTH(D[0:size]) of RFC 6962 section 2.1: the root the tree had when it held `size` leaves. */
   root(size = this.size): Uint8Array {
     this.checkSize(size);

@@ -7,8 +7,10 @@ import type { Keyring } from '../signing/keyring.ts';
 import { signCheckpoint, type NoteSigner } from './c2sp-checkpoint.ts';
 import { CHECKPOINT_ISSUED, checkpointIssuedSchema, RESULT_LOG_STREAM, type CheckpointIssued } from './events.ts';
 import { MerkleLog } from './merkle-log.ts';
-import { resultLeafHash, type ResultLeaf } from './result-leaf.ts';
-import type { ResultLogReader } from '../kernel/result-log-port.ts';
+import { resultLeafBytes, resultLeafHash, type ResultLeaf } from './result-leaf.ts';
+import { entryBundleBytes, tileBytes, tileSpan, treeHolds } from './tlog-tiles.ts';
+import { leafHash } from '../signing/rfc6962-merkle.ts';
+import type { ResultLogReader, TileRef } from '../kernel/result-log-port.ts';
 import { LeafStore } from './leaf-store.ts';
 import { eventId } from '../events/event-ids.ts';
 import { dataMembers } from '../events/unparsed-event-data.ts';
@@ -259,6 +261,31 @@ export async function startResultLog(
     return { key_family, key_id, sha256: hex(leaf.sha256) };
   }
 
+  /** Leaves first .. first+count-1, the committed ones read from the store together. */
+  function leafRange(first: number, count: number): ResultLeaf[] {
+    const committed = Math.max(0, Math.min(count, leaves.size - leaves.uncommitted - first));
+    const read = committed > 0 ? leaves.leavesFrom(first, committed) : [];
+    const range: ResultLeaf[] = read.map((leaf, i) => {
+      if (!leaf) throw new Error(`leaf ${first + i} of the result log's store is damaged: run the audit`);
+      const [key_family, key_id] = leaf.key.split(' ') as [string, string];
+      return { key_family, key_id, sha256: hex(leaf.sha256) };
+    });
+    for (let index = first + committed; index < first + count; index++) range.push(leafAt(index));
+    return range;
+  }
+
+  /** A tile or entry bundle of the tree the latest checkpoint signed (C2SP tlog-tiles). */
+  function tile(ref: TileRef): Buffer | undefined {
+    const signedSize = latest?.checkpoint.tree_size ?? 0;
+    if (!treeHolds(ref, Math.min(signedSize, tree.size))) return undefined;
+    if (ref.level === 'entries' || ref.level === 0) {
+      const { firstLeaf, leaves: count } = tileSpan(ref);
+      const bytes = leafRange(firstLeaf, count).map(resultLeafBytes);
+      return ref.level === 'entries' ? entryBundleBytes(bytes) : Buffer.concat(bytes.map(leafHash));
+    }
+    return tileBytes({ ...ref, level: ref.level }, (level, index) => tree.completeSubtree(level, index));
+  }
+
   let issuing: Promise<CheckpointIssued | undefined> | undefined;
   const firstByKey = new Map<string, CheckpointIssued>();
   async function issue(): Promise<CheckpointIssued | undefined> {
@@ -301,6 +328,7 @@ export async function startResultLog(
     consistency(first, second) {
       return { first, second, first_root: hex(tree.root(first)), second_root: hex(tree.root(second)), path: tree.consistencyProof(first, second).map(hex) };
     },
+    tile,
     issueCheckpoint: issueOnce,
     async firstCheckpointSignedBy(keyId) {
       const known = firstByKey.get(keyId);

@@ -15,8 +15,11 @@ const errorBody: JsonObject = {
   },
 };
 
-/** A Koa path parameter: a letter or _, then letters, digits or _ (`:sha256`). */
-const PATH_PARAMETER = /:([A-Za-z_][A-Za-z0-9_]*)/g;
+/**
+ * A Koa path parameter: a letter or _, then letters, digits or _ (`:sha256`), or a wildcard that
+ * spans the rest of the path, slashes included (`*tile`).
+ */
+const PATH_PARAMETER = /[:*]([A-Za-z_][A-Za-z0-9_]*)/g;
 const toOpenApiPath = (path: string) => path.replace(PATH_PARAMETER, '{$1}');
 
 const ERROR_REF: JsonObject = { $ref: '#/components/schemas/Error' };
