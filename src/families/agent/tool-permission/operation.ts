@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { hex64, jsonObject, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { invalidInputRefusal } from '../../../kernel/refusal.ts';
 import { OWASP_MCP_TOP10_VERSION } from '../../../kernel/standards/owasp-mcp-top10.ts';
 import { analyseToolPermissions, MODEL_TEXT_MAX_CHARS, modelFacingLength, PERMISSION_CATEGORIES, RISK_LEVELS, TOOL_PERMISSION_RULESET } from './engine.ts';
 
@@ -74,8 +75,7 @@ const toolPermissionThreatModel = pricedOperation({
     precheck(input) {
       const total = modelFacingLength(input.manifest.tools);
       if (total <= MODEL_TEXT_MAX_CHARS) return undefined;
-      const message = `carries ${total} characters of model-facing text (descriptions and schema descriptions and titles); at most ${MODEL_TEXT_MAX_CHARS} are read`;
-      return { status: 422, error: 'model_text_too_long', message: `manifest.tools: ${message}`, outcome: 'INVALID-INPUT', issues: [{ path: 'manifest.tools', message }] };
+      return invalidInputRefusal('model_text_too_long', 'manifest.tools', `carries ${total} characters of model-facing text (descriptions and schema descriptions and titles); at most ${MODEL_TEXT_MAX_CHARS} are read`);
     },
     keyFamily: 'tool-permission',
     signedMember: 'evidenceCore',
