@@ -15,6 +15,16 @@ describe('document translation over HTTP', () => {
     expect(await postJson(`${service.url}${PATH}`, conflicting)).toMatchObject({ status: 422, body: { error: 'memory_conflict', issues: [{ path: 'memory.1.target' }] } });
   });
 
+  it('refuses a glossary giving two targets for one term with 422, naming the later entry, before the quote', async () => {
+    const glossary = [{ source: 'order', target: 'commande' }, { source: 'see', target: 'voir' }, { source: 'order', target: 'ordre' }];
+    const refused = await postJson(`${service.url}${PATH}`, { ...input, glossary });
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get('payment-required')).toBeNull();
+    const reason = 'entries 0 and 2 give different targets for the same source';
+    expect(refused.body).toMatchObject({ error: 'glossary_conflict', message: `glossary: ${reason}`, outcome: 'INVALID-INPUT', issues: [{ path: 'glossary.2.target', message: reason }] });
+    expect(refused.body.issues).toHaveLength(1);
+  });
+
   it('signs the receipt; the verify route accepts it with its output; a changed output byte or member fails', async () => {
     const result = await runAgainst(service, 'utils.translate-doc', input);
     const answer = result.body as unknown as UtilityAnswer;

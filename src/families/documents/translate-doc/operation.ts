@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pricedOperation, type Refusal, type Route } from '../../../kernel/operation.ts';
+import { invalidInputRefusal } from '../../../kernel/refusal.ts';
 import { codePointSpan, utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 import { fromThreadedEngine } from '../../../kernel/engine-threads/threaded-command.ts';
 import { moduleBeside } from '../../../kernel/worker-script.ts';
@@ -45,8 +46,7 @@ function conflict(field: 'glossary' | 'memory', pairs: TermPair[] | undefined, n
     const key = normalise(pair.source);
     const first = seen.get(key);
     if (first && first.target !== pair.target) {
-      const message = `entries ${first.index} and ${index} give different targets for the same source`;
-      return { status: 422, error: `${field}_conflict`, message: `${field}: ${message}`, outcome: 'INVALID-INPUT', issues: [{ path: `${field}.${index}.target`, message }] };
+      return invalidInputRefusal(`${field}_conflict`, `${field}.${index}.target`, `entries ${first.index} and ${index} give different targets for the same source`, field);
     }
     if (!first) seen.set(key, { target: pair.target, index });
   }
