@@ -44,7 +44,9 @@ describe('uptime checks the service could not have seen happen', () => {
     const now = Math.floor(Date.now() / 1000);
     const future = await postJson(`${service.url}/v1/mcp/verify/uptime`, { ...input, checks: [{ at: now - 60, ok: true }, { at: now + 3600, ok: true }] });
     expect(future.status).toBe(422);
-    expect(future.body).toMatchObject({ outcome: 'INVALID-INPUT', issues: [{ path: 'checks.1.at' }] });
+    expect(future.body).toMatchObject({ error: 'check_after_call', outcome: 'INVALID-INPUT', issues: [{ path: 'checks.1.at' }] });
+    // The message alone says which check, for a client that shows only the message.
+    expect(future.body.message).toMatch(/^checks\.1\.at: \d+ is after the time of the call/);
     const millis = await postJson(`${service.url}/v1/mcp/verify/uptime`, { ...input, checks: [{ at: Date.now(), ok: true }] });
     expect(millis.status).toBe(422);
     expect(millis.body).toMatchObject({ issues: [{ path: 'checks.0.at', message: expect.stringContaining('milliseconds') }] });

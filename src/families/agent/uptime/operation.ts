@@ -71,7 +71,8 @@ const uptimeProbe = pricedOperation({
     precheck(input, _settings, now) {
       const future = input.checks.flatMap((check, i) => (check.at > now ? [{ path: `checks.${i}.at`, message: `${check.at} is after the time of the call (${now}): a check must have happened before the probe is scored` }] : []));
       if (future.length === 0) return undefined;
-      return { status: 422, error: 'check_after_call', message: `checks stamped in the future: ${future[0]!.message}`, outcome: 'INVALID-INPUT', issues: future };
+      const more = future.length > 1 ? ` (and ${future.length - 1} more)` : '';
+      return { status: 422, error: 'check_after_call', message: `${future[0]!.path}: ${future[0]!.message}${more}`, outcome: 'INVALID-INPUT', issues: future };
     },
     command: fromEngine(scoreUptimeProbe),
   });

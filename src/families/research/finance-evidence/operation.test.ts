@@ -20,6 +20,10 @@ describe('finance attested evidence over HTTP', () => {
     }
     const prior = await postJson(`${service.url}${path}`, { ...FINANCE_EXAMPLE, prior: { ...FINANCE_EXAMPLE.statement, currency: 'EUR', period_end: '2024-12-31' } });
     expect(prior).toMatchObject({ status: 422, body: { error: 'prior_not_comparable', issues: [{ path: 'prior.currency' }] } });
+    // The message alone names the fields, for a client that shows only the message.
+    expect(prior.body.message).toBe('prior.currency: is EUR, the statement is in USD: compare like with like');
+    const both = await postJson(`${service.url}${path}`, { ...FINANCE_EXAMPLE, prior: { ...FINANCE_EXAMPLE.statement, currency: 'EUR' } });
+    expect(both.body.message).toBe(`prior.currency: is EUR, the statement is in USD: compare like with like; prior.period_end: ${FINANCE_EXAMPLE.statement.period_end} is not before ${FINANCE_EXAMPLE.statement.period_end}`);
   });
 
   it('signs the findings and re-checks them on GET /v1/synthesis/verify; every tamper fails', async () => {

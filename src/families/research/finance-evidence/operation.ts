@@ -77,7 +77,9 @@ const attestedEvidence = pricedOperation({
       ...(input.prior.currency !== input.statement.currency ? [{ path: 'prior.currency', message: `is ${input.prior.currency}, the statement is in ${input.statement.currency}: compare like with like` }] : []),
       ...(input.prior.period_end >= input.statement.period_end ? [{ path: 'prior.period_end', message: `${input.prior.period_end} is not before ${input.statement.period_end}` }] : []),
     ];
-    return issues.length === 0 ? undefined : { status: 422, error: 'prior_not_comparable', message: issues[0]!.message, outcome: 'INVALID-INPUT', issues };
+    // The message names every field, as the issues do: "is USD, ..." alone does not say which.
+    const message = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+    return issues.length === 0 ? undefined : { status: 422, error: 'prior_not_comparable', message, outcome: 'INVALID-INPUT', issues };
   },
   command: fromEngine(analyseStatement),
 });
