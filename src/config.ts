@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseWitnessList, type Witness } from './transparency/witness-list.ts';
 
 /** Base mainnet USDC: the only asset the service quotes in. */
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -71,6 +72,19 @@ const settingsSchema = z
     RESULT_LOG: z.enum(['on', 'off']).default('on'),
     /** While results arrive, a signed checkpoint is issued at least this often. */
     LOG_CHECKPOINT_INTERVAL_MS: wholeNumber(100, 3_600_000).default(2_000),
+    /**
+     * Witnesses asked to cosign every checkpoint (C2SP tlog-witness; docs/verifying.md): entries
+     * separated by commas, each a cosignature/v1 verifier key and a submission URL prefix.
+     */
+    LOG_WITNESSES: z
+      .string()
+      .default('')
+      .transform((text, ctx): Witness[] => {
+        const parsed = parseWitnessList(text);
+        if ('witnesses' in parsed) return parsed.witnesses;
+        ctx.addIssue({ code: 'custom', message: parsed.reason });
+        return z.NEVER;
+      }),
     /** Invoice OCR: tesseract worker threads (CPU-heavy; one per spare core). */
     OCR_WORKERS: wholeNumber(1, 16).default(1),
     /** Invoice OCR: calls that may wait for a worker; beyond, 503 with Retry-After before the quote. */

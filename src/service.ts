@@ -53,7 +53,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
   const stats = await startProjection(store, publicStatsProjection, { checkpoints, log });
   // The result log's leaves used to be cached in this file; its store (below) replaces it.
   rmSync(join(settings.DATA_DIR, 'result-log', 'leaves'), { force: true });
-  const resultLog = settings.RESULT_LOG === 'on' ? await startResultLog(store, keyring, { checkpointIntervalMs: settings.LOG_CHECKPOINT_INTERVAL_MS, log, leafStore: join(settings.DATA_DIR, 'result-log', 'store') }) : undefined;
+  const resultLog = settings.RESULT_LOG === 'on' ? await startResultLog(store, keyring, { checkpointIntervalMs: settings.LOG_CHECKPOINT_INTERVAL_MS, log, leafStore: join(settings.DATA_DIR, 'result-log', 'store'), witnesses: settings.LOG_WITNESSES }) : undefined;
   const deps: HttpDeps = {
     store,
     keyring,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { freeRoute, type FreeResponse, type FreeRoute, type ServiceDeps } from '../kernel/operation.ts';
-import type { ResultLogReader } from '../kernel/result-log-port.ts';
+import type { ResultLogReader, SignedCheckpoint } from '../kernel/result-log-port.ts';
 import { parseTilePath, TILE_WIDTH } from '../transparency/tlog-tiles.ts';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
@@ -20,6 +20,8 @@ const leafIndex = z
 const checkpointSchema = z.object({ origin: z.string(), tree_size: z.number().int(), root_hash: hex64, issued_at: z.number().int(), key_id: z.string(), note: z.string() });
 /** The verification bundle's format name: what the offline verifiers read. */
 export const BUNDLE_FORMAT = 'attestation-result-bundle/v1';
+
+const witnessStatusSchema = z.object({ name: z.string(), submission_url: z.string(), cosigned_size: z.number().int().nullable(), problem: z.string().optional() });
 
 const leafSchema = z.object({ key_family: z.string(), key_id: z.string(), sha256: hex64 });
 
@@ -43,6 +45,11 @@ function latestOrWait(log: ResultLogReader) {
   const latest = log.latestCheckpoint();
   if (!latest) throw new LogAnswer(404, 'no_checkpoint_yet', 'no checkpoint has been issued yet: the first one follows the first signed result within seconds');
   return latest;
+}
+
+/** The checkpoint's note with the cosignature lines of the witnesses that cosigned its tree (a signed note holds any number of signatures). */
+function cosignedNote(log: ResultLogReader, checkpoint: SignedCheckpoint): string {
+  return checkpoint.note + log.witnessCosignatures(checkpoint.tree_size).join('');
 }
 
 /** Turns a LogAnswer into its status and body; anything else stays an error. */
@@ -69,10 +76,13 @@ export const transparencyRoutes: FreeRoute[] = [
     family: 'service',
     summary: 'The latest signed checkpoint of the result log (C2SP tlog-checkpoint, text/plain).',
     description:
-      'A C2SP signed note: origin, tree size and base64 root hash, signed by the log key (Ed25519 note signature) and with a timestamped cosignature/v1 line by the same key that binds it to a time. Verify with the public key at /v1/log/public-key.',
+      'A C2SP signed note: origin, tree size and base64 root hash, signed by the log key (Ed25519 note signature) and with a timestamped cosignature/v1 line by the same key that binds it to a time. Verify with the public key at /v1/log/public-key. Followed by the cosignatures of the witnesses (C2SP tlog-witness) that cosigned this tree, when the service has witnesses (GET /v1/log lists them).',
     output: z.string(),
     produces: 'text/plain; charset=utf-8',
-    handle: answering(async (_input, deps) => ({ text: latestOrWait(logOf(deps)).note, contentType: 'text/plain; charset=utf-8', headers: { 'Cache-Control': 'no-cache' } })),
+    handle: answering(async (_input, deps) => {
+      const log = logOf(deps);
+      return { text: cosignedNote(log, latestOrWait(log)), contentType: 'text/plain; charset=utf-8', headers: { 'Cache-Control': 'no-cache' } };
+    }),
   }),
   freeRoute({
     id: 'log.info',
@@ -80,8 +90,8 @@ export const transparencyRoutes: FreeRoute[] = [
     path: '/v1/log',
     family: 'service',
     summary: 'The result log: its size, its latest checkpoint as JSON, and where its proofs are.',
-    description: 'Every signed result of the service is a leaf of one RFC 6962 Merkle tree; this route says how large it is and what the last checkpoint signed, where its proofs are, the prefix of its C2SP tlog-tiles API (tlog_tiles), and why the log has paused folding results when it has (its disk is full).',
-    output: z.object({ size: z.number().int(), paused: z.string().optional(), leaf_format: z.string(), checkpoint: checkpointSchema.nullable(), public_key: z.string(), proofs: z.record(z.string(), z.string()), tlog_tiles: z.string() }),
+    description: 'Every signed result of the service is a leaf of one RFC 6962 Merkle tree; this route says how large it is and what the last checkpoint signed, where its proofs are, the prefix of its C2SP tlog-tiles API (tlog_tiles), the witnesses that cosign its checkpoints (C2SP tlog-witness) with the largest tree each cosigned, and why the log has paused folding results when it has (its disk is full).',
+    output: z.object({ size: z.number().int(), paused: z.string().optional(), leaf_format: z.string(), checkpoint: checkpointSchema.nullable(), public_key: z.string(), proofs: z.record(z.string(), z.string()), tlog_tiles: z.string(), witnesses: z.array(witnessStatusSchema) }),
     handle: answering(async (_input, deps) => {
       const log = logOf(deps);
       const paused = log.pausedBecause();
@@ -94,6 +104,7 @@ export const transparencyRoutes: FreeRoute[] = [
           public_key: `${deps.baseUrl}/v1/log/public-key`,
           proofs: { inclusion: `${deps.baseUrl}/v1/log/proof/inclusion?sha256={sha256}`, consistency: `${deps.baseUrl}/v1/log/proof/consistency?first={size}&second={size}` },
           tlog_tiles: `${deps.baseUrl}/v1/log`,
+          witnesses: log.witnessStatus(),
         },
       };
     }),
@@ -192,7 +203,7 @@ export const transparencyRoutes: FreeRoute[] = [
           result,
           signing_key: familyKey ? { family: familyKey.family, algorithm: 'Ed25519', public_key: familyKey.publicKeyHex, key_id: familyKey.keyId } : null,
           inclusion: inclusion ?? null,
-          checkpoint: checkpoint?.note ?? null,
+          checkpoint: checkpoint ? cosignedNote(log, checkpoint) : null,
           log_key: { origin: checkpoint?.origin ?? null, algorithm: 'Ed25519', public_key: logKey.publicKeyHex, key_id: logKey.keyId },
           ...(inclusion ? {} : { pending: 'no checkpoint covers this result yet: fetch the bundle again in a few seconds' }),
         },

@@ -47,6 +47,16 @@ export type TileRef = {
   width: number;
 };
 
+/** A witness of the result log's checkpoints (C2SP tlog-witness), as GET /v1/log shows it. */
+export type WitnessStatus = {
+  name: string;
+  submission_url: string;
+  /** The largest tree size this witness cosigned for the service since the service started. */
+  cosigned_size: number | null;
+  /** Why the last submission gave no cosignature, while that is the latest news from it. */
+  problem?: string;
+};
+
 /** A signed result as the log's event holds it. */
 export type LoggedResult = {
   leaf_index: number;
@@ -78,6 +88,9 @@ export interface ResultLogReader {
   holdsAt(leafIndex: number, sha256: string): boolean;
   /** Throws RangeError unless 1 <= first <= second <= size(). */
   consistency(first: number, second: number): ConsistencyAnswer;
+  /** The verified witness cosignature lines (each ending in a newline) for the tree of this size, to append to its checkpoint's note. */
+  witnessCosignatures(treeSize: number): string[];
+  witnessStatus(): WitnessStatus[];
   /** The bytes of a tile or entry bundle of the latest checkpoint's tree (or an earlier size of it); undefined when that tree does not hold it. */
   tile(tile: TileRef): Buffer | undefined;
 }

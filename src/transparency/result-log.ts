@@ -12,6 +12,8 @@ import { entryBundleBytes, tileBytes, tileSpan, treeHolds } from './tlog-tiles.t
 import { leafHash } from '../signing/rfc6962-merkle.ts';
 import type { ResultLogReader, TileRef } from '../kernel/result-log-port.ts';
 import { LeafStore } from './leaf-store.ts';
+import { startWitnessing } from './tlog-witness.ts';
+import type { Witness } from './witness-list.ts';
 import { eventId } from '../events/event-ids.ts';
 import { dataMembers } from '../events/unparsed-event-data.ts';
 
@@ -21,6 +23,8 @@ export interface ResultLog extends ResultLogReader {
   latestCheckpoint(): CheckpointIssued | undefined;
   /** Signs and records a checkpoint of the current tree now, if it grew since the last one. */
   issueCheckpoint(): Promise<CheckpointIssued | undefined>;
+  /** Resolves once no checkpoint is on its way to a witness. */
+  witnessesSettled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -73,6 +77,9 @@ export async function startResultLog(
     leafStore?: string;
     /** While the store cannot commit: see UncommittedBound. */
     uncommitted?: Partial<UncommittedBound>;
+    /** Asked to cosign each checkpoint (tlog-witness.ts). */
+    witnesses?: readonly Witness[];
+    witnessTimeoutMs?: number;
   },
 ): Promise<ResultLog> {
   const catchUpLag = options.catchUpLagEvents ?? CATCH_UP_LAG_EVENTS;
@@ -286,6 +293,14 @@ export async function startResultLog(
     return tileBytes({ ...ref, level: ref.level }, (level, index) => tree.completeSubtree(level, index));
   }
 
+  const witnessing = startWitnessing(options.witnesses ?? [], {
+    consistencyProof: (first, second) => tree.consistencyProof(first, second),
+    log: options.log,
+    ...(options.witnessTimeoutMs ? { timeoutMs: options.witnessTimeoutMs } : {}),
+  });
+  // The checkpoint a start finds is the one served until the next: its cosignatures are asked for again.
+  if (latest && latest.checkpoint.tree_size <= tree.size) witnessing.submit(latest.checkpoint);
+
   let issuing: Promise<CheckpointIssued | undefined> | undefined;
   const firstByKey = new Map<string, CheckpointIssued>();
   async function issue(): Promise<CheckpointIssued | undefined> {
@@ -297,6 +312,7 @@ export async function startResultLog(
     const checkpoint: CheckpointIssued = { origin, tree_size: size, root_hash: rootHash, issued_at: issuedAt, key_id: signer.keyId, note: signCheckpoint(signer, origin, size, rootHash, issuedAt) };
     const appended = await store.appendToStream(RESULT_LOG_STREAM, [{ id: checkpointEventId(origin, size), type: CHECKPOINT_ISSUED, data: checkpoint }], { expectedRevision: latest?.revision ?? 'no_stream' });
     latest = { checkpoint, revision: appended.nextExpectedRevision };
+    witnessing.submit(checkpoint);
     return checkpoint;
   }
   const issueOnce = () => (issuing ??= issue().finally(() => (issuing = undefined)));
@@ -329,6 +345,9 @@ export async function startResultLog(
       return { first, second, first_root: hex(tree.root(first)), second_root: hex(tree.root(second)), path: tree.consistencyProof(first, second).map(hex) };
     },
     tile,
+    witnessCosignatures: (treeSize) => witnessing.cosignatures(treeSize),
+    witnessStatus: () => witnessing.status(),
+    witnessesSettled: () => witnessing.settled(),
     issueCheckpoint: issueOnce,
     async firstCheckpointSignedBy(keyId) {
       const known = firstByKey.get(keyId);
@@ -355,6 +374,7 @@ export async function startResultLog(
     pausedBecause: () => paused,
     async stop() {
       clearInterval(timer);
+      witnessing.stop();
       clearInterval(roomCheck);
       stopped = true;
       generation++;
