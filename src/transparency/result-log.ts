@@ -163,6 +163,23 @@ export async function startResultLog(
       }
   }
 
+  const witnessing = startWitnessing(options.witnesses ?? [], {
+    consistencyProof: (first, second) => tree.consistencyProof(first, second),
+    log: options.log,
+    ...(options.witnessTimeoutMs ? { timeoutMs: options.witnessTimeoutMs } : {}),
+  });
+  /**
+   * The checkpoint a start finds is served until the next one: its cosignatures are asked for
+   * again once the tree it signs is folded (a witness's 409 asks for a proof from its size).
+   */
+  let latestWitnessed = false;
+  function witnessLatestOnce(): void {
+    if (!latest || latestWitnessed || tree.size < latest.checkpoint.tree_size) return;
+    latestWitnessed = true;
+    witnessing.submit(latest.checkpoint);
+  }
+  witnessLatestOnce();
+
   /** Bumped when folding pauses: deliveries of the subscription before are ignored. */
   let generation = 0;
   let subscription = foldFrom(storedUpTo);
@@ -180,7 +197,10 @@ export async function startResultLog(
         if (mine !== generation) return;
         fold(event);
         // The folded tree reaches the last signed checkpoint: it must give the same root.
-        if (latest && tree.size === latest.checkpoint.tree_size) checkAgainstLatest();
+        if (latest && tree.size === latest.checkpoint.tree_size) {
+          checkAgainstLatest();
+          witnessLatestOnce();
+        }
         advanced(event.position);
         if (leaves.commitsFailing && leaves.uncommitted >= bound.leaves)
           pauseFolding().catch((err: Error) => options.log.error({ error: err.message }, 'result log: pausing failed'));
@@ -293,14 +313,6 @@ export async function startResultLog(
     return tileBytes({ ...ref, level: ref.level }, (level, index) => tree.completeSubtree(level, index));
   }
 
-  const witnessing = startWitnessing(options.witnesses ?? [], {
-    consistencyProof: (first, second) => tree.consistencyProof(first, second),
-    log: options.log,
-    ...(options.witnessTimeoutMs ? { timeoutMs: options.witnessTimeoutMs } : {}),
-  });
-  // The checkpoint a start finds is the one served until the next: its cosignatures are asked for again.
-  if (latest && latest.checkpoint.tree_size <= tree.size) witnessing.submit(latest.checkpoint);
-
   let issuing: Promise<CheckpointIssued | undefined> | undefined;
   const firstByKey = new Map<string, CheckpointIssued>();
   async function issue(): Promise<CheckpointIssued | undefined> {
@@ -312,6 +324,7 @@ export async function startResultLog(
     const checkpoint: CheckpointIssued = { origin, tree_size: size, root_hash: rootHash, issued_at: issuedAt, key_id: signer.keyId, note: signCheckpoint(signer, origin, size, rootHash, issuedAt) };
     const appended = await store.appendToStream(RESULT_LOG_STREAM, [{ id: checkpointEventId(origin, size), type: CHECKPOINT_ISSUED, data: checkpoint }], { expectedRevision: latest?.revision ?? 'no_stream' });
     latest = { checkpoint, revision: appended.nextExpectedRevision };
+    latestWitnessed = true;
     witnessing.submit(checkpoint);
     return checkpoint;
   }

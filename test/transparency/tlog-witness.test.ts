@@ -166,3 +166,39 @@ describe('witnessing, against witnesses that disagree or misbehave', () => {
     expect(witnessing.status()[0]).toEqual({ name: witness.name, submission_url: witness.url, cosigned_size: 26 });
   });
 });
+
+describe('the result log after a restart', () => {
+  it('asks the witnesses again for the checkpoint it finds, once its tree is folded, and serves their cosignatures', async () => {
+    const { createMemoryEventStore } = await import('../../src/events/memory-store.ts');
+    const { createKeyring } = await import('../../src/signing/keyring.ts');
+    const { startResultLog } = await import('../../src/transparency/result-log.ts');
+    const { PAYMENT_EVENT_TYPES } = await import('../../src/payments/saga/events.ts');
+    const keyring = createKeyring('tlog-witness-restart-secret-0123456789abcdef');
+    const store = createMemoryEventStore();
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} } as never;
+    let origin = '';
+    const witness = await startTestWitness({ logOrigin: () => origin, logPublicKeyHex: () => keyring.publicKey('log').publicKeyHex });
+    origin = `attestation-service/result-log/${keyring.publicKey('log').keyId}`;
+    const witnesses = (parseWitnessList(`${witness.vkey} ${witness.url}`) as { witnesses: Witness[] }).witnesses;
+    try {
+      for (let i = 0; i < 5; i++) await store.appendToStream(`payment-${i}`, [{ id: crypto.randomUUID(), type: PAYMENT_EVENT_TYPES.signed, data: { keyFamily: 'attest', keyId: 'k1', sha256: createHash('sha256').update(`r${i}`).digest('hex') } }]);
+      const first = await startResultLog(store, keyring, { checkpointIntervalMs: 60_000, log: quiet, witnesses });
+      while (first.size() < 5) await new Promise((r) => setTimeout(r, 10));
+      await first.issueCheckpoint();
+      await first.witnessesSettled();
+      expect(first.witnessCosignatures(5)).toHaveLength(1);
+      await first.stop();
+
+      const second = await startResultLog(store, keyring, { checkpointIntervalMs: 60_000, log: quiet, witnesses });
+      while (second.size() < 5) await new Promise((r) => setTimeout(r, 10));
+      await second.witnessesSettled();
+      const note = second.latestCheckpoint()!.note + second.witnessCosignatures(5).join('');
+      expect(witnessCosigns(note, witness)).toBe(true);
+      // From 0 (all it knows after a start), told 5 by the witness's 409, then the same tree again.
+      expect(witness.requests.slice(1).map((r) => [r.old, r.status])).toEqual([[0, 409], [5, 200]]);
+      await second.stop();
+    } finally {
+      await witness.close();
+    }
+  });
+});
