@@ -1,4 +1,9 @@
 import { createHash, createPublicKey, generateKeyPairSync, sign as cryptoSign, verify } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/index.ts';
 import { loadSettings } from '../../src/config.ts';
@@ -9,6 +14,9 @@ import { parseWitnessList, type Witness } from '../../src/transparency/witness-l
 import { createPayingFetch } from '../support/paying-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startTestWitness, type TestWitness } from '../support/tlog-witness-server.ts';
+import { pythonWithCryptography } from '../support/python-verifier.ts';
+
+const run = promisify(execFile);
 
 /** The witness's cosignature line in a note, checked here with node:crypto alone, as a client of the witness would. */
 function witnessCosigns(note: string, witness: TestWitness): boolean {
@@ -89,6 +97,38 @@ describe('a paid result\'s checkpoint, cosigned by a witness (C2SP tlog-witness)
     expect(info.witnesses).toEqual([{ name: witness.name, submission_url: witness.url, cosigned_size: Number(note.split('\n')[1]) }]);
     const bundle = (await (await fetch(`${service.url}/v1/log/result/${sha256}`)).json()) as { checkpoint: string };
     expect(witnessCosigns(bundle.checkpoint, witness)).toBe(true);
+
+    // Offline, the command-line verifier requires the cosignature of each witness it is given.
+    const dir = mkdtempSync(join(tmpdir(), 'witnessed-bundle-'));
+    try {
+      const file = join(dir, 'bundle.json');
+      writeFileSync(file, JSON.stringify(bundle));
+      const verifyCli = (...args: string[]) => run(process.execPath, ['verifiers/cli/verify.mjs', file, '--log-key', logKey, ...args]).then((r) => ({ code: 0, stdout: r.stdout }), (err: { code: number; stdout: string }) => err);
+      const witnessed = await verifyCli('--witness', witness.vkey);
+      expect(witnessed.code).toBe(0);
+      expect(witnessed.stdout).toMatch(new RegExp(`ok   witness ${witness.name}: cosigned the checkpoint at`));
+      const stranger = await startTestWitness({ name: 'witness.test/stranger', logOrigin: () => origin, logPublicKeyHex: () => logKey });
+      await stranger.close();
+      const unwitnessed = await verifyCli('--witness', witness.vkey, '--witness', stranger.vkey);
+      expect(unwitnessed.code).toBe(1);
+      expect(unwitnessed.stdout).toContain('FAIL witness witness.test/stranger: no cosignature of this witness on the checkpoint verifies with its key');
+      expect(unwitnessed.stdout).toMatch(/INVALID\n$/);
+
+      // The Python verifier, which shares no code with the service or the command line, agrees.
+      const python = pythonWithCryptography();
+      if (!python) console.log('Python witness check skipped: no python3 with the cryptography package (Debian: apt-get install python3-cryptography)');
+      else {
+        const verifyPython = (...args: string[]) => run(python, ['verifiers/python/verify_result.py', file, '--log-key', logKey, ...args]).then((r) => ({ code: 0, stdout: r.stdout }), (err: { code: number; stdout: string }) => err);
+        const pyWitnessed = await verifyPython('--witness', witness.vkey);
+        expect(pyWitnessed.code, pyWitnessed.stdout).toBe(0);
+        expect(pyWitnessed.stdout).toContain(`ok   witness ${witness.name}: cosigned the checkpoint at`);
+        const pyUnwitnessed = await verifyPython('--witness', stranger.vkey);
+        expect(pyUnwitnessed.code).toBe(1);
+        expect(pyUnwitnessed.stdout).toContain('FAIL witness witness.test/stranger');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('brings the witness along from the tree it cosigned to the next with a consistency proof, which it checks', async () => {

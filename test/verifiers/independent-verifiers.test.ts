@@ -9,6 +9,7 @@ import { findOperation } from '../../src/catalog/index.ts';
 import { canonicalText } from '../../src/signing/rfc8785.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { pythonWithCryptography } from '../support/python-verifier.ts';
 
 const run = promisify(execFile);
 const workDir = mkdtempSync(join(tmpdir(), 'attest-verifiers-'));
@@ -37,18 +38,6 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-/** A python3 that has `cryptography` (Debian's python3-cryptography), or undefined. */
-function pythonWithCryptography(): string | undefined {
-  for (const candidate of [process.env['PYTHON'], 'python3', '/usr/bin/python3'].filter((c): c is string => Boolean(c))) {
-    try {
-      execFileSync(candidate, ['-c', 'import cryptography'], { stdio: 'ignore' });
-      return candidate;
-    } catch {
-      // try the next one
-    }
-  }
-  return undefined;
-}
 const python = pythonWithCryptography();
 if (!python) console.log('Python verifier tests skipped: no python3 with the cryptography package (Debian: apt-get install python3-cryptography)');
 

@@ -5,8 +5,11 @@ Needs only the standard library and `cryptography` (Debian: python3-cryptography
 code with the service: its own RFC 8785 canonicalisation, RFC 6962 inclusion check and C2SP
 signed-note parsing.
 
-    python3 verify_result.py bundle.json [--signing-key HEX] [--log-key HEX]
+    python3 verify_result.py bundle.json [--signing-key HEX] [--log-key HEX] [--witness VKEY]...
     python3 verify_result.py --canonicalize input.json      # prints the RFC 8785 form
+
+Each --witness (a C2SP cosignature/v1 verifier key, <name>+<key id>+<base64 key>) requires that
+witness's cosignature on the checkpoint (C2SP tlog-witness).
 
 Exit code 0 when every step passes, 1 when one fails, 2 on bad usage.
 """
@@ -181,6 +184,37 @@ def open_checkpoint(note, public_key):
 
 # --- the bundle --------------------------------------------------------------------------
 
+def open_witness_key(vkey):
+    """A witness's verifier key: (name, key id, public key), the id checked against name and key."""
+    name, _, rest = vkey.partition("+")
+    id_hex, _, key_b64 = rest.partition("+")
+    typed = base64.b64decode(key_b64, validate=True) if key_b64 else b""
+    if not name or not re.fullmatch(r"[0-9a-f]{8}", id_hex) or len(typed) != 33 or typed[0] != 0x04:
+        raise ValueError('"%s" is not a cosignature/v1 verifier key <name>+<key id>+<base64 of 0x04 and 32 bytes>' % vkey)
+    key_id = _note_key_id(name, 0x04, typed[1:])
+    if key_id.hex() != id_hex:
+        raise ValueError("the key id of %s is %s, not %s" % (name, key_id.hex(), id_hex))
+    return name, key_id, typed[1:]
+
+
+def witness_cosigned_at(note, witness):
+    """The time of the witness's valid cosignature on the note, or None."""
+    name, key_id, public_key = witness
+    split = note.rfind("\n\n")
+    body = note[:split + 1]
+    for line in note[split + 2:].split("\n"):
+        match = re.fullmatch(r"\u2014 (\S+) ([A-Za-z0-9+/=]+)", line)
+        if not match or match.group(1) != name:
+            continue
+        payload = base64.b64decode(match.group(2))
+        if len(payload) != 76 or payload[:4] != key_id:
+            continue
+        (time,) = struct.unpack(">Q", payload[4:12])
+        if ed25519_verify(public_key, ("cosignature/v1\ntime %d\n" % time).encode("utf-8") + body.encode("utf-8"), payload[12:]):
+            return time
+    return None
+
+
 def _missing_member(bundle):
     """The first member a bundle must have and does not, or None."""
     result = bundle.get("result")
@@ -194,7 +228,7 @@ def _missing_member(bundle):
     return None
 
 
-def verify_bundle(bundle, signing_key_hex=None, log_key_hex=None):
+def verify_bundle(bundle, signing_key_hex=None, log_key_hex=None, witness_keys=()):
     steps = []
 
     def step(name, ok, detail):
@@ -232,6 +266,13 @@ def verify_bundle(bundle, signing_key_hex=None, log_key_hex=None):
         leaf = canonical_bytes({"key_family": result["key_family"], "key_id": result["key_id"], "sha256": result["sha256"]})
         root = root_from_inclusion(leaf, inclusion["leaf_index"], checkpoint["tree_size"], [bytes.fromhex(h) for h in inclusion["audit_path"]])
         step("inclusion", root == checkpoint["root_hash"], "leaf %d leads to %s; the checkpoint's root is %s" % (inclusion["leaf_index"], root, checkpoint["root_hash"]))
+        for vkey in witness_keys:
+            witness = open_witness_key(vkey)
+            at = witness_cosigned_at(bundle["checkpoint"], witness)
+            if at is None:
+                step("witness " + witness[0], False, "no cosignature of this witness on the checkpoint verifies with its key")
+            else:
+                step("witness " + witness[0], True, "cosigned the checkpoint at %s: it saw no other history of this log" % datetime.fromtimestamp(at, tz=timezone.utc).isoformat())
     except (KeyError, TypeError, ValueError) as err:
         step("error", False, str(err))
     return steps
@@ -243,6 +284,14 @@ def main(argv):
         with open(args[1], "rb") as f:
             sys.stdout.buffer.write(canonical_bytes(json.loads(f.read().decode("utf-8"))))
         return 0
+    witnesses = []
+    while "--witness" in args:
+        at = args.index("--witness")
+        if at + 1 >= len(args):
+            print("--witness takes a verifier key <name>+<key id>+<base64 key>", file=sys.stderr)
+            return 2
+        witnesses.append(args[at + 1])
+        del args[at:at + 2]
     pins = {}
     for flag in ("--signing-key", "--log-key"):
         if flag in args:
@@ -258,7 +307,7 @@ def main(argv):
         return 2
     with open(args[0], "r", encoding="utf-8") as f:
         bundle = json.load(f)
-    steps = verify_bundle(bundle, pins.get("--signing-key"), pins.get("--log-key"))
+    steps = verify_bundle(bundle, pins.get("--signing-key"), pins.get("--log-key"), witnesses)
     for name, ok, detail in steps:
         print("%s %s: %s" % ("ok  " if ok else "FAIL", name, detail))
     valid = bool(steps) and all(ok for _, ok, _ in steps)

@@ -115,6 +115,35 @@ export async function openCheckpoint(note, publicKey) {
   return { origin, treeSize: Number(sizeText), rootHash: toHex(root), issuedAt };
 }
 
+/**
+ * A witness's verifier key, `<name>+<key id hex>+<base64(0x04 || Ed25519 key)>` (C2SP signed
+ * note, cosignature/v1): its name, key id and key, the id checked against the name and key.
+ */
+export async function openWitnessKey(vkey) {
+  const [name, idHex, ...rest] = String(vkey).split('+');
+  const typed = rest.length > 0 ? fromBase64(rest.join('+')) : new Uint8Array();
+  if (!name || !/^[0-9a-f]{8}$/.test(idHex ?? '') || typed.length !== 33 || typed[0] !== 0x04) throw new Error(`"${vkey}" is not a cosignature/v1 verifier key <name>+<key id>+<base64 of 0x04 and 32 bytes>`);
+  const publicKey = typed.slice(1);
+  const keyId = toHex(await noteKeyId(name, 0x04, publicKey));
+  if (keyId !== idHex) throw new Error(`the key id of ${name} is ${keyId}, not ${idHex}`);
+  return { name, keyId, publicKey };
+}
+
+/** The time (Unix seconds) of the witness's valid cosignature on the note, or undefined when it has none. */
+export async function witnessCosignedAt(note, witness) {
+  const split = note.lastIndexOf('\n\n');
+  const body = note.slice(0, split + 1);
+  for (const line of note.slice(split + 2).split('\n')) {
+    const match = /^\u2014 (\S+) ([A-Za-z0-9+/=]+)$/u.exec(line);
+    if (!match || match[1] !== witness.name) continue;
+    const payload = fromBase64(match[2]);
+    if (payload.length !== 76 || toHex(payload.slice(0, 4)) !== witness.keyId) continue;
+    const time = Number(new DataView(payload.buffer, payload.byteOffset + 4, 8).getBigUint64(0));
+    if (await ed25519Verify(witness.publicKey, encoder.encode(`cosignature/v1\ntime ${time}\n${body}`), payload.slice(12))) return time;
+  }
+  return undefined;
+}
+
 /** The first member a bundle must have and does not, as `result.sha256` (text, a JSON object for `record`), or undefined. */
 function missingMember(bundle) {
   const result = bundle.result;
@@ -159,6 +188,11 @@ export async function verifyBundle(bundle, trusted = {}) {
     const leaf = { key_family: result.key_family, key_id: result.key_id, sha256: result.sha256 };
     const root = await rootFromInclusion(encoder.encode(canonicalize(leaf)), inclusion.leaf_index, checkpoint.treeSize, inclusion.audit_path.map(fromHex));
     step('inclusion', root === checkpoint.rootHash, `leaf ${inclusion.leaf_index} {key_family, key_id, sha256} and ${inclusion.audit_path.length} proof hashes lead to ${root ?? 'no root'}; the checkpoint's root is ${checkpoint.rootHash}`);
+    for (const vkey of trusted.witnesses ?? []) {
+      const witness = await openWitnessKey(vkey);
+      const at = await witnessCosignedAt(bundle.checkpoint, witness);
+      step(`witness ${witness.name}`, at !== undefined, at === undefined ? 'no cosignature of this witness on the checkpoint verifies with its key' : `cosigned the checkpoint at ${new Date(at * 1000).toISOString()}: it saw no other history of this log`);
+    }
   } catch (err) {
     step('error', false, err instanceof Error ? err.message : String(err));
   }
