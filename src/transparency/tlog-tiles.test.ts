@@ -9,6 +9,8 @@ import { createKeyring } from '../signing/keyring.ts';
 import type { EventStore } from '../events/port.ts';
 import { startResultLog } from './result-log.ts';
 import { parseTilePath, readEntryBundle, tilePath, type TileRef } from './tlog-tiles.ts';
+// RFC 6962 written out apart from the service's tree, to check the tiles against.
+import { plainLeafHash, plainTreeHash } from '../../test/support/result-log-client.ts';
 
 describe('tile paths (C2SP tlog-tiles)', () => {
   it('reads and writes the one spelling the specification gives', () => {
@@ -31,14 +33,6 @@ describe('tile paths (C2SP tlog-tiles)', () => {
   });
 });
 
-// An independent reading of RFC 6962 section 2.1, written out plainly, to check the tiles against.
-const sha256 = (...parts: Uint8Array[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
-function mth(leafHashes: Buffer[]): Buffer {
-  if (leafHashes.length === 1) return leafHashes[0]!;
-  let k = 1;
-  while (k * 2 < leafHashes.length) k *= 2;
-  return sha256(Uint8Array.of(1), mth(leafHashes.slice(0, k)), mth(leafHashes.slice(k)));
-}
 const hashesOf = (tile: Buffer) => Array.from({ length: tile.length / 32 }, (_, i) => tile.subarray(i * 32, (i + 1) * 32));
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} } as never;
@@ -72,17 +66,17 @@ describe('the result log as tiles', () => {
     const level0 = [...Array.from({ length: 273 }, (_, n) => log.tile({ level: 0, index: n, width: 256 })!), log.tile({ level: 0, index: 273, width: 112 })!];
     const leafHashes = level0.flatMap(hashesOf);
     expect(leafHashes).toHaveLength(70_000);
-    expect(mth(leafHashes).toString('hex')).toBe(checkpoint.root_hash);
+    expect(plainTreeHash(leafHashes).toString('hex')).toBe(checkpoint.root_hash);
 
     const level1 = [...hashesOf(log.tile({ level: 1, index: 0, width: 256 })!), ...hashesOf(log.tile({ level: 1, index: 1, width: 17 })!)];
-    expect(level1.map((h) => h.toString('hex'))).toEqual(Array.from({ length: 273 }, (_, i) => mth(leafHashes.slice(i * 256, (i + 1) * 256)).toString('hex')));
-    expect(log.tile({ level: 2, index: 0, width: 1 })!.toString('hex')).toBe(mth(leafHashes.slice(0, 65_536)).toString('hex'));
+    expect(level1.map((h) => h.toString('hex'))).toEqual(Array.from({ length: 273 }, (_, i) => plainTreeHash(leafHashes.slice(i * 256, (i + 1) * 256)).toString('hex')));
+    expect(log.tile({ level: 2, index: 0, width: 1 })!.toString('hex')).toBe(plainTreeHash(leafHashes.slice(0, 65_536)).toString('hex'));
 
     // Each entry is the leaf's RFC 8785 bytes, and hashes to its leaf hash.
     const bundle = readEntryBundle(log.tile({ level: 'entries', index: 273, width: 112 })!);
     expect(bundle).toHaveLength(112);
     expect(JSON.parse(bundle[111]!.toString('utf8'))).toEqual({ key_family: 'attest', key_id: 'k1', sha256: digests[69_999] });
-    bundle.forEach((entry, i) => expect(sha256(Uint8Array.of(0), entry).equals(leafHashes[273 * 256 + i]!)).toBe(true));
+    bundle.forEach((entry, i) => expect(plainLeafHash(entry).equals(leafHashes[273 * 256 + i]!)).toBe(true));
 
     // A partial tile of an earlier size is the same bytes as the head of the full one.
     expect(log.tile({ level: 0, index: 5, width: 3 })!.equals(level0[5]!.subarray(0, 96))).toBe(true);
@@ -113,10 +107,10 @@ describe('the tiles of a log kept on disk', () => {
       // Leaves 256 .. 599: committed ones and new ones in one tile and one bundle.
       const tiles = [log.tile({ level: 0, index: 0, width: 256 })!, log.tile({ level: 0, index: 1, width: 256 })!, log.tile({ level: 0, index: 2, width: 88 })!];
       const leafHashes = tiles.flatMap(hashesOf);
-      expect(mth(leafHashes).toString('hex')).toBe(checkpoint.root_hash);
+      expect(plainTreeHash(leafHashes).toString('hex')).toBe(checkpoint.root_hash);
       const entries = readEntryBundle(log.tile({ level: 'entries', index: 1, width: 256 })!);
-      entries.forEach((entry, i) => expect(sha256(Uint8Array.of(0), entry).equals(leafHashes[256 + i]!), `leaf ${256 + i}`).toBe(true));
-      expect(log.tile({ level: 1, index: 0, width: 2 })!.equals(Buffer.concat([mth(leafHashes.slice(0, 256)), mth(leafHashes.slice(256, 512))]))).toBe(true);
+      entries.forEach((entry, i) => expect(plainLeafHash(entry).equals(leafHashes[256 + i]!), `leaf ${256 + i}`).toBe(true));
+      expect(log.tile({ level: 1, index: 0, width: 2 })!.equals(Buffer.concat([plainTreeHash(leafHashes.slice(0, 256)), plainTreeHash(leafHashes.slice(256, 512))]))).toBe(true);
       await log.stop();
     } finally {
       await rm(dir, { recursive: true, force: true });

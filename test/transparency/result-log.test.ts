@@ -15,9 +15,9 @@ import type { JsonObject } from '../../src/signing/rfc8785.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { fetchQuote, signPayment } from '../support/x402-payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { checkpointCovering as checkpointCoveringOf, paidUptimeResult } from '../support/result-log-client.ts';
 
 const run = promisify(execFile);
-const uptime = findOperation('mcp.verify.uptime')!;
 const workDir = mkdtempSync(join(tmpdir(), 'attest-bundles-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
@@ -28,29 +28,14 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
-async function paidResult(target: string): Promise<{ sha256: string; leafIndex: number }> {
-  const res = await pay(`${service.url}${uptime.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...(uptime.example as object), target }) });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { sha256: string };
-  return { sha256: body.sha256, leafIndex: Number(res.headers.get('x-log-leaf-index')) };
-}
 
 const getJson = async <T>(path: string): Promise<{ status: number; body: T }> => {
   const res = await fetch(`${service.url}${path}`);
   return { status: res.status, body: (await res.json()) as T };
 };
 
-async function checkpointCovering(size: number): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${service.url}/v1/log/checkpoint`);
-    if (res.status === 200) {
-      const note = await res.text();
-      if (Number(note.split('\n')[1]) >= size) return note;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no checkpoint of ${size} leaves`);
-}
+const checkpointCovering = (size: number) => checkpointCoveringOf(service.url, size);
+const paidResult = (target: string) => paidUptimeResult(service.url, pay, target);
 
 const logKey = async () => (await getJson<{ publicKey: string }>('/v1/log/public-key')).body.publicKey;
 const flip = (hex: string) => `${hex.slice(0, -1)}${hex.endsWith('0') ? '1' : '0'}`;

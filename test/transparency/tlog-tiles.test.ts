@@ -1,49 +1,24 @@
-import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/index.ts';
 import { openCheckpoint } from '../../src/transparency/c2sp-checkpoint.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { checkpointCovering, paidUptimeResult, plainLeafHash, plainTreeHash } from '../support/result-log-client.ts';
 
 /**
  * A monitor of the result log as C2SP tlog-tiles describes one: it reads the checkpoint, then
  * only static tiles and entry bundles, and computes the root itself with RFC 6962's hashing,
  * written out here independently of the service's tree.
  */
-const uptime = findOperation('mcp.verify.uptime')!;
 const pay = createPayingFetch();
+const paidResult = async (target: string) => (await paidUptimeResult(service.url, pay, target)).sha256;
 let service: TestService;
 beforeAll(async () => {
   service = await startTestService({ LOG_CHECKPOINT_INTERVAL_MS: '100' });
 });
 afterAll(() => service.stop());
 
-const sha256 = (...parts: Uint8Array[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
-function mth(leafHashes: Buffer[]): Buffer {
-  if (leafHashes.length === 1) return leafHashes[0]!;
-  let k = 1;
-  while (k * 2 < leafHashes.length) k *= 2;
-  return sha256(Uint8Array.of(1), mth(leafHashes.slice(0, k)), mth(leafHashes.slice(k)));
-}
 
-async function paidResult(target: string): Promise<string> {
-  const res = await pay(`${service.url}${uptime.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...(uptime.example as object), target }) });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { sha256: string }).sha256;
-}
-
-async function checkpointCovering(size: number): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${service.url}/v1/log/checkpoint`);
-    if (res.status === 200) {
-      const note = await res.text();
-      if (Number(note.split('\n')[1]) >= size) return note;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no checkpoint of ${size} leaves`);
-}
 
 /** The raw answer, without fetch's transparent decompression: what went over the wire. */
 function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
@@ -69,7 +44,7 @@ describe('the result log over C2SP tlog-tiles (prefix /v1/log)', () => {
     const results = [await paidResult('https://a.example/mcp'), await paidResult('https://b.example/mcp'), await paidResult('https://c.example/mcp')];
     const info = (await (await fetch(`${service.url}/v1/log`)).json()) as { tlog_tiles: string };
     expect(info.tlog_tiles).toBe(`${service.url}/v1/log`);
-    const note = await checkpointCovering(3);
+    const note = await checkpointCovering(service.url, 3);
     const logKey = ((await (await fetch(`${service.url}/v1/log/public-key`)).json()) as { publicKey: string }).publicKey;
     const opened = openCheckpoint(note, note.split('\n')[0]!, logKey);
     if (!opened.valid) throw new Error(opened.reason);
@@ -82,20 +57,20 @@ describe('the result log over C2SP tlog-tiles (prefix /v1/log)', () => {
     const tileBytes = Buffer.from(await tile.arrayBuffer());
     const leafHashes = Array.from({ length: size }, (_, i) => tileBytes.subarray(i * 32, (i + 1) * 32));
     expect(tileBytes).toHaveLength(32 * size);
-    expect(mth(leafHashes).toString('hex')).toBe(opened.checkpoint.rootHash);
+    expect(plainTreeHash(leafHashes).toString('hex')).toBe(opened.checkpoint.rootHash);
 
     const bundle = await rawGet(`/v1/log/tile/entries/000.p/${size}`, { 'accept-encoding': 'identity' });
     expect(bundle.status).toBe(200);
     expect(bundle.headers['content-encoding']).toBeUndefined();
     const entries = entriesOf(bundle.body);
     expect(entries).toHaveLength(size);
-    entries.forEach((entry, i) => expect(sha256(Uint8Array.of(0), entry).equals(leafHashes[i]!)).toBe(true));
+    entries.forEach((entry, i) => expect(plainLeafHash(entry).equals(leafHashes[i]!)).toBe(true));
     const leaves = entries.map((entry) => JSON.parse(entry.toString('utf8')) as { key_family: string; sha256: string });
     for (const result of results) expect(leaves).toContainEqual(expect.objectContaining({ key_family: 'uptime', sha256: result }));
   });
 
   it('gzips an entry bundle for a client that accepts gzip, and the bytes are the same', async () => {
-    const size = Number((await checkpointCovering(1)).split('\n')[1]);
+    const size = Number((await checkpointCovering(service.url, 1)).split('\n')[1]);
     const plain = await rawGet(`/v1/log/tile/entries/000.p/${size}`, { 'accept-encoding': 'identity' });
     const gzipped = await rawGet(`/v1/log/tile/entries/000.p/${size}`, { 'accept-encoding': 'gzip, identity' });
     expect(gzipped.headers['content-encoding']).toBe('gzip');
@@ -105,7 +80,7 @@ describe('the result log over C2SP tlog-tiles (prefix /v1/log)', () => {
   });
 
   it('answers 422 for a path that names no tile, and 404 for a tile the signed tree does not hold yet', async () => {
-    const size = Number((await checkpointCovering(1)).split('\n')[1]);
+    const size = Number((await checkpointCovering(service.url, 1)).split('\n')[1]);
     for (const path of ['0/1', '0/000.p/256', '00/000', 'entries/000.p/0']) {
       const res = await fetch(`${service.url}/v1/log/tile/${path}`);
       expect(res.status, path).toBe(422);

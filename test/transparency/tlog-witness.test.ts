@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/index.ts';
 import { loadSettings } from '../../src/config.ts';
 import { openCheckpoint, signCheckpoint, type NoteSigner } from '../../src/transparency/c2sp-checkpoint.ts';
 import { MerkleLog } from '../../src/transparency/merkle-log.ts';
@@ -15,6 +14,7 @@ import { createPayingFetch } from '../support/paying-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startTestWitness, type TestWitness } from '../support/tlog-witness-server.ts';
 import { pythonWithCryptography } from '../support/python-verifier.ts';
+import { checkpointCovering, paidUptimeResult } from '../support/result-log-client.ts';
 
 const run = promisify(execFile);
 
@@ -54,8 +54,8 @@ describe('the witness list (LOG_WITNESSES)', () => {
 });
 
 describe('a paid result\'s checkpoint, cosigned by a witness (C2SP tlog-witness)', () => {
-  const uptime = findOperation('mcp.verify.uptime')!;
   const pay = createPayingFetch();
+  const paidResult = async (target: string) => (await paidUptimeResult(service.url, pay, target)).sha256;
   let service: TestService;
   let witness: TestWitness;
   let origin = '';
@@ -72,21 +72,8 @@ describe('a paid result\'s checkpoint, cosigned by a witness (C2SP tlog-witness)
     await witness.close();
   });
 
-  async function paidResult(target: string): Promise<string> {
-    const res = await pay(`${service.url}${uptime.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...(uptime.example as object), target }) });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { sha256: string }).sha256;
-  }
 
-  async function cosignedCheckpoint(size: number): Promise<string> {
-    for (let i = 0; i < 200; i++) {
-      const res = await fetch(`${service.url}/v1/log/checkpoint`);
-      const note = res.status === 200 ? await res.text() : '';
-      if (Number(note.split('\n')[1]) >= size && note.includes(`\u2014 ${witness.name} `)) return note;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no checkpoint of ${size} leaves cosigned by the witness`);
-  }
+  const cosignedCheckpoint = (size: number) => checkpointCovering(service.url, size, `\u2014 ${witness.name} `);
 
   it('serves the checkpoint with the witness\'s cosignature, which verifies with the witness key, beside the log\'s own', async () => {
     const sha256 = await paidResult('https://a.example/mcp');
