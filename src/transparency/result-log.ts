@@ -11,7 +11,7 @@ import { resultLeafBytes, resultLeafHash, type ResultLeaf } from './result-leaf.
 import { entryBundleBytes, tileBytes, tileSpan, treeHolds } from './tlog-tiles.ts';
 import { leafHash } from '../signing/rfc6962-merkle.ts';
 import type { ResultLogReader, TileRef } from '../kernel/result-log-port.ts';
-import { LeafStore } from './leaf-store.ts';
+import { LeafStore, type StoredLeaf } from './leaf-store.ts';
 import { startWitnessing } from './tlog-witness.ts';
 import type { Witness } from './witness-list.ts';
 import { eventId } from '../events/event-ids.ts';
@@ -283,9 +283,7 @@ export async function startResultLog(
   }
 
   function leafAt(index: number): ResultLeaf {
-    const leaf = leaves.leafAt(index);
-    const [key_family, key_id] = leaf.key.split(' ') as [string, string];
-    return { key_family, key_id, sha256: hex(leaf.sha256) };
+    return resultLeafOf(leaves.leafAt(index));
   }
 
   /** Leaves first .. first+count-1, the committed ones read from the store together. */
@@ -294,8 +292,7 @@ export async function startResultLog(
     const read = committed > 0 ? leaves.leavesFrom(first, committed) : [];
     const range: ResultLeaf[] = read.map((leaf, i) => {
       if (!leaf) throw new Error(`leaf ${first + i} of the result log's store is damaged: run the audit`);
-      const [key_family, key_id] = leaf.key.split(' ') as [string, string];
-      return { key_family, key_id, sha256: hex(leaf.sha256) };
+      return resultLeafOf(leaf);
     });
     for (let index = first + committed; index < first + count; index++) range.push(leafAt(index));
     return range;
@@ -397,6 +394,12 @@ export async function startResultLog(
       waiters.clear();
     },
   };
+}
+
+/** A stored leaf as the leaf the tree commits to: its key is `${keyFamily} ${keyId}`. */
+function resultLeafOf(leaf: StoredLeaf): ResultLeaf {
+  const [key_family, key_id] = leaf.key.split(' ') as [string, string];
+  return { key_family, key_id, sha256: hex(leaf.sha256) };
 }
 
 /** The store at `dir`; one that cannot be opened (damaged) is deleted and the log folded again into a new one. */
