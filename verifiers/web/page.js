@@ -17,6 +17,7 @@ async function check() {
   const logKey = $('log-key').value.trim();
   if (signingKey) trusted.signingKey = signingKey;
   if (logKey) trusted.logKey = logKey;
+  trusted.witnesses = $('witnesses').value.split('\n').map((line) => line.trim()).filter(Boolean);
   const report = await verifyBundle(bundle, trusted);
   show(report.valid, report.steps);
 }
