@@ -164,4 +164,35 @@ describe('free verify routes', () => {
     });
     expect(await res.json()).toMatchObject({ valid: true });
   });
+
+  describe('a verifier who posts the paid answer as it came is told what to send instead', () => {
+    async function postAnswer(path: string, answer: JsonObject) {
+      const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) });
+      return { status: res.status, issues: ((await res.json()) as { issues: { path: string; message: string }[] }).issues };
+    }
+
+    it('names the answer member of each parameter of a field-by-field route', async () => {
+      const f = fixtures['/v1/veritrack/verify']!;
+      const s = seal(keyring, f.keyFamily, f.record);
+      const { status, issues } = await postAnswer('/v1/veritrack/verify', { ...f.record, sha256: s.sha256, ed25519Sig: s.ed25519Sig, keyId: s.keyId });
+      expect(status).toBe(422);
+      expect(issues).toEqual(
+        expect.arrayContaining([
+          { path: 'attested_at', message: "is required: the record's attestedAt, as digits" },
+          { path: 'claim', message: 'must be JSON text (the value as JSON.stringify writes it), as in a query string' },
+          { path: 'signature', message: "is required: the answer's ed25519Sig" },
+        ]),
+      );
+    });
+
+    it('names the signed member a body route takes, and asks for its JSON text', async () => {
+      const f = fixtures['/v1/mcp/verify/uptime/recheck']!;
+      const s = seal(keyring, f.keyFamily, f.record);
+      const asAnswered = await postAnswer('/v1/mcp/verify/uptime/recheck', { evidenceCore: f.record, sha256: s.sha256, ed25519Sig: s.ed25519Sig });
+      expect(asAnswered.issues).toContainEqual({ path: 'body', message: "is required: the signed record (the answer's evidenceCore, sealed, receipt or verdictCore), as JSON text" });
+      const asValue = await postAnswer('/v1/mcp/verify/uptime/recheck', { body: f.record, sha256: s.sha256, signature: s.ed25519Sig });
+      expect(asValue.status).toBe(422);
+      expect(asValue.issues).toEqual([{ path: 'body', message: 'must be JSON text (the value as JSON.stringify writes it), as in a query string' }]);
+    });
+  });
 });

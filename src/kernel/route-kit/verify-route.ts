@@ -9,21 +9,35 @@ import { MAX_JSON_DEPTH } from '../json.ts';
 import { freeRoute, type Family, type FreeRoute, type HttpMethod } from '../operation.ts';
 import { isJsonObject } from '../json.ts';
 
+/**
+ * A parameter arrives as text. Its wording when it is missing or not text says what to send:
+ * a verifier who posts the paid answer as it came sends `ed25519Sig`, `attestedAt` and JSON
+ * values, where the parameters are `signature`, `attested_at` and JSON text.
+ */
+function textParam(whenMissing: string, whenNotText: string) {
+  return z.string({ error: (issue) => (issue.input === undefined ? whenMissing : typeof issue.input === 'string' ? undefined : whenNotText) });
+}
+
+const AS_IN_A_QUERY = 'as in a query string';
+const jsonTextParam = (whenMissing: string) => textParam(whenMissing, `must be JSON text (the value as JSON.stringify writes it), ${AS_IN_A_QUERY}`);
+
 /** Query-parameter building blocks: every verify parameter arrives as text. */
 export const param = {
-  text: () => z.string(),
+  text: () => textParam('is required', `must be text, ${AS_IN_A_QUERY}`),
   optionalText: () => z.string().default(''),
-  /** As RFC 8785 writes an integer: no leading zero, no plus sign, within +-(2^53 - 1), so one record has one spelling. */
-  integer: () =>
-    z
-      .string()
+  /**
+   * The record's time stamp (`member`), as RFC 8785 writes an integer: no leading zero, no plus
+   * sign, within +-(2^53 - 1), so one record has one spelling.
+   */
+  integer: (member: string) =>
+    textParam(`is required: the record's ${member}, as digits`, `must be text: the digits of the record's ${member}, ${AS_IN_A_QUERY}`)
       .regex(/^(?:0|-?[1-9]\d{0,15})$/, 'must be an integer written without leading zeros')
       .refine((text) => Number.isSafeInteger(Number(text)), 'must be an integer within +-(2^53 - 1)'),
-  /** JSON carried as text; parsed by the route so that a tampered value fails the check, not the request. */
-  json: () => z.string(),
-  optionalJson: (fallback: string) => z.string().default(fallback),
-  sha256: () => z.string(),
-  signature: () => z.string(),
+  /** JSON carried as text (`what` it is); parsed by the route so that a tampered value fails the check, not the request. */
+  json: (what: string) => jsonTextParam(`is required: ${what}, as JSON text`),
+  optionalJson: (fallback: string) => jsonTextParam('is required').default(fallback),
+  sha256: () => textParam("is required: the answer's sha256", `must be text, ${AS_IN_A_QUERY}`),
+  signature: () => textParam("is required: the answer's ed25519Sig", `must be text, ${AS_IN_A_QUERY}`),
 };
 
 export const verifyResultSchema = z.object({
@@ -141,7 +155,7 @@ export function onlyKinds(...kinds: string[]): (params: unknown, record: JsonVal
 }
 
 /** The rule of the "body" verify routes: the record itself, as JSON text. */
-export const bodyVerifyParams = { body: param.json() };
+export const bodyVerifyParams = { body: param.json("the signed record (the answer's evidenceCore, sealed, receipt or verdictCore)") };
 export const rebuildFromBody = (p: { body: string }): JsonValue => parseJsonParam('body', p.body);
 
 /** The members of a verify answer that name the key that made the signature. */

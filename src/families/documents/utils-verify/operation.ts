@@ -12,8 +12,8 @@ const KEY_FAMILY = 'utils';
 const utilsVerifyInput = z.object({
   kind: param.text(),
   utility: param.text(),
-  served_at: param.integer(),
-  result: param.json().describe('utility_result as JSON text'),
+  served_at: param.integer('servedAt'),
+  result: param.json("the record's utility_result").describe('utility_result as JSON text'),
   output: z
     .string()
     .optional()

@@ -70,7 +70,7 @@ const complianceVerifyRoutes = verifyRouteOnGetAndPost({
   family: 'security',
   keyFamily: 'compliance',
   summary: 'Re-checks a compliance snapshot {kind, assessedAt, asset, assessment} (assessment as JSON).',
-  params: { kind: param.text(), assessed_at: param.integer(), asset: param.text(), assessment: param.json() },
+  params: { kind: param.text(), assessed_at: param.integer('assessedAt'), asset: param.text(), assessment: param.json("the record's assessment") },
   rebuild: (p) => complianceRecord({ kind: p.kind, assessedAt: parseIntegerParam(p.assessed_at), asset: p.asset, assessment: parseJsonParam('assessment', p.assessment) }),
 });
 

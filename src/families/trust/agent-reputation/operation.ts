@@ -93,7 +93,7 @@ const agentReputationVerify = verifyRouteOnGetAndPost({
   family: 'trust',
   keyFamily: 'agent-reputation',
   summary: 'Re-checks an agent reputation composite (evidence = the full composite body as JSON text).',
-  params: { evidence: param.json() },
+  params: { evidence: param.json('the composite record (the answer without sha256, ed25519Sig, keyId, publicKeyUrl and verifyUrl)') },
   rebuild: (p: { evidence: string }) => parseJsonParam('evidence', p.evidence),
 });
 

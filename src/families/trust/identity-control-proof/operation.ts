@@ -74,7 +74,7 @@ const identityControlProofVerifyRoutes = verifyRouteOnGetAndPost({
       claimer: param.optionalText(),
       verdict: param.optionalText(),
       control_evidence: param.optionalJson('{}'),
-      claims_at: param.integer(),
+      claims_at: param.integer('claimsAt'),
     },
     rebuild: (p) =>
       identityRecord({

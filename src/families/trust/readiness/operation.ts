@@ -70,7 +70,7 @@ const readinessVerifyRoutes = verifyRouteOnGetAndPost({
       verdict: param.optionalText(),
       policy: param.optionalJson('{}'),
       evidence: param.optionalJson('[]'),
-      attests_at: param.integer(),
+      attests_at: param.integer('attestsAt'),
     },
     rebuild: (p) =>
       readinessRecord({

@@ -66,7 +66,7 @@ const receiptsVerifyRoutes = verifyRouteOnGetAndPost({
       actor: param.optionalText(),
       subject: param.optionalText(),
       metadata: param.optionalJson('{}'),
-      mints_at: param.integer(),
+      mints_at: param.integer('mintsAt'),
     },
     rebuild: (p) =>
       receiptRecord({

@@ -92,7 +92,7 @@ const trustedRouteVerifyRoutes = verifyRouteOnGetAndPost({
     family: 'trust',
     keyFamily: 'trusted-route',
     summary: 'Re-checks a trusted-route ranking {routes_count, ranking} (ranking = the ranking array as JSON).',
-    params: { ranking: param.json() },
+    params: { ranking: param.json("the record's ranking") },
     rebuild: (p) => {
       const ranking = parseJsonParam('ranking', p.ranking);
       return Array.isArray(ranking) ? trustedRouteRecord(ranking as JsonValue[]) : { routes_count: 0, ranking };

@@ -39,7 +39,7 @@ const veritrackVerifyRoutes = verifyRouteOnGetAndPost({
     family: 'trust',
     keyFamily: 'veritrack',
     summary: 'Re-checks a veritrack attestation {kind, attestedAt, claim}.',
-    params: { kind: param.text(), attested_at: param.integer(), claim: param.optionalJson('{}') },
+    params: { kind: param.text(), attested_at: param.integer('attestedAt'), claim: param.optionalJson('{}') },
     rebuild: (p) => veritrackRecord({ kind: p.kind, attestedAt: parseIntegerParam(p.attested_at), claim: parseJsonParam('claim', p.claim) }),
   });
 
