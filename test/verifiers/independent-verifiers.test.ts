@@ -68,6 +68,11 @@ describe.skipIf(!python)('the Python verifier (standard library + cryptography)'
     expect(cli).toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL format: the bundle has no `result` object') });
   });
 
+  it('tells a verifier who passes the paid answer where its bundle is, as the command-line verifier does', async () => {
+    const { record, sha256, ed25519Sig } = genuine['result'] as { record: object; sha256: string; ed25519Sig: string };
+    expect(await verifyWithPython({ ...record, sha256, ed25519Sig })).toMatchObject({ code: 1, stdout: expect.stringContaining('save the result\'s bundle from GET /v1/log/result/<sha256>') });
+  });
+
   it('rejects a tampered record and a key that did not sign it', async () => {
     expect(await verifyWithPython(tampered)).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL digest/) });
     expect(await verifyWithPython(genuine, ['--signing-key', 'ab'.repeat(32)])).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL key id/) });

@@ -26,6 +26,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 BUNDLE_FORMAT = "attestation-result-bundle/v1"
+# The first file a verifier tries is often the paid answer itself.
+NOT_A_BUNDLE_HINT = "a paid answer is not a bundle: save the result's bundle from GET /v1/log/result/<sha256>"
 
 
 # --- RFC 8785 -----------------------------------------------------------------------------
@@ -237,7 +239,7 @@ def verify_bundle(bundle, signing_key_hex=None, log_key_hex=None, witness_keys=(
 
     try:
         if bundle.get("format") != BUNDLE_FORMAT:
-            step("format", False, "not an %s document" % BUNDLE_FORMAT)
+            step("format", False, "not an %s document (%s)" % (BUNDLE_FORMAT, NOT_A_BUNDLE_HINT))
             return steps
         missing = _missing_member(bundle)
         if missing:

@@ -153,6 +153,9 @@ function missingMember(bundle) {
   return undefined;
 }
 
+// The first file a verifier tries is often the paid answer itself.
+const NOT_A_BUNDLE_HINT = "a paid answer is not a bundle: save the result's bundle from GET /v1/log/result/<sha256>";
+
 /**
  * Every check of a bundle, in order, each with what it compared. `trusted` pins the keys
  * ({signingKey, logKey}: hex): without it, the keys inside the bundle are used and the report
@@ -166,7 +169,7 @@ export async function verifyBundle(bundle, trusted = {}) {
   };
   const done = () => ({ valid: steps.every((s) => s.ok), steps });
   try {
-    if (bundle?.format !== 'attestation-result-bundle/v1') return step('format', false, 'not an attestation-result-bundle/v1 document'), done();
+    if (bundle?.format !== 'attestation-result-bundle/v1') return step('format', false, `not an attestation-result-bundle/v1 document (${NOT_A_BUNDLE_HINT})`), done();
     const missing = missingMember(bundle);
     if (missing) return step('format', false, `the bundle has no ${missing}`), done();
     const { result } = bundle;
