@@ -68,6 +68,10 @@ describe.skipIf(!python)('the Python verifier (standard library + cryptography)'
     expect(cli).toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL format: the bundle has no `result` object') });
   });
 
+  it('tells a verifier whose bundle no checkpoint covers yet to fetch it again, as the command-line verifier does', async () => {
+    expect(await verifyWithPython({ ...genuine, inclusion: null })).toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL inclusion: the bundle has no inclusion proof yet: fetch it again once a checkpoint covers the result') });
+  });
+
   it('tells a verifier who passes the paid answer where its bundle is, as the command-line verifier does', async () => {
     const { record, sha256, ed25519Sig } = genuine['result'] as { record: object; sha256: string; ed25519Sig: string };
     expect(await verifyWithPython({ ...record, sha256, ed25519Sig })).toMatchObject({ code: 1, stdout: expect.stringContaining('save the result\'s bundle from GET /v1/log/result/<sha256>') });

@@ -258,7 +258,7 @@ def verify_bundle(bundle, signing_key_hex=None, log_key_hex=None, witness_keys=(
         if not step("signature", ed25519_verify(key, data, bytes.fromhex(result["ed25519Sig"])), "Ed25519 over the record's RFC 8785 bytes"):
             return steps
         if not bundle.get("inclusion") or not bundle.get("checkpoint"):
-            step("inclusion", False, "the bundle has no inclusion proof yet")
+            step("inclusion", False, "the bundle has no inclusion proof yet: fetch it again once a checkpoint covers the result")
             return steps
         log_key = bytes.fromhex(log_key_hex or bundle["log_key"]["public_key"])
         checkpoint = open_checkpoint(bundle["checkpoint"], log_key)
