@@ -15,6 +15,15 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { canonicalBytes } from '../src/signing/rfc8785.ts';
 
 const baseUrl = (process.env['BASE_URL'] ?? 'http://localhost:4021').replace(/\/+$/, '');
+
+// Before anything else: a refused connection (the service not started, or still compiling
+// dist/ on its first start) would otherwise end in fetch's stack trace.
+try {
+  await fetch(`${baseUrl}/health`);
+} catch {
+  console.error(`no service answers at ${baseUrl}: start it with \`npm start\` in another terminal, wait for its "Listening on" line and run this again (or set BASE_URL)`);
+  process.exit(1);
+}
 const account = privateKeyToAccount((process.env['PRIVATE_KEY'] as Hex | undefined) ?? generatePrivateKey());
 
 // The official client refuses to pay more than $1 per call unless told otherwise; some routes
