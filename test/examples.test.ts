@@ -36,13 +36,16 @@ async function closedPort(): Promise<number> {
 describe('the examples', () => {
   const service = useTestService();
 
-  it('pay-one-call.ts pays one call and checks the result offline', async () => {
+  // Each example starts its own Node with tsx and the x402 and MCP clients: seconds on a busy machine.
+  const EXAMPLE_TIMEOUT = { timeout: 90_000 };
+
+  it('pay-one-call.ts pays one call and checks the result offline', EXAMPLE_TIMEOUT, async () => {
     const { code, stdout } = await runExample('examples/pay-one-call.ts', service.url);
     expect(stdout).toContain('sha256 matches, keyId matches, Ed25519 signature valid');
     expect(code).toBe(0);
   });
 
-  it('mcp-agent.ts pays one tool call and checks the result offline', async () => {
+  it('mcp-agent.ts pays one tool call and checks the result offline', EXAMPLE_TIMEOUT, async () => {
     const { code, stdout } = await runExample('examples/mcp-agent.ts', service.url);
     expect(stdout).toContain('sha256 matches: true');
     expect(stdout).toContain('signature valid: true');
@@ -50,7 +53,7 @@ describe('the examples', () => {
   });
 
   for (const file of ['examples/pay-one-call.ts', 'examples/mcp-agent.ts'])
-    it(`${file} says to start the service when none answers, instead of a stack trace`, async () => {
+    it(`${file} says to start the service when none answers, instead of a stack trace`, EXAMPLE_TIMEOUT, async () => {
       const baseUrl = `http://127.0.0.1:${await closedPort()}`;
       const { code, stderr } = await runExample(file, baseUrl);
       expect(code).toBe(1);
