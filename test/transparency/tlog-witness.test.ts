@@ -118,6 +118,28 @@ describe('a paid result\'s checkpoint, cosigned by a witness (C2SP tlog-witness)
     }
   });
 
+  it('passes npm run monitor when it requires this witness, and fails it for a witness that never cosigned', { timeout: 60_000 }, async () => {
+    await paidResult('https://monitored.example/mcp');
+    const dir = mkdtempSync(join(tmpdir(), 'witnessed-monitor-'));
+    try {
+      const monitor = (vkey: string) =>
+        run(process.execPath, ['verifiers/cli/monitor.mjs', service.url, '--log-key', logKey, '--state', join(dir, 'state.json'), '--witness', vkey]).then(
+          (r) => ({ code: 0, stdout: r.stdout }),
+          (err: { code: number; stdout: string }) => err,
+        );
+      const witnessed = await monitor(witness.vkey);
+      expect(witnessed.code, witnessed.stdout).toBe(0);
+      expect(witnessed.stdout).toContain(`ok   witness ${witness.name} cosigned it at`);
+      const stranger = await startTestWitness({ name: 'witness.test/absent', logOrigin: () => origin, logPublicKeyHex: () => logKey });
+      await stranger.close();
+      const unwitnessed = await monitor(stranger.vkey);
+      expect(unwitnessed.code).toBe(1);
+      expect(unwitnessed.stdout).toContain('FAIL witness witness.test/absent: no cosignature on this checkpoint verifies with its key');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('brings the witness along from the tree it cosigned to the next with a consistency proof, which it checks', async () => {
     const before = witness.latest!.size;
     await paidResult('https://b.example/mcp');

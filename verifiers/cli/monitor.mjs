@@ -107,9 +107,31 @@ function writeState(file, state) {
   renameSync(`${file}.tmp`, file);
 }
 
+/** Each witness's cosignature time on the note, or undefined for one whose cosignature is missing or does not verify. */
+async function cosignaturesOn(note, witnesses) {
+  return Promise.all(witnesses.map(async (witness) => ({ witness, at: await witnessCosignedAt(note, witness) })));
+}
+
+/**
+ * The latest checkpoint, with the cosignatures of the witnesses required: a checkpoint just
+ * issued waits a moment for them (the service submits it to its witnesses as it signs it), so
+ * the checkpoint is fetched again a few times before a missing cosignature counts.
+ */
+async function witnessedCheckpoint(prefix, witnesses) {
+  for (let attempt = 1; ; attempt++) {
+    const note = await fetchOk(`${prefix}/checkpoint`, 'text');
+    const cosignatures = await cosignaturesOn(note, witnesses);
+    if (attempt >= WITNESS_ATTEMPTS || cosignatures.every((c) => c.at !== undefined)) return { note, cosignatures };
+    await new Promise((resolve) => setTimeout(resolve, WITNESS_RETRY_MS));
+  }
+}
+const WITNESS_ATTEMPTS = 5;
+const WITNESS_RETRY_MS = 1_000;
+
 async function monitor(options) {
   const prefix = `${options.url}/v1/log`;
-  const note = await fetchOk(`${prefix}/checkpoint`, 'text');
+  const witnesses = await Promise.all(options.witnesses.map(openWitnessKey));
+  const { note, cosignatures } = await witnessedCheckpoint(prefix, witnesses);
   let checkpoint;
   try {
     checkpoint = await openCheckpoint(note, fromHex(options.logKey));
@@ -118,14 +140,9 @@ async function monitor(options) {
     return false;
   }
   console.log(`checkpoint of ${checkpoint.origin}: ${checkpoint.treeSize} results, issued at ${new Date(checkpoint.issuedAt * 1000).toISOString()}, signed by the log key you pinned`);
-  let consistent = true;
-  for (const vkey of options.witnesses) {
-    const witness = await openWitnessKey(vkey);
-    const at = await witnessCosignedAt(note, witness);
-    if (at === undefined) consistent = false;
+  for (const { witness, at } of cosignatures)
     console.log(at === undefined ? `FAIL witness ${witness.name}: no cosignature on this checkpoint verifies with its key` : `ok   witness ${witness.name} cosigned it at ${new Date(at * 1000).toISOString()}`);
-  }
-  if (!consistent) return false;
+  if (cosignatures.some((c) => c.at === undefined)) return false;
 
   const seen = readState(options.state) ?? { origin: checkpoint.origin, tree_size: 0, root_hash: toHex(await sha256(new Uint8Array())), range: [] };
   if (seen.origin !== checkpoint.origin) throw new Error(`the state file follows ${seen.origin}, not ${checkpoint.origin}`);
