@@ -72,6 +72,21 @@ export function verifiedCosignatures(answer: string, witness: Witness, body: str
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): the 32 key bytes follow. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
+/** The answer's text, read no further than MAX_ANSWER_BYTES: a witness never makes the log hold more. */
+async function boundedText(res: Response): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  if (res.body)
+    // Leaving the loop early cancels the stream: the rest is never read.
+    for await (const chunk of res.body) {
+      length += chunk.length;
+      if (length > MAX_ANSWER_BYTES) break;
+      chunks.push(chunk);
+    }
+  if (length > MAX_ANSWER_BYTES) throw new Error(`answered more than ${MAX_ANSWER_BYTES} bytes; a cosignature is a line`);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 const bodyOf = (note: string) => note.slice(0, note.lastIndexOf('\n\n') + 1);
 
 interface WitnessState {
@@ -99,9 +114,7 @@ export function startWitnessing(witnesses: readonly Witness[], options: Witnessi
       signal: AbortSignal.timeout(timeoutMs),
       redirect: 'error',
     });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    if (bytes.length > MAX_ANSWER_BYTES) throw new Error(`answered ${bytes.length} bytes; a cosignature is a line`);
-    return { status: res.status, type: res.headers.get('content-type') ?? '', text: bytes.toString('utf8') };
+    return { status: res.status, type: res.headers.get('content-type') ?? '', text: await boundedText(res) };
   }
 
   /** One checkpoint to one witness: at most one retry, from the size the witness says it holds. */

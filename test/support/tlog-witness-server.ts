@@ -17,7 +17,7 @@ export interface TestWitness {
   /** The latest tree it cosigned: size and root (hex). */
   latest: { size: number; root: string } | undefined;
   requests: Array<{ old: number; proofLines: number; status: number }>;
-  behaviour: 'honest' | 'signs-with-another-key' | 'down';
+  behaviour: 'honest' | 'signs-with-another-key' | 'down' | 'silent' | 'endless';
   close(): Promise<void>;
 }
 
@@ -38,7 +38,11 @@ export async function startTestWitness(options: { name?: string; logOrigin: () =
     latest: undefined,
     requests: [],
     behaviour: 'honest',
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 
   async function answer(body: string): Promise<{ status: number; type?: string; text: string }> {
@@ -79,6 +83,18 @@ export async function startTestWitness(options: { name?: string; logOrigin: () =
         return;
       }
       const body = Buffer.concat(chunks).toString('utf8');
+      if (witness.behaviour === 'silent') return; // never answers
+      if (witness.behaviour === 'endless') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const line = Buffer.alloc(64 * 1024, 'x');
+        const pour = () => {
+          while (res.write(line));
+        };
+        res.on('drain', pour);
+        res.on('error', () => {});
+        pour();
+        return;
+      }
       void answer(body).then(({ status, type, text }) => {
         const old = Number(/^old (\d+)/.exec(body)?.[1] ?? -1);
         witness.requests.push({ old, proofLines: body.slice(0, body.indexOf('\n\n')).split('\n').length - 1, status });

@@ -198,6 +198,25 @@ describe('witnessing, against witnesses that disagree or misbehave', () => {
     expect(witnessing.cosignatures(30)).toEqual([]);
   });
 
+  it('gives up on a witness that does not answer, or answers without end, and goes on with the next checkpoint', async () => {
+    await setUp();
+    witnessing.stop();
+    const parsed = parseWitnessList(`${witness.vkey} ${witness.url}`) as { witnesses: Witness[] };
+    witnessing = startWitnessing(parsed.witnesses, { consistencyProof: (a, b) => tree.consistencyProof(a, b), log, timeoutMs: 2_000 });
+    witness.behaviour = 'silent';
+    witnessing.submit(checkpointOf(12));
+    await witnessing.settled();
+    expect(witnessing.status()[0]!.problem).toMatch(/tree of 12 leaves not cosigned: .*(timeout|aborted)/i);
+    witness.behaviour = 'endless';
+    witnessing.submit(checkpointOf(13));
+    await witnessing.settled();
+    expect(witnessing.status()[0]!.problem).toMatch(/tree of 13 leaves not cosigned: answered more than 65536 bytes/);
+    witness.behaviour = 'honest';
+    witnessing.submit(checkpointOf(14));
+    await witnessing.settled();
+    expect(witnessing.status()[0]).toEqual({ name: witness.name, submission_url: witness.url, cosigned_size: 14 });
+  });
+
   it('keeps no cosignature that does not verify with the witness key, and says so; a witness that is down is the same', async () => {
     await setUp();
     witness.behaviour = 'signs-with-another-key';
