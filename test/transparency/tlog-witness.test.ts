@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, generateKeyPairSync, sign as cryptoSign, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomUUID, sign as cryptoSign, verify } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config.ts';
+import { createMemoryEventStore } from '../../src/events/memory-store.ts';
+import { PAYMENT_EVENT_TYPES } from '../../src/payments/saga/events.ts';
+import { createKeyring } from '../../src/signing/keyring.ts';
+import { startResultLog } from '../../src/transparency/result-log.ts';
 import { openCheckpoint, signCheckpoint, type NoteSigner } from '../../src/transparency/c2sp-checkpoint.ts';
 import { MerkleLog } from '../../src/transparency/merkle-log.ts';
 import { startWitnessing, type Witnessing } from '../../src/transparency/tlog-witness.ts';
@@ -237,10 +241,6 @@ describe('witnessing, against witnesses that disagree or misbehave', () => {
 
 describe('the result log after a restart', () => {
   it('asks the witnesses again for the checkpoint it finds, once its tree is folded, and serves their cosignatures', async () => {
-    const { createMemoryEventStore } = await import('../../src/events/memory-store.ts');
-    const { createKeyring } = await import('../../src/signing/keyring.ts');
-    const { startResultLog } = await import('../../src/transparency/result-log.ts');
-    const { PAYMENT_EVENT_TYPES } = await import('../../src/payments/saga/events.ts');
     const keyring = createKeyring('tlog-witness-restart-secret-0123456789abcdef');
     const store = createMemoryEventStore();
     const quiet = { info: () => {}, warn: () => {}, error: () => {} } as never;
@@ -249,7 +249,7 @@ describe('the result log after a restart', () => {
     origin = `attestation-service/result-log/${keyring.publicKey('log').keyId}`;
     const witnesses = (parseWitnessList(`${witness.vkey} ${witness.url}`) as { witnesses: Witness[] }).witnesses;
     try {
-      for (let i = 0; i < 5; i++) await store.appendToStream(`payment-${i}`, [{ id: crypto.randomUUID(), type: PAYMENT_EVENT_TYPES.signed, data: { keyFamily: 'attest', keyId: 'k1', sha256: createHash('sha256').update(`r${i}`).digest('hex') } }]);
+      for (let i = 0; i < 5; i++) await store.appendToStream(`payment-${i}`, [{ id: randomUUID(), type: PAYMENT_EVENT_TYPES.signed, data: { keyFamily: 'attest', keyId: 'k1', sha256: createHash('sha256').update(`r${i}`).digest('hex') } }]);
       const first = await startResultLog(store, keyring, { checkpointIntervalMs: 60_000, log: quiet, witnesses });
       while (first.size() < 5) await new Promise((r) => setTimeout(r, 10));
       await first.issueCheckpoint();
