@@ -10,6 +10,7 @@ import { canonicalText } from '../../src/signing/rfc8785.ts';
 import { createPayingFetch } from '../support/paying-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { pythonWithCryptography } from '../support/python-verifier.ts';
+import { startTestWitness } from '../support/tlog-witness-server.ts';
 
 const run = promisify(execFile);
 const workDir = mkdtempSync(join(tmpdir(), 'attest-verifiers-'));
@@ -100,7 +101,7 @@ const chromiumPath = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/b
 if (!chromiumPath) console.log('Browser verifier tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); .ci/run installs it');
 
 describe.skipIf(!chromiumPath)('the browser page at /verify, in headless Chromium', () => {
-  const verifyInBrowser = async (bundle: unknown, options: { withoutWebCryptoEd25519?: boolean } = {}) => {
+  const verifyInBrowser = async (bundle: unknown, options: { withoutWebCryptoEd25519?: boolean; witnesses?: string[] } = {}) => {
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({ executablePath: chromiumPath!, args: ['--no-sandbox'] });
     try {
@@ -116,6 +117,7 @@ describe.skipIf(!chromiumPath)('the browser page at /verify, in headless Chromiu
       page.on('request', (r) => requests.push(r.url()));
       await page.goto(`${service.url}/verify`);
       await page.fill('#bundle', JSON.stringify(bundle));
+      if (options.witnesses) await page.fill('#witnesses', options.witnesses.join('\n'));
       await page.click('#check');
       await page.waitForFunction(`document.getElementById('verdict').textContent !== ''`);
       const verdict = await page.textContent('#verdict');
@@ -144,6 +146,23 @@ describe.skipIf(!chromiumPath)('the browser page at /verify, in headless Chromiu
     const { verdict, steps } = await verifyInBrowser(tampered);
     expect(verdict).toBe('INVALID');
     expect(steps[0]).toEqual({ name: 'digest', ok: false });
+  }, 60_000);
+
+  it('requires the witnesses named in its field: one whose cosignature the checkpoint carries passes, one without fails', async () => {
+    const note = genuine['checkpoint'] as string;
+    const logKeyHex = (genuine['log_key'] as { public_key: string }).public_key;
+    const witness = await startTestWitness({ logOrigin: () => note.split('\n')[0]!, logPublicKeyHex: () => logKeyHex });
+    try {
+      const cosignature = await (await fetch(`${witness.url}/add-checkpoint`, { method: 'POST', body: `old 0\n\n${note}` })).text();
+      const witnessed = await verifyInBrowser({ ...genuine, checkpoint: note + cosignature }, { witnesses: [witness.vkey] });
+      expect(witnessed.verdict).toBe('VALID');
+      expect(witnessed.steps.at(-1)).toEqual({ name: `witness ${witness.name}`, ok: true });
+      const unwitnessed = await verifyInBrowser(genuine, { witnesses: [witness.vkey] });
+      expect(unwitnessed.verdict).toBe('INVALID');
+      expect(unwitnessed.steps.at(-1)).toEqual({ name: `witness ${witness.name}`, ok: false });
+    } finally {
+      await witness.close();
+    }
   }, 60_000);
 
   it('falls back to the pure-JavaScript Ed25519 where WebCrypto has none', async () => {
