@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID, createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -105,6 +106,30 @@ describe('npm run monitor', () => {
     for (const args of [[], ['--log-key', logKey], ['--log-key', logKey, '--log-key', logKey, '--state', join(dir, 'twice.json')]]) {
       const bad = await monitorWith(args);
       expect(bad, args.join(' ')).toMatchObject({ code: 2, stdout: expect.stringContaining('usage: npm run monitor --') });
+    }
+  });
+});
+
+describe('npm run monitor against a log that answers without end', () => {
+  it('stops reading at what a checkpoint can hold, and says so', async () => {
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const pour = () => {
+        while (res.write(chunk));
+      };
+      res.on('drain', pour);
+      res.on('error', () => {});
+      pour();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(endless.address() as { port: number }).port}`;
+    try {
+      const answer = await run(process.execPath, ['verifiers/cli/monitor.mjs', url, '--log-key', 'ab'.repeat(32), '--state', join(dir, 'endless.json')]).catch((err: { code: number; stderr: string }) => err);
+      expect(answer).toMatchObject({ code: 2, stderr: expect.stringContaining('/v1/log/checkpoint answered more than 1048576 bytes') });
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
     }
   });
 });

@@ -75,10 +75,23 @@ function entriesOf(bundle) {
   return entries;
 }
 
+/** The most a checkpoint or an entry bundle can hold (256 entries of at most 65,535 bytes each, with their lengths): a log that sends more is not read further. */
+const MAX_ANSWER_BYTES = { text: 1024 * 1024, bytes: TILE_WIDTH * (2 + 0xffff) };
+
 async function fetchOk(url, as) {
   const res = await fetch(url, { headers: { 'accept-encoding': 'gzip, identity' } });
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-  return as === 'text' ? res.text() : Buffer.from(await res.arrayBuffer());
+  const limit = MAX_ANSWER_BYTES[as === 'text' ? 'text' : 'bytes'];
+  const chunks = [];
+  let length = 0;
+  for await (const chunk of res.body ?? []) {
+    length += chunk.length;
+    if (length > limit) break; // leaving the loop cancels the rest
+    chunks.push(chunk);
+  }
+  if (length > limit) throw new Error(`${url} answered more than ${limit} bytes, more than it can hold`);
+  const body = Buffer.concat(chunks);
+  return as === 'text' ? body.toString('utf8') : body;
 }
 
 /** The leaves `from` .. `to`-1, read from the entry bundles that hold them. */
