@@ -22,6 +22,8 @@ import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-serve
  *
  * PAID_CALL_BENCH_PROFILE=<dir>: the service's server (or each of PAID_CALL_BENCH_PROFILE_ROLES=full,bare)
  *   writes a V8 CPU profile there on exit.
+ * PAID_CALL_BENCH_ALLOC_PROFILE=<dir>: each of our servers writes <dir>/<role>.heapprofile on exit, the
+ *   sampled allocations of the whole run, collected objects included (what a call allocates).
  * PAID_CALL_BENCH_ROLES=full,bare: measure only these (default all four).
  */
 type Role = 'full' | 'bare' | 'viem' | 'reference';

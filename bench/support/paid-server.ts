@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaymentPayload } from '@x402/core/types';
@@ -87,8 +88,19 @@ if (collect) {
   });
 }
 
+// Where the server's allocations come from (PAID_CALL_BENCH_ALLOC_PROFILE=<dir>: <dir>/<role>.heapprofile): V8's sampling
+// heap profiler, keeping the samples of objects already collected, so that it counts what a call
+// allocates and not only what survives (--heap-prof keeps only the survivors).
+const allocationProfile = process.env['PAID_CALL_BENCH_ALLOC_PROFILE'];
+const allocations = allocationProfile ? new Session() : undefined;
+if (allocations) {
+  allocations.connect();
+  await allocations.post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+}
+
 process.once('SIGTERM', () => {
-  void closeServer()
+  void (allocations ? allocations.post('HeapProfiler.stopSampling').then(({ profile }) => writeFileSync(join(allocationProfile!, `${role}.heapprofile`), JSON.stringify(profile))) : Promise.resolve())
+    .then(() => closeServer())
     .then(() => store.close())
     .finally(() => {
       rmSync(dataDir, { recursive: true, force: true });
