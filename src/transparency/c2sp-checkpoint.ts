@@ -1,5 +1,5 @@
-import { createHash, verify as edVerify } from 'node:crypto';
-import { publicKeyFromHex } from '../signing/keyring.ts';
+import { createHash, verify as edVerify, type KeyObject } from 'node:crypto';
+import { publicKeyFromHex } from '../signing/rfc8032.ts';
 
 /**
  * Checkpoints in the C2SP tlog-checkpoint format, as a C2SP signed note: the body
@@ -53,6 +53,27 @@ export function signCheckpoint(signer: NoteSigner, origin: string, treeSize: num
   return `${body}\n${line(ED25519_NOTE_TYPE, noteSig)}${line(COSIGNATURE_V1_TYPE, Buffer.concat([time, cosig]))}`;
 }
 
+/** A signed note's signature line `— <key name> <base64(key id || signature)>`, or undefined for any other line. */
+export function signatureLine(line: string): { name: string; payload: Buffer } | undefined {
+  const match = SIGNATURE_LINE.exec(line);
+  return match ? { name: match[1]!, payload: Buffer.from(match[2]!, 'base64') } : undefined;
+}
+const SIGNATURE_LINE = new RegExp(`^${EM_DASH} (\\S+) ([A-Za-z0-9+/=]+)$`, 'u');
+
+/** The note's body: everything up to and with the newline before the blank line that starts the signatures. */
+export const noteBody = (note: string): string => note.slice(0, note.lastIndexOf('\n\n') + 1);
+
+/**
+ * The time of a timestamped cosignature (C2SP tlog-cosignature) whose payload is key id (4 bytes),
+ * time (8, big-endian seconds) and Ed25519 signature over "cosignature/v1\ntime <t>\n" + body;
+ * undefined when the payload is not one of `keyId` or does not verify with `key`.
+ */
+export function cosignatureTime(body: string, payload: Buffer, keyId: Uint8Array, key: KeyObject): number | undefined {
+  if (payload.length !== 76 || !payload.subarray(0, 4).equals(keyId)) return undefined;
+  const timestamp = Number(payload.readBigUInt64BE(4));
+  return edVerify(null, cosignedMessage(body, timestamp), key, payload.subarray(12)) ? timestamp : undefined;
+}
+
 export type CheckpointCheck = { valid: true; checkpoint: Checkpoint } | { valid: false; reason: string };
 
 /**
@@ -73,19 +94,19 @@ export function openCheckpoint(note: string, keyName: string, publicKeyHex: stri
   const key = publicKeyFromHex(publicKeyHex);
   let noteSigned = false;
   let issuedAt: number | undefined;
+  const cosignatureId = noteKeyId(keyName, COSIGNATURE_V1_TYPE, publicKey);
   for (const line of note.slice(split + 2).split('\n').filter((l) => l.length > 0)) {
-    const match = new RegExp(`^${EM_DASH} (\\S+) ([A-Za-z0-9+/=]+)$`, 'u').exec(line);
-    if (!match) return { valid: false, reason: `malformed signature line: ${line.slice(0, 80)}` };
-    if (match[1] !== keyName) continue;
-    const payload = Buffer.from(match[2]!, 'base64');
+    const signature = signatureLine(line);
+    if (!signature) return { valid: false, reason: `malformed signature line: ${line.slice(0, 80)}` };
+    if (signature.name !== keyName) continue;
+    const { payload } = signature;
     const id = payload.subarray(0, 4);
     if (id.equals(noteKeyId(keyName, ED25519_NOTE_TYPE, publicKey)) && payload.length === 68) {
       if (!edVerify(null, Buffer.from(body, 'utf8'), key, payload.subarray(4))) return { valid: false, reason: 'the log signature does not verify' };
       noteSigned = true;
-    } else if (id.equals(noteKeyId(keyName, COSIGNATURE_V1_TYPE, publicKey)) && payload.length === 76) {
-      const timestamp = Number(payload.readBigUInt64BE(4));
-      if (!edVerify(null, cosignedMessage(body, timestamp), key, payload.subarray(12))) return { valid: false, reason: 'the timestamped cosignature does not verify' };
-      issuedAt = timestamp;
+    } else if (id.equals(cosignatureId) && payload.length === 76) {
+      issuedAt = cosignatureTime(body, payload, cosignatureId, key);
+      if (issuedAt === undefined) return { valid: false, reason: 'the timestamped cosignature does not verify' };
     }
   }
   if (!noteSigned) return { valid: false, reason: `no valid signature by ${keyName}` };

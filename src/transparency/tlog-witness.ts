@@ -1,6 +1,6 @@
-import { createPublicKey, verify as edVerify } from 'node:crypto';
 import type { Logger } from 'pino';
-import { cosignedMessage } from './c2sp-checkpoint.ts';
+import { publicKeyFromHex } from '../signing/rfc8032.ts';
+import { cosignatureTime, noteBody, signatureLine } from './c2sp-checkpoint.ts';
 import type { WitnessStatus } from '../kernel/result-log-port.ts';
 import type { Witness } from './witness-list.ts';
 
@@ -41,7 +41,6 @@ export interface WitnessingOptions {
   fetch?: typeof fetch;
 }
 
-const EM_DASH = '\u2014';
 /** A witness's answer is a few signature lines: anything longer is not read. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -57,20 +56,15 @@ export function addCheckpointBody(oldSize: number, proof: readonly Uint8Array[],
  * (big-endian seconds) and 64 of Ed25519 signature over "cosignature/v1\ntime <t>\n" + body.
  */
 export function verifiedCosignatures(answer: string, witness: Witness, body: string): string[] {
-  const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, witness.publicKey]), format: 'der', type: 'spki' });
-  const lines: string[] = [];
-  for (const line of answer.split('\n')) {
-    const match = new RegExp(`^${EM_DASH} (\\S+) ([A-Za-z0-9+/=]+)$`, 'u').exec(line);
-    if (!match || match[1] !== witness.name) continue;
-    const payload = Buffer.from(match[2]!, 'base64');
-    if (payload.length !== 76 || !payload.subarray(0, 4).equals(witness.keyId)) continue;
-    const timestamp = Number(payload.readBigUInt64BE(4));
-    if (edVerify(null, cosignedMessage(body, timestamp), key, payload.subarray(12))) lines.push(`${line}\n`);
-  }
-  return lines;
+  const key = publicKeyFromHex(witness.publicKey.toString('hex'));
+  return answer
+    .split('\n')
+    .filter((line) => {
+      const signature = signatureLine(line);
+      return signature?.name === witness.name && cosignatureTime(body, signature.payload, witness.keyId, key) !== undefined;
+    })
+    .map((line) => `${line}\n`);
 }
-/** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): the 32 key bytes follow. */
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 /** The answer's text, read no further than MAX_ANSWER_BYTES: a witness never makes the log hold more. */
 async function boundedText(res: Response): Promise<string> {
@@ -87,7 +81,6 @@ async function boundedText(res: Response): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const bodyOf = (note: string) => note.slice(0, note.lastIndexOf('\n\n') + 1);
 
 interface WitnessState {
   witness: Witness;
@@ -132,7 +125,7 @@ export function startWitnessing(witnesses: readonly Witness[], options: Witnessi
       answer = await post(state, theirs, checkpoint);
     }
     if (answer.status !== 200) throw new Error(`answered ${answer.status}: ${answer.text.slice(0, 200).trim()}`);
-    const lines = verifiedCosignatures(answer.text, state.witness, bodyOf(checkpoint.note));
+    const lines = verifiedCosignatures(answer.text, state.witness, noteBody(checkpoint.note));
     if (lines.length === 0) throw new Error('answered 200 without a cosignature that verifies with its key');
     state.knownSize = checkpoint.tree_size;
     state.cosigned = { treeSize: checkpoint.tree_size, lines };

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { COSIGNATURE_V1_TYPE, noteKeyId } from './c2sp-checkpoint.ts';
 
 /**
  * The witnesses the result log asks to cosign its checkpoints (C2SP tlog-witness), as the
@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  *
  *   <name>+<key id, 8 hex>+<base64 of 0x04 || Ed25519 public key> https://witness.example/prefix
  *
- * Only node:crypto here: the settings check a list when they load.
+ * The settings check a list when they load.
  */
 export interface Witness {
   name: string;
@@ -17,9 +17,6 @@ export interface Witness {
   /** The submission prefix, without a trailing slash: add-checkpoint is POSTed to `${submissionUrl}/add-checkpoint`. */
   submissionUrl: string;
 }
-
-/** C2SP tlog-cosignature's signature type: a timestamped cosignature over a checkpoint. */
-export const COSIGNATURE_KEY_TYPE = 0x04;
 
 export type WitnessListParse = { witnesses: Witness[] } | { reason: string };
 
@@ -61,9 +58,9 @@ export function parseCosignatureVkey(vkey: string): Omit<Witness, 'submissionUrl
   if (!/^[0-9a-f]{8}$/.test(idHex)) return { reason: 'the key id is 8 lowercase hex characters' };
   const typed = Buffer.from(keyB64, 'base64');
   if (typed.toString('base64') !== keyB64 || typed.length !== 33) return { reason: 'the key is standard base64 of a type byte and 32 bytes' };
-  if (typed[0] !== COSIGNATURE_KEY_TYPE) return { reason: `the key's type is 0x${typed[0]!.toString(16).padStart(2, '0')}; a witness cosigns with a cosignature/v1 key (type 0x04)` };
+  if (typed[0] !== COSIGNATURE_V1_TYPE) return { reason: `the key's type is 0x${typed[0]!.toString(16).padStart(2, '0')}; a witness cosigns with a cosignature/v1 key (type 0x04)` };
   const publicKey = typed.subarray(1);
-  const keyId = createHash('sha256').update(name, 'utf8').update(Uint8Array.of(0x0a, COSIGNATURE_KEY_TYPE)).update(publicKey).digest().subarray(0, 4);
+  const keyId = noteKeyId(name, COSIGNATURE_V1_TYPE, publicKey);
   if (keyId.toString('hex') !== idHex) return { reason: `the key id ${idHex} is not the id of this name and key (${keyId.toString('hex')})` };
   return { name, keyId, publicKey };
 }

@@ -1,5 +1,6 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { answerWithoutEnd } from './endless-answer.ts';
 import type { AddressInfo } from 'node:net';
 import { openCheckpoint } from '../../src/transparency/c2sp-checkpoint.ts';
 import { verifyConsistencyProof } from '../../src/signing/rfc6962-merkle.ts';
@@ -84,17 +85,7 @@ export async function startTestWitness(options: { name?: string; logOrigin: () =
       }
       const body = Buffer.concat(chunks).toString('utf8');
       if (witness.behaviour === 'silent') return; // never answers
-      if (witness.behaviour === 'endless') {
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        const line = Buffer.alloc(64 * 1024, 'x');
-        const pour = () => {
-          while (res.write(line));
-        };
-        res.on('drain', pour);
-        res.on('error', () => {});
-        pour();
-        return;
-      }
+      if (witness.behaviour === 'endless') return answerWithoutEnd(res);
       void answer(body).then(({ status, type, text }) => {
         const old = Number(/^old (\d+)/.exec(body)?.[1] ?? -1);
         witness.requests.push({ old, proofLines: body.slice(0, body.indexOf('\n\n')).split('\n').length - 1, status });

@@ -11,6 +11,7 @@ import { PAYMENT_EVENT_TYPES } from '../../src/payments/saga/events.ts';
 import { checkpointCovering } from '../support/result-log-client.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startTestWitness } from '../support/tlog-witness-server.ts';
+import { answerWithoutEnd } from '../support/endless-answer.ts';
 
 /**
  * `npm run monitor`: a monitor that follows the result log over C2SP tlog-tiles alone (the
@@ -112,16 +113,7 @@ describe('npm run monitor', () => {
 
 describe('npm run monitor against a log that answers without end', () => {
   it('stops reading at what a checkpoint can hold, and says so', async () => {
-    const endless = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      const chunk = Buffer.alloc(64 * 1024, 'x');
-      const pour = () => {
-        while (res.write(chunk));
-      };
-      res.on('drain', pour);
-      res.on('error', () => {});
-      pour();
-    });
+    const endless = createServer((_req, res) => answerWithoutEnd(res));
     await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(endless.address() as { port: number }).port}`;
     try {

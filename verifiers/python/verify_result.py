@@ -172,11 +172,9 @@ def open_checkpoint(note, public_key):
                 raise ValueError("the log signature does not verify")
             signed = True
         elif payload[:4] == cosig_id and len(payload) == 76:
-            (time,) = struct.unpack(">Q", payload[4:12])
-            message = ("cosignature/v1\ntime %d\n" % time).encode("utf-8") + body.encode("utf-8")
-            if not ed25519_verify(public_key, message, payload[12:]):
+            issued_at = _cosignature_time(body, payload, public_key)
+            if issued_at is None:
                 raise ValueError("the timestamped cosignature does not verify")
-            issued_at = time
     if not signed:
         raise ValueError("no valid signature of the log key")
     if issued_at is None:
@@ -211,10 +209,18 @@ def witness_cosigned_at(note, witness):
         payload = base64.b64decode(match.group(2))
         if len(payload) != 76 or payload[:4] != key_id:
             continue
-        (time,) = struct.unpack(">Q", payload[4:12])
-        if ed25519_verify(public_key, ("cosignature/v1\ntime %d\n" % time).encode("utf-8") + body.encode("utf-8"), payload[12:]):
+        time = _cosignature_time(body, payload, public_key)
+        if time is not None:
             return time
     return None
+
+
+def _cosignature_time(body, payload, public_key):
+    """The time of a timestamped cosignature (key id, 8-byte time, Ed25519 signature over
+    "cosignature/v1\\ntime <t>\\n" + body), or None when it does not verify."""
+    (time,) = struct.unpack(">Q", payload[4:12])
+    message = ("cosignature/v1\ntime %d\n" % time).encode("utf-8") + body.encode("utf-8")
+    return time if ed25519_verify(public_key, message, payload[12:]) else None
 
 
 def _missing_member(bundle):

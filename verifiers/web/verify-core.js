@@ -103,11 +103,8 @@ export async function openCheckpoint(note, publicKey) {
       if (!(await ed25519Verify(publicKey, encoder.encode(body), payload.slice(4)))) throw new Error('the log signature does not verify');
       signed = true;
     } else if (id === cosigId && payload.length === 76) {
-      const view = new DataView(payload.buffer, payload.byteOffset + 4, 8);
-      const time = Number(view.getBigUint64(0));
-      const message = encoder.encode(`cosignature/v1\ntime ${time}\n${body}`);
-      if (!(await ed25519Verify(publicKey, message, payload.slice(12)))) throw new Error('the timestamped cosignature does not verify');
-      issuedAt = time;
+      issuedAt = await cosignatureTime(body, payload, publicKey);
+      if (issuedAt === undefined) throw new Error('the timestamped cosignature does not verify');
     }
   }
   if (!signed) throw new Error('no valid signature of the log key');
@@ -129,6 +126,16 @@ export async function openWitnessKey(vkey) {
   return { name, keyId, publicKey };
 }
 
+/**
+ * The time of a timestamped cosignature (C2SP tlog-cosignature): its payload is key id (4 bytes),
+ * time (8, big-endian seconds) and Ed25519 signature over "cosignature/v1\ntime <t>\n" + body;
+ * undefined when the signature does not verify with `publicKey`.
+ */
+async function cosignatureTime(body, payload, publicKey) {
+  const time = Number(new DataView(payload.buffer, payload.byteOffset + 4, 8).getBigUint64(0));
+  return (await ed25519Verify(publicKey, encoder.encode(`cosignature/v1\ntime ${time}\n${body}`), payload.slice(12))) ? time : undefined;
+}
+
 /** The time (Unix seconds) of the witness's valid cosignature on the note, or undefined when it has none. */
 export async function witnessCosignedAt(note, witness) {
   const split = note.lastIndexOf('\n\n');
@@ -138,8 +145,8 @@ export async function witnessCosignedAt(note, witness) {
     if (!match || match[1] !== witness.name) continue;
     const payload = fromBase64(match[2]);
     if (payload.length !== 76 || toHex(payload.slice(0, 4)) !== witness.keyId) continue;
-    const time = Number(new DataView(payload.buffer, payload.byteOffset + 4, 8).getBigUint64(0));
-    if (await ed25519Verify(witness.publicKey, encoder.encode(`cosignature/v1\ntime ${time}\n${body}`), payload.slice(12))) return time;
+    const time = await cosignatureTime(body, payload, witness.publicKey);
+    if (time !== undefined) return time;
   }
   return undefined;
 }
