@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { leafHash } from '../signing/rfc6962-merkle.ts';
 import { canonicalBytes } from '../signing/rfc8785.ts';
-import { resultLeafBytes } from './result-leaf.ts';
+import { resultLeafBytes, resultLeafHash } from './result-leaf.ts';
 
 describe('resultLeafBytes', () => {
   const leaves = [
@@ -16,5 +18,17 @@ describe('resultLeafBytes', () => {
   it('leaves out members the leaf does not commit to and keeps the canonical order', () => {
     const leaf = { sha256: 'cd'.repeat(32), key_id: 'k1', key_family: 'log', extra: 'x' };
     expect(resultLeafBytes(leaf).toString()).toBe(`{"key_family":"log","key_id":"k1","sha256":"${'cd'.repeat(32)}"}`);
+  });
+
+  it('hashes as an RFC 6962 leaf of those bytes, whatever the strings hold', () => {
+    for (const leaf of leaves) expect(Buffer.from(resultLeafHash(leaf)).equals(leafHash(resultLeafBytes(leaf)))).toBe(true);
+    const text = fc.string({ unit: fc.oneof(fc.constantFrom('\ud800', '\udfff', '\u0000', '"', '\\', '😀'), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c))) });
+    fc.assert(
+      fc.property(text, text, text, (key_family, key_id, sha256) => {
+        const leaf = { key_family, key_id, sha256 };
+        return Buffer.from(resultLeafHash(leaf)).equals(leafHash(resultLeafBytes(leaf)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

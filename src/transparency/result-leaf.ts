@@ -1,4 +1,4 @@
-import { leafHash } from '../signing/rfc6962-merkle.ts';
+import { hash } from 'node:crypto';
 
 /** What one leaf of the result log commits to: a signed result, by its digest and signing key. */
 export type ResultLeaf = {
@@ -18,10 +18,17 @@ export const RESULT_LEAF_VERSION = 'result-leaf/v1';
  * holds it to canonicalBytes). Every paid call and every audited result builds one.
  */
 export function resultLeafBytes(leaf: ResultLeaf): Buffer {
-  return Buffer.from(JSON.stringify({ key_family: String(leaf.key_family), key_id: String(leaf.key_id), sha256: String(leaf.sha256) }), 'utf8');
+  return Buffer.from(resultLeafText(leaf), 'utf8');
 }
 
-/** The leaf's RFC 6962 leaf hash: what the service's tree and the audit's rebuilt tree hold. */
+const resultLeafText = (leaf: ResultLeaf): string => JSON.stringify({ key_family: String(leaf.key_family), key_id: String(leaf.key_id), sha256: String(leaf.sha256) });
+
+/**
+ * The leaf's RFC 6962 leaf hash: what the service's tree and the audit's rebuilt tree hold.
+ * SHA-256 of 0x00 || bytes, hashed from the text: U+0000 is the byte 0x00 in UTF-8, and
+ * node:crypto encodes a string as Buffer.from does, so no buffer is made for the bytes or the
+ * prefix (every paid call and every audited result hashes one leaf).
+ */
 export function resultLeafHash(leaf: ResultLeaf): Uint8Array {
-  return leafHash(resultLeafBytes(leaf));
+  return hash('sha256', `\u0000${resultLeafText(leaf)}`, 'buffer');
 }

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import canonicalizeImpl from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { canonicalByteLength, canonicalBytes, canonicalText, type JsonValue } from '../../src/signing/rfc8785.ts';
 
 const reference = canonicalizeImpl as unknown as (value: unknown) => string | undefined;
@@ -51,6 +53,20 @@ describe('RFC 8785 canonicalisation', () => {
     // Any JSON data, lone surrogates, control characters and extreme numbers included.
     fc.assert(
       fc.property(fc.jsonValue(), (value) => canonicalByteLength(value as JsonValue) === canonicalBytes(value).length),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('hashes the canonical bytes, whatever the strings hold', () => {
+    const sha256OfBytes = (value: unknown) => createHash('sha256').update(canonicalBytes(value)).digest('hex');
+    // Reference vectors, then any JSON data with lone surrogates and characters of every plane.
+    for (const name of names) {
+      const input = JSON.parse(readFileSync(new URL(`input/${name}`, vendored), 'utf8')) as JsonValue;
+      expect(canonicalSha256(input)).toBe(createHash('sha256').update(readFileSync(new URL(`output/${name}`, vendored))).digest('hex'));
+    }
+    const strings = fc.string({ unit: fc.oneof(fc.constantFrom('\ud800', '\udfff', '\u0000', 'é', '\ud83d\ude00'), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c))) });
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), fc.dictionary(strings, strings), fc.array(strings)), (value) => canonicalSha256(value) === sha256OfBytes(value)),
       { numRuns: 2000 },
     );
   });
