@@ -94,6 +94,7 @@ export function openCheckpoint(note: string, keyName: string, publicKeyHex: stri
   const key = publicKeyFromHex(publicKeyHex);
   let noteSigned = false;
   let issuedAt: number | undefined;
+  const signatureId = noteKeyId(keyName, ED25519_NOTE_TYPE, publicKey);
   const cosignatureId = noteKeyId(keyName, COSIGNATURE_V1_TYPE, publicKey);
   for (const line of note.slice(split + 2).split('\n').filter((l) => l.length > 0)) {
     const signature = signatureLine(line);
@@ -101,7 +102,7 @@ export function openCheckpoint(note: string, keyName: string, publicKeyHex: stri
     if (signature.name !== keyName) continue;
     const { payload } = signature;
     const id = payload.subarray(0, 4);
-    if (id.equals(noteKeyId(keyName, ED25519_NOTE_TYPE, publicKey)) && payload.length === 68) {
+    if (id.equals(signatureId) && payload.length === 68) {
       if (!edVerify(null, Buffer.from(body, 'utf8'), key, payload.subarray(4))) return { valid: false, reason: 'the log signature does not verify' };
       noteSigned = true;
     } else if (id.equals(cosignatureId) && payload.length === 76) {

@@ -4,7 +4,7 @@ import { leafHash } from '../signing/rfc6962-merkle.ts';
 import { canonicalBytes } from '../signing/rfc8785.ts';
 import { resultLeafBytes, resultLeafHash } from './result-leaf.ts';
 
-describe('resultLeafBytes', () => {
+describe('the result leaf', () => {
   const leaves = [
     { key_family: 'veritrack', key_id: 'a1b2c3d4e5f60718', sha256: 'ab'.repeat(32) },
     { key_family: 'fåmily "quoted" \\ back\nslash', key_id: '\u0001\u001f\u007f\u2028', sha256: '😀 é ü' },

@@ -10,18 +10,16 @@ export type ResultLeaf = {
 export const RESULT_LEAF_VERSION = 'result-leaf/v1';
 
 /**
- * The leaf's bytes: the RFC 8785 form of {key_family, key_id, sha256}. The tree hashes them as
- * RFC 6962 leaves (SHA-256 of 0x00 || bytes).
- *
- * Three string members written in their sorted order: RFC 8785 writes strings exactly as
- * JSON.stringify does, so the native stringify is the canonical form here (result-leaf.test.ts
- * holds it to canonicalBytes). Every paid call and every audited result builds one.
+ * The leaf's text: the RFC 8785 form of {key_family, key_id, sha256}. Three string members
+ * written in their sorted order: RFC 8785 writes strings exactly as JSON.stringify does, so the
+ * native stringify is the canonical form here (result-leaf.test.ts holds it to canonicalBytes).
  */
+const resultLeafText = (leaf: ResultLeaf): string => JSON.stringify({ key_family: String(leaf.key_family), key_id: String(leaf.key_id), sha256: String(leaf.sha256) });
+
+/** The leaf's bytes, as an entry bundle serves them; the tree hashes them as RFC 6962 leaves (SHA-256 of 0x00 || bytes). */
 export function resultLeafBytes(leaf: ResultLeaf): Buffer {
   return Buffer.from(resultLeafText(leaf), 'utf8');
 }
-
-const resultLeafText = (leaf: ResultLeaf): string => JSON.stringify({ key_family: String(leaf.key_family), key_id: String(leaf.key_id), sha256: String(leaf.sha256) });
 
 /**
  * The leaf's RFC 6962 leaf hash: what the service's tree and the audit's rebuilt tree hold.

@@ -81,7 +81,6 @@ async function boundedText(res: Response): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-
 interface WitnessState {
   witness: Witness;
   /** The size we believe the witness cosigned last: the old size of the next request. */

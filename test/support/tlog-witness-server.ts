@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { answerWithoutEnd } from './endless-answer.ts';
 import type { AddressInfo } from 'node:net';
+import { answerWithoutEnd } from './endless-answer.ts';
 import { openCheckpoint } from '../../src/transparency/c2sp-checkpoint.ts';
 import { verifyConsistencyProof } from '../../src/signing/rfc6962-merkle.ts';
 

@@ -146,6 +146,13 @@ def _note_key_id(name, kind, public_key):
     return _sha256(name.encode("utf-8"), bytes([0x0A, kind]), public_key)[:4]
 
 
+def _signature_line(line):
+    """A signed note's signature line "\u2014 <key name> <base64(key id || signature)>" as
+    (name, payload), or None for any other line."""
+    match = re.fullmatch(r"\u2014 (\S+) ([A-Za-z0-9+/=]+)", line)
+    return (match.group(1), base64.b64decode(match.group(2))) if match else None
+
+
 def open_checkpoint(note, public_key):
     split = note.rfind("\n\n")
     if split < 0 or not note.endswith("\n"):
@@ -161,12 +168,12 @@ def open_checkpoint(note, public_key):
     note_id, cosig_id = _note_key_id(origin, 0x01, public_key), _note_key_id(origin, 0x04, public_key)
     signed, issued_at = False, None
     for line in filter(None, note[split + 2:].split("\n")):
-        match = re.fullmatch(r"\u2014 (\S+) ([A-Za-z0-9+/=]+)", line)
-        if not match:
+        signature = _signature_line(line)
+        if signature is None:
             raise ValueError("malformed signature line")
-        if match.group(1) != origin:
+        name, payload = signature
+        if name != origin:
             continue
-        payload = base64.b64decode(match.group(2))
         if payload[:4] == note_id and len(payload) == 68:
             if not ed25519_verify(public_key, body.encode("utf-8"), payload[4:]):
                 raise ValueError("the log signature does not verify")
@@ -203,10 +210,10 @@ def witness_cosigned_at(note, witness):
     split = note.rfind("\n\n")
     body = note[:split + 1]
     for line in note[split + 2:].split("\n"):
-        match = re.fullmatch(r"\u2014 (\S+) ([A-Za-z0-9+/=]+)", line)
-        if not match or match.group(1) != name:
+        signature = _signature_line(line)
+        if signature is None or signature[0] != name:
             continue
-        payload = base64.b64decode(match.group(2))
+        payload = signature[1]
         if len(payload) != 76 or payload[:4] != key_id:
             continue
         time = _cosignature_time(body, payload, public_key)

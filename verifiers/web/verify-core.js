@@ -81,6 +81,12 @@ async function noteKeyId(name, type, publicKey) {
   return (await sha256(concat(encoder.encode(name), Uint8Array.of(0x0a, type), publicKey))).slice(0, 4);
 }
 
+/** A signed note's signature line `— <key name> <base64(key id || signature)>` as {name, payload}, or undefined for any other line. */
+function signatureLine(line) {
+  const match = /^\u2014 (\S+) ([A-Za-z0-9+/=]+)$/u.exec(line);
+  return match ? { name: match[1], payload: fromBase64(match[2]) } : undefined;
+}
+
 export async function openCheckpoint(note, publicKey) {
   const split = note.lastIndexOf('\n\n');
   if (split < 0 || !note.endsWith('\n')) throw new Error('the checkpoint is not a signed note');
@@ -94,10 +100,10 @@ export async function openCheckpoint(note, publicKey) {
   let signed = false;
   let issuedAt;
   for (const line of note.slice(split + 2).split('\n').filter(Boolean)) {
-    const match = /^\u2014 (\S+) ([A-Za-z0-9+/=]+)$/u.exec(line);
-    if (!match) throw new Error('malformed signature line');
-    if (match[1] !== origin) continue;
-    const payload = fromBase64(match[2]);
+    const signature = signatureLine(line);
+    if (!signature) throw new Error('malformed signature line');
+    if (signature.name !== origin) continue;
+    const { payload } = signature;
     const id = toHex(payload.slice(0, 4));
     if (id === noteId && payload.length === 68) {
       if (!(await ed25519Verify(publicKey, encoder.encode(body), payload.slice(4)))) throw new Error('the log signature does not verify');
@@ -141,9 +147,9 @@ export async function witnessCosignedAt(note, witness) {
   const split = note.lastIndexOf('\n\n');
   const body = note.slice(0, split + 1);
   for (const line of note.slice(split + 2).split('\n')) {
-    const match = /^\u2014 (\S+) ([A-Za-z0-9+/=]+)$/u.exec(line);
-    if (!match || match[1] !== witness.name) continue;
-    const payload = fromBase64(match[2]);
+    const signature = signatureLine(line);
+    if (signature?.name !== witness.name) continue;
+    const { payload } = signature;
     if (payload.length !== 76 || toHex(payload.slice(0, 4)) !== witness.keyId) continue;
     const time = await cosignatureTime(body, payload, witness.publicKey);
     if (time !== undefined) return time;
