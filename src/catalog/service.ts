@@ -13,11 +13,11 @@ const anyDocument = z.looseObject({});
  * the OpenAPI document (every schema converted to JSON Schema) held the event loop about 40 ms a
  * request, on a free route.
  */
-function madeOnce(make: (deps: ServiceDeps) => JsonValue | string, contentType = 'application/json; charset=utf-8') {
+function madeOnce(make: (deps: ServiceDeps) => JsonValue | string | Promise<JsonValue>, contentType = 'application/json; charset=utf-8') {
   let made: { settings: ServiceDeps['settings']; baseUrl: string; text: string } | undefined;
   return async (_input: unknown, deps: ServiceDeps): Promise<FreeResponse> => {
     if (made?.settings !== deps.settings || made.baseUrl !== deps.baseUrl) {
-      const document = make(deps);
+      const document = await make(deps);
       made = { settings: deps.settings, baseUrl: deps.baseUrl, text: typeof document === 'string' ? document : JSON.stringify(document) };
     }
     return { text: made.text, contentType, headers: { 'Cache-Control': 'public, max-age=300' } };

@@ -1,9 +1,9 @@
-import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { createReadStream } from 'node:fs';
 import type { Context } from 'koa';
 import type { PricedOperation, ServiceDeps } from '../kernel/operation.ts';
 import type { PaymentHeaderName, PaymentOutcome } from '../payments/gateway.ts';
 import { paymentRequired, paymentRequiredV1Body } from '../payments/x402/quote.ts';
+import { quoteLibraries } from '../payments/x402/quote-libraries.ts';
 import { encodeSettleResponse } from '../payments/x402/settle-response.ts';
 import { HttpProblem } from './problem.ts';
 
@@ -25,9 +25,11 @@ export const takenBeforeRefusal = (transaction: string): string =>
   `the payment was taken (settlement ${transaction}): another call changed this state between the free check and the command; the same payment answers the same`;
 
 /** 402 with the v2 quote in PAYMENT-REQUIRED and the v1 form in the body. */
-export function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: ServiceDeps, reason?: string, message?: string): void {
+export async function answerPaymentRequired(ctx: Context, op: PricedOperation, deps: ServiceDeps, reason?: string, message?: string): Promise<void> {
+  const { encodePaymentRequiredHeader } = (await quoteLibraries()).coreHttp;
+  const quote = await paymentRequired(op, deps.settings, deps.baseUrl, reason);
   ctx.status = 402;
-  ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired(op, deps.settings, deps.baseUrl, reason)));
+  ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(quote));
   ctx.set('Cache-Control', 'no-store');
   const body = paymentRequiredV1Body(op, deps.settings, deps.baseUrl, reason);
   ctx.body = message === undefined ? body : { ...body, message: `${message}; nothing was charged` };
@@ -80,7 +82,7 @@ function answerJson(ctx: Context, outcome: Paid): void {
 }
 
 /** The one place a payment outcome becomes a status code. */
-export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: ServiceDeps, outcome: PaymentOutcome, header: PaymentHeaderName): void {
+export async function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: ServiceDeps, outcome: PaymentOutcome, header: PaymentHeaderName): Promise<void> {
   switch (outcome.kind) {
     case 'paid': {
       setPaidHeaders(ctx, outcome, header);
@@ -88,7 +90,7 @@ export function answerPaymentOutcome(ctx: Context, op: PricedOperation, deps: Se
       return;
     }
     case 'payment-rejected':
-      answerPaymentRequired(ctx, op, deps, outcome.reason, outcome.message);
+      await answerPaymentRequired(ctx, op, deps, outcome.reason, outcome.message);
       return;
     case 'refused': {
       const { refusal } = outcome;

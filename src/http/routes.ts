@@ -136,13 +136,13 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
     const payment = paymentHeaderOf(ctx);
     if (!payment) {
       deps.stats.recordChallenge();
-      answerPaymentRequired(ctx, op, deps);
+      await answerPaymentRequired(ctx, op, deps);
       return;
     }
     // HEAD is safe (RFC 9110 section 9.3.2): it gets GET's quote, and a payment sent with it is
     // not taken. Taking it would settle a call whose answer has no body.
     if (ctx.method === 'HEAD') {
-      answerPaymentRequired(ctx, op, deps, PAYMENT_REASONS.headIsNotPaid, 'a payment sent with HEAD is not taken; send it with GET');
+      await answerPaymentRequired(ctx, op, deps, PAYMENT_REASONS.headIsNotPaid, 'a payment sent with HEAD is not taken; send it with GET');
       return;
     }
     const outcome = await deps.payments.handle(
@@ -150,7 +150,7 @@ function pricedHandler(op: PricedOperation, deps: HttpDeps) {
       deps,
     );
     if (outcome.kind === 'paid' && op.deliver) await answerPaidFile(ctx, op, deps, outcome, payment.header);
-    else answerPaymentOutcome(ctx, op, deps, outcome, payment.header);
+    else await answerPaymentOutcome(ctx, op, deps, outcome, payment.header);
   };
 }
 

@@ -1,11 +1,11 @@
 import type { SettleResponse } from '@x402/core/types';
-import { isValidPaymentId, PAYMENT_ID_MAX_LENGTH, PAYMENT_ID_MIN_LENGTH, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PricedOperation, Refusal, ServiceDeps } from '../kernel/operation.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import { createPaidCallSaga, type PaidCallSaga } from './saga/paid-call.ts';
 import type { PaymentSettled } from './saga/events.ts';
 import type { Settler, VerifiedPayment } from './settlers/settler.ts';
 import { decodePaymentHeader, type DecodedHeader } from './x402/decode.ts';
+import { PAYMENT_IDENTIFIER_KEY, quoteLibraries } from './x402/quote-libraries.ts';
 import { PAYMENT_REASONS, PaymentRejected } from './x402/reasons.ts';
 import { verifyPayment } from './x402/verify-payment.ts';
 
@@ -75,7 +75,7 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
       try {
         const decoded = decodePaymentHeader(request.payment.header, request.payment.value);
         payment = verifyPayment(decoded, request.op, deps.settings);
-        paymentIdentifier = paymentIdentifierOf(decoded);
+        paymentIdentifier = await paymentIdentifierOf(decoded);
       } catch (err) {
         if (err instanceof PaymentRejected) return { kind: 'payment-rejected', reason: err.reason, message: err.message };
         throw err;
@@ -122,8 +122,8 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
  * client's pattern such as ^(a+)+$ held the event loop for seconds, doubling with each character
  * (found by fuzzing), and compiling the quoted schema cost about 40 ms of CPU a call.
  */
-function paymentIdentifierOf(decoded: DecodedHeader): string | undefined {
-  const extension = decoded.payment.x402Version === 2 ? decoded.payment.extensions?.[PAYMENT_IDENTIFIER] : undefined;
+async function paymentIdentifierOf(decoded: DecodedHeader): Promise<string | undefined> {
+  const extension = decoded.payment.x402Version === 2 ? decoded.payment.extensions?.[PAYMENT_IDENTIFIER_KEY] : undefined;
   if (!extension) return undefined;
   const refuse = (problem: string) => new PaymentRejected(PAYMENT_REASONS.payload, `invalid payment-identifier extension: ${problem}`);
   const info = typeof extension === 'object' ? (extension as { info?: unknown }).info : undefined;
@@ -131,6 +131,7 @@ function paymentIdentifierOf(decoded: DecodedHeader): string | undefined {
   const { required, id } = info as { required?: unknown; id?: unknown };
   if (typeof required !== 'boolean') throw refuse('info.required must be a boolean');
   if (id === undefined) return undefined;
+  const { isValidPaymentId, PAYMENT_ID_MAX_LENGTH, PAYMENT_ID_MIN_LENGTH } = (await quoteLibraries()).paymentIdentifier;
   if (typeof id !== 'string' || !isValidPaymentId(id)) throw refuse(`info.id must be ${PAYMENT_ID_MIN_LENGTH}-${PAYMENT_ID_MAX_LENGTH} characters, each a letter, a digit, _ or -`);
   return id;
 }

@@ -79,8 +79,8 @@ export function mcpManifest(ops: PricedOperation[], settings: Settings, baseUrl:
  * items in the bazaar discovery shape, the catalogued-but-unbuilt ones listed apart so that no
  * crawler is led to pay for a 501.
  */
-export function x402Manifest(ops: PricedOperation[], settings: Settings, baseUrl: string): JsonObject {
-  const item = (op: PricedOperation): JsonObject => ({
+export async function x402Manifest(ops: PricedOperation[], settings: Settings, baseUrl: string): Promise<JsonObject> {
+  const item = async (op: PricedOperation): Promise<JsonObject> => ({
     resource: resourceUrl(op, baseUrl),
     type: 'http',
     x402Version: 2,
@@ -92,7 +92,7 @@ export function x402Manifest(ops: PricedOperation[], settings: Settings, baseUrl
     serviceName: SERVICE_NAME,
     price: priceOf(op),
     tags: [FAMILIES[op.family]],
-    extensions: bazaarExtension(op) as JsonObject,
+    extensions: (await bazaarExtension(op)) as JsonObject,
   });
   return {
     x402Version: 2,
@@ -103,7 +103,7 @@ export function x402Manifest(ops: PricedOperation[], settings: Settings, baseUrl
       charged: 'only after the input validates and the authorization verifies; a replayed payment returns the stored result and is never charged twice',
       refunds: 'none needed: nothing is settled for a request that cannot be served',
     },
-    items: ops.filter((op) => op.command).map(item),
+    items: await Promise.all(ops.filter((op) => op.command).map(item)),
     notImplemented: ops.filter((op) => !op.command).map((op) => ({ resource: resourceUrl(op, baseUrl), method: op.method, price: priceOf(op), status: 'not_implemented' })),
   };
 }

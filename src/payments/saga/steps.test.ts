@@ -63,7 +63,7 @@ function failingFrom(store: EventStore, appendNumber: number): EventStore {
 
 async function paidCall(deps: ServiceDeps, options: { validBefore?: number; now?: number } = {}): Promise<PaidCall> {
   const now = options.now ?? Math.floor(Date.now() / 1000);
-  const quote = paymentRequired(op, deps.settings, deps.baseUrl);
+  const quote = await paymentRequired(op, deps.settings, deps.baseUrl);
   const signed = await signPayment(quote, { nowSeconds: now, ...(options.validBefore ? { authorization: { validBefore: String(options.validBefore) } } : {}) });
   const payment = verifyPayment(decodePaymentHeader('PAYMENT-SIGNATURE', signed.header), op, deps.settings);
   return { op, input: op.input.parse(input), requestHash, payment, now };
@@ -168,7 +168,7 @@ describe('a payment that already paid is found before its time window is checked
     const now = Math.floor(Date.now() / 1000);
     let clock = now * 1000;
     const gateway = createGateway(createLocalSettler(), { clock: () => clock });
-    const quote = paymentRequired(op, deps.settings, deps.baseUrl);
+    const quote = await paymentRequired(op, deps.settings, deps.baseUrl);
     const p = await signPayment(quote, { nowSeconds: now, authorization: { validBefore: String(now + 30) } });
     const req = { op, input: op.input.parse(input), requestHash, payment: { header: 'PAYMENT-SIGNATURE' as const, value: p.header } };
     const first = await gateway.handle(req, deps);
@@ -215,7 +215,7 @@ describe('outputs answered beside the record', () => {
       },
     };
     const gateway = createGateway(createLocalSettler());
-    const quote = paymentRequired(op, settings, baseUrl);
+    const quote = await paymentRequired(op, settings, baseUrl);
     const p = await signPayment(quote);
     const req = { op: withOutput, input: op.input.parse(input), requestHash, payment: { header: 'PAYMENT-SIGNATURE' as const, value: p.header } };
     const first = await gateway.handle(req, deps);
@@ -241,7 +241,7 @@ describe('outputs answered beside the record', () => {
       },
     };
     const gateway = createGateway(createLocalSettler());
-    const p = await signPayment(paymentRequired(op, settings, baseUrl));
+    const p = await signPayment(await paymentRequired(op, settings, baseUrl));
     const req = { op: refusingOnReplay, input: op.input.parse(input), requestHash, payment: { header: 'PAYMENT-SIGNATURE' as const, value: p.header } };
     expect(await gateway.handle(req, deps)).toMatchObject({ kind: 'paid' });
     expect(await gateway.handle(req, deps)).toMatchObject({ kind: 'failed-after-charge' });
@@ -448,7 +448,7 @@ describe('a result the event store cannot hold in one append (EventStoreDB: MaxA
   it('with local settlement nothing is written, so the same payment can still pay for a smaller request', async () => {
     const deps = limitedDeps();
     const gateway = createGateway(createLocalSettler());
-    const payment = await signPayment(paymentRequired(op, deps.settings, deps.baseUrl));
+    const payment = await signPayment(await paymentRequired(op, deps.settings, deps.baseUrl));
     const request = (raw: object) => ({ op, input: op.input.parse(raw), requestHash: canonicalSha256({ method: op.method, path: op.path, input: raw as never }), payment: { header: 'PAYMENT-SIGNATURE' as const, value: payment.header } });
     expect(await gateway.handle(request(bigInput), deps)).toMatchObject({ kind: 'refused', refusal: { status: 413 } });
     const payer = payment.authorization.from.toLowerCase();

@@ -1,10 +1,9 @@
-import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { z } from 'zod';
 import type { Settings } from '../../config.ts';
 import { usdToAtomic, type PricedOperation } from '../../kernel/operation.ts';
 import type { JsonObject } from '../../signing/rfc8785.ts';
+import { PAYMENT_IDENTIFIER_KEY, quoteLibraries } from './quote-libraries.ts';
 
 export const X402_SCHEME = 'exact';
 /** EIP-712 domain of USDC on Base: what the payer's wallet signs against. */
@@ -52,7 +51,8 @@ export function outputJsonSchema(schema: z.ZodType): JsonObject {
  * The bazaar discovery extension: how to call the route and what it returns. The library leaves
  * `method` for its own resource server to fill in; we are that server, so we fill it here.
  */
-export function bazaarExtension(op: PricedOperation): Record<string, unknown> {
+export async function bazaarExtension(op: PricedOperation): Promise<Record<string, unknown>> {
+  const { declareDiscoveryExtension } = (await quoteLibraries()).bazaar;
   const config = {
     input: op.example as Record<string, unknown>,
     inputSchema: inputJsonSchema(op.input),
@@ -70,7 +70,8 @@ export function bazaarExtension(op: PricedOperation): Record<string, unknown> {
 }
 
 /** x402 v2 PaymentRequired: the PAYMENT-REQUIRED header's content. */
-export function paymentRequired(op: PricedOperation, settings: Settings, baseUrl: string, error?: string): PaymentRequired {
+export async function paymentRequired(op: PricedOperation, settings: Settings, baseUrl: string, error?: string): Promise<PaymentRequired> {
+  const { declarePaymentIdentifierExtension } = (await quoteLibraries()).paymentIdentifier;
   return {
     x402Version: 2,
     ...(error ? { error } : {}),
@@ -78,7 +79,7 @@ export function paymentRequired(op: PricedOperation, settings: Settings, baseUrl
     accepts: [paymentRequirements(op, settings)],
     // Optional: a client may send an idempotency key with its payment (same key, same payload ->
     // the stored response; same key, another payload -> 409).
-    extensions: { ...bazaarExtension(op), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) },
+    extensions: { ...(await bazaarExtension(op)), [PAYMENT_IDENTIFIER_KEY]: declarePaymentIdentifierExtension(false) },
   };
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fromEngine, pricedOperation, type Route } from '../../../kernel/operation.ts';
 import { hex64, jsonObject, rulesetMember, signedResponse } from '../../../kernel/route-kit/schemas.ts';
 import { bodyVerifyParams, rebuildFromBody, verifyRoute } from '../../../kernel/route-kit/verify-route.ts';
+import { groupedDigits } from '../../../kernel/grouped-digits.ts';
 import { invalidInputRefusal } from '../../../kernel/refusal.ts';
 import { OWASP_MCP_TOP10_VERSION } from '../../../kernel/standards/owasp-mcp-top10.ts';
 import { analyseToolPermissions, MODEL_TEXT_MAX_CHARS, modelFacingLength, PERMISSION_CATEGORIES, RISK_LEVELS, TOOL_PERMISSION_RULESET } from './engine.ts';
@@ -58,7 +59,7 @@ const toolPermissionThreatModel = pricedOperation({
     family: 'agent',
     priceUsd: '0.25',
     summary: 'Permission-sprawl risk of one MCP manifest, with an ownership proof recommended.',
-    description: `Reads the permissions and scopes a tools/list manifest declares (per tool, in annotations, and server-wide) and finds wildcards, over-broad scopes, file, network, command-execution and secrets access, hidden instructions in model-facing text, and shadowed tool names (ruleset ${TOOL_PERMISSION_RULESET.id}/${TOOL_PERMISSION_RULESET.version}); findings cite the ${OWASP_MCP_TOP10_VERSION}. MINIMAL when no permission is declared anywhere; CRITICAL only with an ownership proof of the server, otherwise capped at HIGH with an ownership proof recommended. The model-facing text of the whole manifest (tool descriptions, and every description and title in input schemas) is at most ${MODEL_TEXT_MAX_CHARS.toLocaleString('en-US')} characters (else 422 model_text_too_long, before the quote).`,
+    description: `Reads the permissions and scopes a tools/list manifest declares (per tool, in annotations, and server-wide) and finds wildcards, over-broad scopes, file, network, command-execution and secrets access, hidden instructions in model-facing text, and shadowed tool names (ruleset ${TOOL_PERMISSION_RULESET.id}/${TOOL_PERMISSION_RULESET.version}); findings cite the ${OWASP_MCP_TOP10_VERSION}. MINIMAL when no permission is declared anywhere; CRITICAL only with an ownership proof of the server, otherwise capped at HIGH with an ownership proof recommended. The model-facing text of the whole manifest (tool descriptions, and every description and title in input schemas) is at most ${groupedDigits(MODEL_TEXT_MAX_CHARS)} characters (else 422 model_text_too_long, before the quote).`,
     inputFrom: 'json',
     input: toolPermissionInput,
     example: {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { pricedOperation, type Command, type Refusal, type Route, type ServiceDeps } from '../../../kernel/operation.ts';
+import { groupedDigits } from '../../../kernel/grouped-digits.ts';
 import { utilityReceiptResponse } from '../utils-verify/receipt-schema.ts';
 import type { Reading } from './engine.ts';
 import { MAX_OCR_PIXELS, sniffUpload } from './file-kind.ts';
@@ -31,7 +32,7 @@ async function refuseEarly(i: OcrInput, deps: ServiceDeps): Promise<Refusal | un
   const damaged = sniffed.kind === 'png' ? pngChunkProblem(await readFile(i.file.path)) : sniffed.kind === 'pdf' ? await pdfOpenProblem(await readFile(i.file.path)) : undefined;
   if (damaged) return unreadableFile(damaged);
   if (sniffed.width !== null && sniffed.height !== null && sniffed.width * sniffed.height > MAX_OCR_PIXELS) {
-    const message = `the image is ${sniffed.width} x ${sniffed.height} pixels, more than ${MAX_OCR_PIXELS.toLocaleString('en')}: scale it down`;
+    const message = `the image is ${sniffed.width} x ${sniffed.height} pixels, more than ${groupedDigits(MAX_OCR_PIXELS)}: scale it down`;
     return { status: 413, error: 'image_too_large', message, issues: [{ path: 'file', message }] };
   }
   if (sniffed.kind !== 'pdf' && poolOf(deps).saturated())
@@ -84,7 +85,7 @@ const invoiceOcr = pricedOperation({
   family: 'documents',
   priceUsd: '0.02',
   summary: 'Invoice OCR from an uploaded file (multipart/form-data).',
-  description: `Reads an invoice from a multipart/form-data upload (field \`file\`, at most 10 MiB): a PNG, JPEG or TIFF image is recognised with tesseract.js and the English trained data shipped in a registry package (no download, ever) on a bounded pool of worker threads; a PDF is read from its text layer (pdf.js), and one without a text layer is NO-TEXT-LAYER. The text then goes through the invoice-extract engine (EN 16931 terms, lines, calculation rules). The receipt records the mean confidence, the engine versions and the trained data's SHA-256; the text travels beside it. Images above ${MAX_OCR_PIXELS.toLocaleString('en')} pixels are 413, a truncated or damaged PNG and a PDF that cannot be opened (damaged, or encrypted with a password) are 422, and a full queue is 503 with Retry-After, all before the quote; an image only the decoder finds broken gives an UNREADABLE receipt.`,
+  description: `Reads an invoice from a multipart/form-data upload (field \`file\`, at most 10 MiB): a PNG, JPEG or TIFF image is recognised with tesseract.js and the English trained data shipped in a registry package (no download, ever) on a bounded pool of worker threads; a PDF is read from its text layer (pdf.js), and one without a text layer is NO-TEXT-LAYER. The text then goes through the invoice-extract engine (EN 16931 terms, lines, calculation rules). The receipt records the mean confidence, the engine versions and the trained data's SHA-256; the text travels beside it. Images above ${groupedDigits(MAX_OCR_PIXELS)} pixels are 413, a truncated or damaged PNG and a PDF that cannot be opened (damaged, or encrypted with a password) are 422, and a full queue is 503 with Retry-After, all before the quote; an image only the decoder finds broken gives an UNREADABLE receipt.`,
   inputFrom: 'multipart',
   input,
   example: { file: { sha256: '0'.repeat(64), size: 0, media_type: 'image/png', filename: 'invoice.png', path: '(uploaded file)' } },
