@@ -86,7 +86,7 @@ describe('start-up', () => {
   it('loads no operation\'s heavy library: each loads on its operation\'s first call', async () => {
     const loaded = await packagesLoadedAtStart();
     expect(loaded.has('koa')).toBe(true); // the walk does reach the service's own dependencies
-    const heavy = ['@modelcontextprotocol/sdk', 'libphonenumber-js', 'fast-xml-parser', 'htmlparser2', 'jsonrepair', 'papaparse', 'mdast-util-from-markdown', 'mdast-util-to-markdown', 'docx', 'fflate', 'pdfkit', 'pdf-lib', 'pdfjs-dist', 'tesseract.js', 'image-size', 'formidable', 'eslint', '@secretlint/core', 'viem', '@x402/extensions', '@x402/core'];
+    const heavy = ['@modelcontextprotocol/sdk', 'libphonenumber-js', 'fast-xml-parser', 'htmlparser2', 'jsonrepair', 'papaparse', 'mdast-util-from-markdown', 'mdast-util-to-markdown', 'docx', 'fflate', 'pdfkit', 'pdf-lib', 'pdfjs-dist', 'tesseract.js', 'image-size', 'formidable', 'eslint', '@secretlint/core', 'viem', '@x402/extensions', '@x402/core', '@noble/curves', 'semver', '@renovatebot/pep440'];
     expect(heavy.filter((name) => loaded.has(name))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { isWeakPublicKey } from '../signing/rfc8032.ts';
+import { nobleSecp256k1 } from './noble-secp256k1.ts';
 
 /**
  * Offline signature checks shared by the engines: Ed25519 (raw key, did:key) and EIP-191
@@ -123,8 +123,8 @@ export function recoverEip191Address(message: string, signatureText: string): { 
   recovered.set(signature.subarray(0, 64), 1);
   try {
     const digest = eip191Digest(message);
-    const compressed = secp256k1.recoverPublicKey(recovered, digest, { prehash: false });
-    const uncompressed = secp256k1.Point.fromBytes(compressed).toBytes(false);
+    const compressed = nobleSecp256k1().recoverPublicKey(recovered, digest, { prehash: false });
+    const uncompressed = nobleSecp256k1().Point.fromBytes(compressed).toBytes(false);
     const address = Buffer.from(keccak_256(uncompressed.subarray(1)).subarray(12)).toString('hex');
     return { address: `0x${address}` };
   } catch {

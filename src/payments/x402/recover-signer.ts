@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { secp256k1 as nobleSecp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak256 } from './keccak256.ts';
+import { nobleSecp256k1 } from '../../kernel/noble-secp256k1.ts';
 
 /**
  * Recovers the Ethereum address that produced a 65-byte (r, s, v) signature over a digest.
@@ -26,7 +26,7 @@ function loadNative(): Recover | undefined {
 }
 
 const recoverWithNoble: Recover = (sig, recid, digest) =>
-  nobleSecp256k1.Signature.fromBytes(sig, 'compact').addRecoveryBit(recid).recoverPublicKey(digest).toBytes(false);
+  nobleSecp256k1().Signature.fromBytes(sig, 'compact').addRecoveryBit(recid).recoverPublicKey(digest).toBytes(false);
 
 const nativeRecover = loadNative();
 export const recoveryBackend: 'native' | 'noble' = nativeRecover ? 'native' : 'noble';

@@ -1,10 +1,10 @@
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createHash } from 'node:crypto';
 import { ed25519Verifies } from '../../../kernel/signed-record.ts';
 import { decodeUtf8, describeIllFormed } from '../../../kernel/rfc3629.ts';
 import { parseIJson } from '../../../kernel/rfc7493.ts';
 import { MAX_JSON_DEPTH } from '../../../kernel/json.ts';
+import { nobleSecp256k1 } from '../../../kernel/noble-secp256k1.ts';
 
 /**
  * Signature checks of the x402 offer-and-receipt extension (v1.0): EIP-712 typed data over
@@ -54,8 +54,8 @@ export function recoverAddress(digest: Uint8Array, signatureHex: string): string
   if (recovery !== 0 && recovery !== 1) return undefined;
   try {
     const compact = Buffer.concat([Uint8Array.of(recovery), sig.subarray(0, 64)]);
-    const publicKey = secp256k1.recoverPublicKey(compact, digest, { prehash: false });
-    const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);
+    const publicKey = nobleSecp256k1().recoverPublicKey(compact, digest, { prehash: false });
+    const uncompressed = nobleSecp256k1().Point.fromBytes(publicKey).toBytes(false);
     return `0x${Buffer.from(keccak_256(uncompressed.subarray(1))).subarray(12).toString('hex')}`;
   } catch {
     return undefined;
@@ -116,7 +116,7 @@ export function jwsVerifies(jws: JwsParts, publicKeyHex: string): { ok: boolean;
   if (alg === 'ES256K') {
     try {
       const digest = createHash('sha256').update(jws.signingInput).digest();
-      const ok = jws.signature.length === 64 && secp256k1.verify(jws.signature, digest, Buffer.from(publicKeyHex, 'hex'), { prehash: false, lowS: false });
+      const ok = jws.signature.length === 64 && nobleSecp256k1().verify(jws.signature, digest, Buffer.from(publicKeyHex, 'hex'), { prehash: false, lowS: false });
       return ok ? { ok } : { ok, reason: 'the ES256K signature does not verify with the supplied key' };
     } catch {
       return { ok: false, reason: 'the supplied key is not a secp256k1 public key' };

@@ -5,9 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sha256Hex } from '../../../signing/hash.ts';
 import { advisoryFile } from './advisory-set.ts';
-import { ADVISORIES, ADVISORY_FILE_URL } from './data.ts';
+import { ADVISORY_FILE_URL, shippedAdvisories, SHIPPED_ADVISORIES_SUMMARY } from './data.ts';
 import { VERSION_RULES } from './ecosystems.ts';
 import { assessDependencyRisk } from './engine.ts';
+
+const ADVISORIES = shippedAdvisories();
 
 // The OSV JSON schema as ossf/osv-schema publishes it (validation/schema.json, release 1.7.5), vendored unchanged.
 const osvSchema = JSON.parse(readFileSync(new URL('./data/osv-schema-1.7.5.json', import.meta.url), 'utf8')) as object;
@@ -50,6 +52,11 @@ describe('the curated advisory set', () => {
     expect(file.advisories.filter((a) => a.aliases.length === 0).map((a) => a.id)).toEqual([]);
     expect(ADVISORIES.sha256).toBe(sha256Hex(bytes));
     expect(ADVISORIES.dataDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('is described in the catalogue as the validated index has it, though the summary reads the file without validating it', () => {
+    const { name, version, dataDate, advisoryCount } = ADVISORIES;
+    expect(SHIPPED_ADVISORIES_SUMMARY).toEqual({ name, version, dataDate, advisoryCount });
   });
 });
 

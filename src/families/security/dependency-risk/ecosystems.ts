@@ -1,6 +1,14 @@
-import semver from 'semver';
-import { compare as comparePep440, valid as validPep440 } from '@renovatebot/pep440';
+import { createRequire } from 'node:module';
+import type * as Pep440 from '@renovatebot/pep440';
+import type * as SemVer from 'semver';
+import { once } from '../../../kernel/once.ts';
 import { compareMavenVersions, isMavenVersion } from './maven-version.ts';
+
+// The version libraries load at the first version compared (on the engine thread): the catalogue
+// entry and the free precheck, loaded at every start, only list ecosystems and packages.
+const requireHere = createRequire(import.meta.url);
+const semver = once(() => requireHere('semver') as typeof SemVer);
+const pep440 = once(() => requireHere('@renovatebot/pep440') as typeof Pep440);
 
 /** The four ecosystems of the curated set, spelled as OSV spells them. */
 export const ECOSYSTEMS = ['npm', 'PyPI', 'Maven', 'Go'] as const;
@@ -18,15 +26,15 @@ export interface VersionRules {
 /** npm: Semantic Versioning 2.0.0 as the `semver` package (npm's own) reads it, strictly. */
 const npmRules: VersionRules = {
   rules: 'npm semver (SemVer 2.0.0, node-semver strict parse)',
-  parse: (version) => semver.valid(version) ?? undefined,
-  compare: (a, b) => semver.compare(a, b),
+  parse: (version) => semver().valid(version) ?? undefined,
+  compare: (a, b) => semver().compare(a, b),
 };
 
 /** PyPI: PEP 440 (normalised forms such as 1.0-post1 accepted, as pip accepts them). */
 const pypiRules: VersionRules = {
   rules: 'PEP 440',
-  parse: (version) => (validPep440(version) ? version : undefined),
-  compare: (a, b) => comparePep440(a, b),
+  parse: (version) => (pep440().valid(version) ? version : undefined),
+  compare: (a, b) => pep440().compare(a, b),
 };
 
 const mavenRules: VersionRules = {
@@ -44,13 +52,13 @@ const goRules: VersionRules = {
   rules: 'Go module semver (leading v, pseudo-versions, +incompatible)',
   parse(version) {
     const bare = version.startsWith('v') ? version.slice(1) : version;
-    const parsed = semver.parse(bare);
+    const parsed = semver().parse(bare);
     if (!parsed) return undefined;
     const build = parsed.build.join('.');
     if (build !== '' && build !== 'incompatible') return undefined;
     return parsed.version;
   },
-  compare: (a, b) => semver.compare(a, b),
+  compare: (a, b) => semver().compare(a, b),
 };
 
 export const VERSION_RULES: Record<Ecosystem, VersionRules> = { npm: npmRules, PyPI: pypiRules, Maven: mavenRules, Go: goRules };

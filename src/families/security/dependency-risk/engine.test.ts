@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
-import { ADVISORIES } from './data.ts';
+import { shippedAdvisories } from './data.ts';
 import { assessDependencyRisk } from './engine.ts';
 import type { DependencyRiskInput } from './input.ts';
 import { parsePackageUrl } from './purl.ts';
+
+const ADVISORIES = shippedAdvisories();
 
 interface DependencyOut {
   ecosystem: string;
