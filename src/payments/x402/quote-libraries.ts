@@ -6,7 +6,7 @@ import { once } from '../../kernel/once.ts';
 /**
  * The x402 libraries that only a quote (a 402 answer, the x402 discovery manifest) or a payment
  * carrying a payment identifier needs. They load on first use, not at start: the extensions bring
- * Ajv and, with @x402/core/http, a second copy of zod (v3), about 80 of the 800-900 ms a start
+ * Ajv and, with @x402/core/http, a second copy of zod (v3): 45-90 of the 900-1,000 ms a start
  * took before /health answered, and a paid call without an identifier needs none of them.
  */
 export interface QuoteLibraries {

@@ -53,7 +53,6 @@ export function packageKey(ecosystem: Ecosystem, name: string): string {
   return `${ecosystem}\u0000${normalisePackageName(ecosystem, name)}`;
 }
 
-/** Builds the index from the file's bytes (the SHA-256 is computed by the caller over the same bytes). */
 /** What the catalogue entry says of a set: its name, version, data date and advisory count. */
 export type AdvisorySetSummary = Pick<AdvisorySet, 'name' | 'version' | 'dataDate' | 'advisoryCount'>;
 
@@ -69,6 +68,7 @@ export function summariseAdvisoryFile(fileText: string): AdvisorySetSummary {
   return { name: file.name, version: file.version, dataDate: file.data_date, advisoryCount: file.advisories.length };
 }
 
+/** Builds the index from the file's bytes (the SHA-256 is computed by the caller over the same bytes). */
 export function indexAdvisories(fileText: string, sha256: string): AdvisorySet {
   const file = advisoryFile.parse(JSON.parse(fileText));
   const byPackage = new Map<string, AffectedEntry[]>();
