@@ -123,8 +123,9 @@ export function recoverEip191Address(message: string, signatureText: string): { 
   recovered.set(signature.subarray(0, 64), 1);
   try {
     const digest = eip191Digest(message);
-    const compressed = nobleSecp256k1().recoverPublicKey(recovered, digest, { prehash: false });
-    const uncompressed = nobleSecp256k1().Point.fromBytes(compressed).toBytes(false);
+    const curve = nobleSecp256k1();
+    const compressed = curve.recoverPublicKey(recovered, digest, { prehash: false });
+    const uncompressed = curve.Point.fromBytes(compressed).toBytes(false);
     const address = Buffer.from(keccak_256(uncompressed.subarray(1)).subarray(12)).toString('hex');
     return { address: `0x${address}` };
   } catch {

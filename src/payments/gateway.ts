@@ -75,7 +75,9 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
       try {
         const decoded = decodePaymentHeader(request.payment.header, request.payment.value);
         payment = verifyPayment(decoded, request.op, deps.settings);
-        paymentIdentifier = await paymentIdentifierOf(decoded);
+        // Only a payment that carries the extension waits for its library (loaded at first use).
+        const extension = paymentIdentifierExtension(decoded);
+        paymentIdentifier = extension === undefined ? undefined : await paymentIdentifierIn(extension);
       } catch (err) {
         if (err instanceof PaymentRejected) return { kind: 'payment-rejected', reason: err.reason, message: err.message };
         throw err;
@@ -114,6 +116,12 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
   };
 }
 
+/** The payment-identifier extension a v2 payload carries, if any. */
+function paymentIdentifierExtension(decoded: DecodedHeader): unknown {
+  const extension = decoded.payment.x402Version === 2 ? decoded.payment.extensions?.[PAYMENT_IDENTIFIER_KEY] : undefined;
+  return extension ? extension : undefined;
+}
+
 /**
  * The payment-identifier extension's id (v2 payloads only; a malformed one is a payload
  * problem), checked by the extension's own rules: `info.required` a boolean, `info.id` absent or
@@ -122,9 +130,7 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
  * client's pattern such as ^(a+)+$ held the event loop for seconds, doubling with each character
  * (found by fuzzing), and compiling the quoted schema cost about 40 ms of CPU a call.
  */
-async function paymentIdentifierOf(decoded: DecodedHeader): Promise<string | undefined> {
-  const extension = decoded.payment.x402Version === 2 ? decoded.payment.extensions?.[PAYMENT_IDENTIFIER_KEY] : undefined;
-  if (!extension) return undefined;
+async function paymentIdentifierIn(extension: unknown): Promise<string | undefined> {
   const refuse = (problem: string) => new PaymentRejected(PAYMENT_REASONS.payload, `invalid payment-identifier extension: ${problem}`);
   const info = typeof extension === 'object' ? (extension as { info?: unknown }).info : undefined;
   if (typeof info !== 'object' || info === null || Array.isArray(info)) throw refuse('it must have an info object');

@@ -21,6 +21,13 @@ export const leafHash = (leaf: Uint8Array): Buffer => {
   return hash('sha256', input, 'buffer');
 };
 
+/**
+ * leafHash of the UTF-8 bytes of `text`, hashed from the text: U+0000 is the byte 0x00 in UTF-8,
+ * and node:crypto encodes a string as Buffer.from does (lone surrogates as U+FFFD included), so
+ * no buffer is made for the bytes or the prefix (the result log hashes one leaf a paid call).
+ */
+export const leafHashOfText = (text: string): Buffer => hash('sha256', `\u0000${text}`, 'buffer');
+
 export const nodeHash = (left: Uint8Array, right: Uint8Array): Buffer => {
   // A proof checked for a caller may carry hashes of any length: hashed as given.
   if (left.length !== 32 || right.length !== 32) return hash('sha256', Buffer.concat([NODE_PREFIX, left, right]), 'buffer');

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { leafHashOfText } from '../signing/rfc6962-merkle.ts';
 
 /** What one leaf of the result log commits to: a signed result, by its digest and signing key. */
 export type ResultLeaf = {
@@ -21,12 +21,7 @@ export function resultLeafBytes(leaf: ResultLeaf): Buffer {
   return Buffer.from(resultLeafText(leaf), 'utf8');
 }
 
-/**
- * The leaf's RFC 6962 leaf hash: what the service's tree and the audit's rebuilt tree hold.
- * SHA-256 of 0x00 || bytes, hashed from the text: U+0000 is the byte 0x00 in UTF-8, and
- * node:crypto encodes a string as Buffer.from does, so no buffer is made for the bytes or the
- * prefix (every paid call and every audited result hashes one leaf).
- */
+/** The leaf's RFC 6962 leaf hash, taken from its text: what the service's tree and the audit's rebuilt tree hold. */
 export function resultLeafHash(leaf: ResultLeaf): Uint8Array {
-  return hash('sha256', `\u0000${resultLeafText(leaf)}`, 'buffer');
+  return leafHashOfText(resultLeafText(leaf));
 }

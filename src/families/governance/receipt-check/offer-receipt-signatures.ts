@@ -54,8 +54,9 @@ export function recoverAddress(digest: Uint8Array, signatureHex: string): string
   if (recovery !== 0 && recovery !== 1) return undefined;
   try {
     const compact = Buffer.concat([Uint8Array.of(recovery), sig.subarray(0, 64)]);
-    const publicKey = nobleSecp256k1().recoverPublicKey(compact, digest, { prehash: false });
-    const uncompressed = nobleSecp256k1().Point.fromBytes(publicKey).toBytes(false);
+    const curve = nobleSecp256k1();
+    const publicKey = curve.recoverPublicKey(compact, digest, { prehash: false });
+    const uncompressed = curve.Point.fromBytes(publicKey).toBytes(false);
     return `0x${Buffer.from(keccak_256(uncompressed.subarray(1))).subarray(12).toString('hex')}`;
   } catch {
     return undefined;
