@@ -10,11 +10,11 @@ import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { loadKeyring } from '../src/key-generations.ts';
 import { load, type LoadResult } from './support/load.ts';
 import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
-import { compiledAudit } from './support/compiled.ts';
+import { compiledAudit, SERVICE_ENTRY } from './support/compiled.ts';
 import { memoryOf, writtenBytesOf } from './support/proc.ts';
 
 /**
- * How cost grows with the log: the service as `npm start` runs it (`node dist/main.js`, file log,
+ * How cost grows with the log: the service as `npm start` runs it (`node dist/bundle/main.js`, file log,
  * local settlement) is grown by real paid calls to logs of SCALE_EVENTS events (default 10,000,
  * 100,000 and 1,000,000; three events a paid call). At each size it is stopped and started again,
  * and the bench prints the start-up time until /health answers and RSS after start (once checking
@@ -87,10 +87,10 @@ export default async function run(): Promise<void> {
   console.log('targets: start-up < 3 s and RSS < 200 MB at 1M events; paid-call latency and the audit rate flat as the log grows');
 }
 
-/** Starts `node dist/main.js` and waits for /health; the log's size comes from its "event log opened" line. */
+/** Starts the service as `npm start` runs it and waits for /health; the log's size comes from its "event log opened" line. */
 async function start(env: Record<string, string>): Promise<Running> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [SERVICE_ENTRY], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
   let events = 0;
   createInterface({ input: child.stdout! }).on('line', (line) => {
     const opened = /"msg":"event log opened"/.test(line) ? /"events":(\d+)/.exec(line) : null;

@@ -2,6 +2,9 @@ import { spawnSync } from 'node:child_process';
 
 const root = new URL('../../', import.meta.url);
 
+/** What `npm start` runs (scripts/start.mjs): the bundle of dist/ (scripts/bundle.mjs). */
+export const SERVICE_ENTRY = 'dist/bundle/main.js';
+
 /** Builds src/ into dist/ when src/ changed, as `npm start` and `npm run audit` do before they run. */
 export function buildCompiled(): void {
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root.pathname, stdio: 'inherit' });
