@@ -2,6 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pricedOperations } from '../src/catalog/index.ts';
 import type { PricedOperation } from '../src/kernel/operation.ts';
@@ -103,6 +105,21 @@ describe('the bundle npm start runs', () => {
     // The manifest stamps each item with when its quote was made (lastUpdated): that alone may differ.
     const documents = async (base: string, path: string) => (await (await fetch(`${base}${path}`)).text()).replaceAll(base, '<base>').replace(/"lastUpdated":"[^"]*"/g, '"lastUpdated":"<time>"');
     for (const path of ['/openapi.json', '/.well-known/x402']) expect(await documents(bundled!.url, path), path).toBe(await documents(modules!.url, path));
+  }, 60_000);
+
+  it('serves MCP as the modules do: the same tools, the same unpaid answer', async () => {
+    const overMcp = async (base: string) => {
+      const client = new Client({ name: 'bundle-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+      try {
+        const { tools } = await client.listTools();
+        const unpaid = await client.callTool({ name: 'veritrack_attest', arguments: { kind: 'demo', claim: { a: 1 } } });
+        return JSON.parse(JSON.stringify({ tools, unpaid }).replaceAll(base, '<base>')) as unknown;
+      } finally {
+        await client.close();
+      }
+    };
+    expect(await overMcp(bundled!.url)).toEqual(await overMcp(modules!.url));
   }, 60_000);
 
   it.each(pricedOperations().filter((op) => op.command).map((op) => [op.id, op] as const))('%s: its example answers as the modules of dist/ answer it', async (_id, op) => {
