@@ -82,6 +82,7 @@ export async function bundleService(dist) {
     external: NATIVE_PACKAGES,
     banner: { js: BANNER },
     plugins: [ownLocationPlugin(outdir)],
+    sourcemap: 'linked',
     logLevel: 'error',
   });
   return true;

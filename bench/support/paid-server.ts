@@ -15,7 +15,8 @@ import { tokenDomainOf } from './paid-payments.ts';
 /**
  * One server of the paid-call benchmark, in its own process, on loopback, with its own fresh
  * durable file log (so that the same pre-signed payments can be spent once in every server):
- *   PAID_CALL_BENCH_SERVER=full - the service as `npm start` runs it (compiled, from dist/), SETTLEMENT=local
+ *   PAID_CALL_BENCH_SERVER=full - the service as `npm start` composes it, from the modules of dist/ (npm start
+ *       runs their bundle: a paid call costs the same there, docs/benchmarks.md), SETTLEMENT=local
  *   PAID_CALL_BENCH_SERVER=bare - Koa + body parser, decode the header (base64, JSON), check
  *       payTo/value/validBefore, hand-built EIP-712 digest, native secp256k1 recovery, ONE
  *       group-committed append (expected revision "no stream" on the payment stream, i.e. the
