@@ -116,10 +116,9 @@ function lockHolderAlive() {
   } catch {
     return true; // released meanwhile: the next attempt takes it
   }
-  const pid = Number(text);
-  if (!text) return Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs < EMPTY_LOCK_STALE_MS;
+  if (!text) return Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0) < EMPTY_LOCK_STALE_MS;
   try {
-    process.kill(pid, 0);
+    process.kill(Number(text), 0);
     return true;
   } catch (err) {
     return err.code === 'EPERM';

@@ -13,8 +13,9 @@ import { createPayingFetch } from './support/paying-client.ts';
  * `npm start` runs the bundle of dist/ (scripts/bundle.mjs), while every other test runs the
  * TypeScript sources: so the bundle is held here to what the modules of dist/ answer, operation
  * by operation. The bundle rewrites how its modules find their own files (data sets, engine and
- * worker scripts, the files of the packages it holds), and loads what the service loads lazily
- * (the x402 quote libraries, the upload parser, version parsers) from chunks of its own.
+ * worker scripts, the files of the packages it holds), and leaves what the service loads lazily
+ * to its first use: the service's own modules from chunks of the bundle, packages (the x402 quote
+ * libraries, the upload parser, the PDF libraries) through Node.
  */
 const root = new URL('..', import.meta.url).pathname;
 const BUNDLE = join(root, 'dist', 'bundle', 'main.js');
