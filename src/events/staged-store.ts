@@ -47,16 +47,18 @@ export function withStagedAppends(store: EventStore): StagedStore {
     return { nextExpectedRevision: BigInt(length + events.length - 1), position: STAGED_POSITION_BASE + BigInt(count - 1) };
   }
 
+  // The literal begins with a member, not the spread: members added to an object a leading spread
+  // made take V8's slow path on Node 20 (payments/saga/context.ts), and each engine-thread call makes one.
   return {
+    get stagedEvents() {
+      return count;
+    },
     // Reads of the whole log, subscriptions, the limit and close: the store's, as lent.
     ...withOwnAppend(store, appendToStream),
     async readStream(stream, options = {}) {
       const mine = staged.get(stream);
       if (!mine) return store.readStream(stream, options);
       return streamWindow([...(await store.readStream(stream)), ...mine], options);
-    },
-    get stagedEvents() {
-      return count;
     },
   };
 }

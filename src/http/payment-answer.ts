@@ -32,7 +32,7 @@ export async function answerPaymentRequired(ctx: Context, op: PricedOperation, d
   ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(quote));
   ctx.set('Cache-Control', 'no-store');
   const body = paymentRequiredV1Body(op, deps.settings, deps.baseUrl, reason);
-  ctx.body = message === undefined ? body : { ...body, message: `${message}; nothing was charged` };
+  ctx.body = message === undefined ? body : Object.assign(body, { message: `${message}; nothing was charged` });
 }
 
 /** The paid answer's leaf index in the result log (GET /v1/log/proof/inclusion takes it further). */

@@ -95,7 +95,7 @@ function freeHandler(route: FreeRoute, deps: ServiceDeps) {
       ctx.type = answer.contentType;
       ctx.body = createReadStream(answer.file);
     } else {
-      ctx.body = isRefusal(answer.status, answer.body) ? { ...answer.body, requestId: String(ctx.state.requestId) } : answer.body;
+      ctx.body = isRefusal(answer.status, answer.body) ? Object.assign({}, answer.body, { requestId: String(ctx.state.requestId) }) : answer.body;
     }
   };
 }

@@ -35,7 +35,7 @@ export class InvalidParams extends HttpProblem {
   }
 
   override jsonRpcError(requestId: string): JsonObject {
-    return { ...super.jsonRpcError(requestId), id: this.id };
+    return Object.assign(super.jsonRpcError(requestId), { id: this.id });
   }
 }
 
@@ -54,7 +54,7 @@ export function checkRequestParams(body: unknown): void {
     if (!schema || (typeof id !== 'string' && typeof id !== 'number')) return;
     const parsed = schema.safeParse(message);
     if (parsed.success) return;
-    const issues = issuesOf(parsed.error).map((issue) => (inBatch ? { ...issue, path: `[${index}].${issue.path}` } : issue));
+    const issues = issuesOf(parsed.error).map((issue) => (inBatch ? Object.assign({}, issue, { path: `[${index}].${issue.path}` }) : issue));
     throw new InvalidParams(inBatch ? null : id, issues, inBatch);
   });
 }

@@ -49,7 +49,7 @@ export function mcpTools(routes: readonly Route[]): Map<string, ToolEntry> {
 /** MCP requires an object schema at the top; the catalogue's inputs are objects already. */
 function objectSchema(schema: Record<string, unknown>): Tool['inputSchema'] {
   const { $schema: _dialect, ...rest } = schema;
-  return { ...rest, type: 'object' } as Tool['inputSchema'];
+  return Object.assign(rest, { type: 'object' }) as Tool['inputSchema'];
 }
 
 /**

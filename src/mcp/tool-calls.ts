@@ -76,7 +76,7 @@ export async function callPricedTool(op: PricedOperation, args: Record<string, u
 
 async function paymentRequiredResult(op: PricedOperation, deps: HttpDeps, reason?: string, message?: string): Promise<CallToolResult> {
   const required: Record<string, unknown> = await paymentRequired(op, deps.settings, deps.baseUrl, reason ?? 'payment required: send the PaymentPayload in _meta["x402/payment"]');
-  const structured = message ? { ...required, message: `${message}; nothing was charged` } : required;
+  const structured = message ? Object.assign({}, required, { message: `${message}; nothing was charged` }) : required;
   return { isError: true, structuredContent: structured, content: text(structured) };
 }
 

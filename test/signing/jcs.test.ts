@@ -76,6 +76,10 @@ describe('RFC 8785 canonicalisation', () => {
     // Members whose names sort differently by code unit than by code point, integer-like names, and -0.
     const awkward = { '\ud83d\ude00': 1, '\uff61': 2, b: [-0, 1e-7, 1e21], '10': 'x', '9': 'y', '': null, 'é': 'e\u2028\u0000"\\' };
     expect(canonicalText(awkward)).toBe(reference(awkward));
+    // Objects of a few members and of many (sorted two ways), with names that differ only past
+    // their first code unit, lone surrogates and characters of every plane.
+    const names = fc.string({ unit: fc.oneof(fc.constantFrom('a', 'b', '\ud800', '\udfff', '\uff61', '\ud83d\ude00', '0', '10'), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c))), maxLength: 4 });
+    fc.assert(fc.property(fc.dictionary(names, fc.integer(), { maxKeys: 40 }), (value) => canonicalText(value) === reference(value)), { numRuns: 2000 });
   });
 
   it('leaves whatever is not plain JSON data to the reference implementation, text and refusal alike', () => {

@@ -137,7 +137,7 @@ export async function persistIndexUpTo(index: LogIndex, persisted: PersistedInde
   const to = boundary.events;
   if (to <= index.tailStart) return;
   await persisted.write(index.entriesUpTo(to), {
-    ...EMPTY_CHECKPOINT,
+    format: EMPTY_CHECKPOINT.format,
     events: to,
     segment: boundary.segment,
     offset: boundary.offset,

@@ -52,9 +52,9 @@ export function openCacheEnvironment(dir: string, mode: { readOnly: boolean }): 
   const problem = lmdbFileProblem(dir);
   if (problem) throw new Error(problem);
   const common = { path: dir, compression: false, maxDbs: 4, cache: false };
-  if (mode.readOnly) return open({ ...common, readOnly: true });
+  if (mode.readOnly) return open(Object.assign(common, { readOnly: true }));
   tolerateOrphanedCommitFailures();
-  return open({ ...common, ...guardedWriterOptions(dir) });
+  return open(Object.assign(common, guardedWriterOptions(dir)));
 }
 
 /** At a writer's open: whether an earlier boot left the environment open (a machine crash). Then marks it opened by this boot. */

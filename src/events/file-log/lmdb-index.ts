@@ -132,7 +132,9 @@ export class PersistedIndex {
 
   location(position: number): (Location & { id: string }) | undefined {
     const value = this.locations.get(position);
-    return value && { ...locationIn(value), id: idFrom(value, LOCATION_BYTES) };
+    if (!value) return undefined;
+    const { segment, offset, length } = locationIn(value);
+    return { segment, offset, length, id: idFrom(value, LOCATION_BYTES) };
   }
 
   /** location() without the id, read from LMDB's reused buffer: every read of an old event asks it. */

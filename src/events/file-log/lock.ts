@@ -82,7 +82,7 @@ function holdLock(path: string, mine: LockHolder, heartbeatMs: number): Director
     // Written beside and renamed over, so a reader never sees half a lock.
     writing = writing.then(async () => {
       const next = `${path}.${mine.token}.beat`;
-      await writeFile(next, JSON.stringify({ ...mine, beat: ++beat }));
+      await writeFile(next, JSON.stringify(Object.assign({}, mine, { beat: ++beat })));
       await rename(next, path);
     }).catch(() => undefined);
   }, heartbeatMs);

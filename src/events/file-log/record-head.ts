@@ -58,7 +58,8 @@ export function readRecordFields(bytes: Buffer, start: number, end: number): Rec
   const type = head && consume(bytes, cursor, end, HEAD.type) ? asciiString(bytes, cursor, end) : undefined;
   const recordedAt = type !== undefined && consume(bytes, cursor, end, HEAD.recordedAt) ? safeInteger(bytes, cursor, end) : undefined;
   if (head === undefined || type === undefined || recordedAt === undefined || !consume(bytes, cursor, end, HEAD.data)) return undefined;
-  return { ...head, type, recordedAt, dataStart: cursor.at };
+  // Not `{ ...head, type, ... }`: members added after a leading spread take V8's slow path (context.ts).
+  return { position: head.position, stream: head.stream, revision: head.revision, id: head.id, type, recordedAt, dataStart: cursor.at };
 }
 
 function readHead(bytes: Buffer, cursor: { at: number }, end: number): RecordHead | undefined {

@@ -194,7 +194,7 @@ export class EngineThreads {
     if (!this.threads.delete(thread)) return;
     const pending = thread.running;
     this.finished(thread);
-    if (pending && err instanceof EngineOutOfMemoryError && thread.jobs > 1 && !pending.onFreshThread) this.waiting.unshift({ ...pending, onFreshThread: true });
+    if (pending && err instanceof EngineOutOfMemoryError && thread.jobs > 1 && !pending.onFreshThread) this.waiting.unshift(Object.assign({}, pending, { onFreshThread: true }));
     else pending?.reject(err);
     this.dispatch();
   }

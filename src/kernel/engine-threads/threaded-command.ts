@@ -14,15 +14,18 @@ export function fromThreadedEngine<I>(module: URL, exportName: string): Command<
     async execute(input, ctx) {
       const { value, canonical, recordText } = await runRecordOnEngineThread<CommandResult>(ctx.settings, module, exportName, [input, ctx.now]);
       let record: JsonObject | undefined;
-      // Parsed from its text only when something reads the record as an object (a store that
-      // keeps objects, MCP's structured content): the file log and the HTTP answer copy the text.
+      // The record is parsed from its text only when something reads it as an object (a store
+      // that keeps objects, MCP's structured content): the file log and the HTTP answer copy the
+      // text. The engine's value holds neither canonical nor recordText (the thread makes them);
+      // they come first because members added after a leading spread take V8's slow path on
+      // Node 20 (payments/saga/context.ts).
       return {
+        canonical,
+        recordText,
         ...value,
         get record(): JsonObject {
           return (record ??= JSON.parse(Buffer.from(recordText.json.buffer, recordText.json.byteOffset, recordText.json.byteLength).toString('utf8')) as JsonObject);
         },
-        canonical,
-        recordText,
       };
     },
     runsOnEngineThread: true,

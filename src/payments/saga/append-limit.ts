@@ -6,7 +6,6 @@ import { bytesOverLimit } from '../../events/append-rules.ts';
 import { withStagedAppends } from '../../events/staged-store.ts';
 import { AppendTooLargeError, type EventData, type EventStore } from '../../events/port.ts';
 import { DomainRefusal } from '../../kernel/decider.ts';
-import type { CallContext } from '../../kernel/operation.ts';
 import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
 import { UnavailableNowError } from '../../kernel/unavailable.ts';
 import { signedEvent, signedOf } from './claim.ts';
@@ -28,7 +27,7 @@ import type { PaymentProgress } from './payment-stream.ts';
 export async function runBeforeSettling(step: SagaStep, progress: PaymentProgress): Promise<{ refused: PaidCallOutcome } | { ran: SignedResult } | undefined> {
   if (step.deps.store.appendLimitBytes === undefined && !step.call.op.command?.runsOnEngineThread) return undefined;
   const staged = withStagedAppends(step.deps.store);
-  const ctx: CallContext = { ...callContext(step, progress.authorized!.data), store: staged };
+  const ctx = callContext(step, progress.authorized!.data, staged);
   let result: SignedResult;
   try {
     result = await runOperation(step.call.op, step.call.input, ctx, step.call.handoff);

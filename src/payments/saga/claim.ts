@@ -71,15 +71,14 @@ export function claimBeforeFirstAppend(store: EventStore, claim: () => Promise<v
     await claiming;
     return store.appendToStream(stream, events, options);
   });
-  return {
-    ...borrowed,
+  return Object.assign(borrowed, {
     /** Whether the command made the claim (waiting for it, should an append still be in flight). */
     async claimedYet() {
       if (!claiming) return false;
       await claiming;
       return true;
     },
-  };
+  });
 }
 
 /** The claim's data: which request this payment pays for, and everything needed to resume it. */
@@ -134,8 +133,9 @@ export const authorizedEvent = (stream: string, data: PaymentAuthorized): EventD
 export const settledEvent = (stream: string, data: PaymentSettled): EventData => ({ id: eventId(stream, PAYMENT_EVENT_TYPES.settled), type: PAYMENT_EVENT_TYPES.settled, data });
 /** `recordJson`: JSON.stringify(data.record) as UTF-8, made already: the event's text is assembled around it (EventData.dataJson). */
 export function signedEvent(stream: string, data: ResultSigned, recordJson?: Uint8Array): EventData {
-  const event: EventData = { id: eventId(stream, PAYMENT_EVENT_TYPES.signed), type: PAYMENT_EVENT_TYPES.signed, data };
-  return recordJson ? { ...event, dataJson: jsonWithMemberText(data, 'record', recordJson) } : event;
+  const id = eventId(stream, PAYMENT_EVENT_TYPES.signed);
+  const type = PAYMENT_EVENT_TYPES.signed;
+  return recordJson ? { id, type, data, dataJson: jsonWithMemberText(data, 'record', recordJson) } : { id, type, data };
 }
 
 /** The ResultSigned event's data for a sealed result. */

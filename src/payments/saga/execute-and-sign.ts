@@ -1,6 +1,5 @@
 import { AppendTooLargeError, EventStoreUnavailableError } from '../../events/port.ts';
 import { DomainRefusal } from '../../kernel/decider.ts';
-import type { CallContext } from '../../kernel/operation.ts';
 import { runOperation, type SignedResult } from '../../kernel/run-operation.ts';
 import { UnavailableNowError } from '../../kernel/unavailable.ts';
 import { resultTooLarge, tooLargeToAppend } from './append-limit.ts';
@@ -49,7 +48,7 @@ export async function claimSettleAndSign(step: SagaStep, authorized: PaymentAuth
   const claimEvents = [authorizedEvent(step.stream, authorized), settledEvent(step.stream, settled)];
   const claimingStore = claimBeforeFirstAppend(store, async () => void (await appendClaim(store, step.stream, authorized, claimEvents, step.writesAlone)));
   try {
-    const ctx: CallContext = { ...callContext(step, authorized), store: claimingStore };
+    const ctx = callContext(step, authorized, claimingStore);
     const result = await runOperation(step.call.op, step.call.input, ctx, step.call.handoff);
     const signed = signedEvent(step.stream, signedOf(step.call.op, result, ctx.now), result.recordJson);
     let appended;

@@ -4,7 +4,7 @@ import type { Settler } from '../settlers/settler.ts';
 import { PAYMENT_REASONS, PaymentRejected } from '../x402/reasons.ts';
 import { checkTimeWindow } from '../x402/verify-payment.ts';
 import { authorizedOf, claimPayment } from './claim.ts';
-import type { PaidCall, PaidCallOutcome, SagaStep } from './context.ts';
+import { commandContext, type PaidCall, type PaidCallOutcome, type SagaStep } from './context.ts';
 import { paymentStreamName } from './events.ts';
 import { runBeforeSettling } from './append-limit.ts';
 import { claimSettleAndSign, executeAndSign } from './execute-and-sign.ts';
@@ -98,7 +98,7 @@ export function createPaidCallSaga(settler: Settler): PaidCallSaga {
     const authorize = call.op.command?.authorize;
     // Before the claim: a refusal leaves no trace, so the payer can spend the same signed
     // authorization on a request it is entitled to make.
-    const refusal = authorize ? await authorize(call.input, { ...deps, now: call.now, payer: step.payer, paymentId: step.stream }) : undefined;
+    const refusal = authorize ? await authorize(call.input, commandContext(deps, { now: call.now, payer: step.payer, paymentId: step.stream })) : undefined;
     if (refusal) return answered({ kind: 'refused', refusal });
     try {
       await settler.verify(call.payment);

@@ -1,7 +1,7 @@
 import { EventStoreUnavailableError } from '../../events/port.ts';
 import { presentSignedResult, runOperation } from '../../kernel/run-operation.ts';
 import { UnavailableNowError } from '../../kernel/unavailable.ts';
-import { unavailableNow, type PaidCallOutcome, type SagaStep } from './context.ts';
+import { callContext, unavailableNow, type PaidCallOutcome, type SagaStep } from './context.ts';
 import { signedOutcome } from './execute-and-sign.ts';
 import type { PaymentProgress } from './payment-stream.ts';
 
@@ -20,7 +20,7 @@ export async function replayResult(step: SagaStep, progress: PaymentProgress): P
   const authorized = progress.authorized!.data;
   let rebuilt;
   try {
-    rebuilt = await runOperation(op, step.call.input, { ...step.deps, now: authorized.authorizedAt, payer: authorized.payer, paymentId: step.stream }, step.call.handoff);
+    rebuilt = await runOperation(op, step.call.input, callContext(step, authorized), step.call.handoff);
   } catch (err) {
     // The call was paid and its record is stored: whatever stops the rebuild now (an engine
     // thread's heap set lower since, a store that is down, an engine past its time limit) is

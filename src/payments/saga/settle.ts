@@ -27,7 +27,7 @@ export async function settlePayment(step: SagaStep, progress: PaymentProgress): 
   if (!event) return { kind: 'settled', progress };
   try {
     const appended = await step.deps.store.appendToStream(step.stream, [settledEvent(step.stream, settled)], { expectedRevision: progress.authorized!.revision });
-    return { kind: 'settled', progress: paymentStreamDecider.evolve(progress, { ...event, revision: appended.nextExpectedRevision }) };
+    return { kind: 'settled', progress: paymentStreamDecider.evolve(progress, Object.assign({}, event, { revision: appended.nextExpectedRevision })) };
   } catch (err) {
     if (!(err instanceof EventStoreUnavailableError)) throw err;
     // The money moved (or, locally, would have): a retry finds the transfer and records it.

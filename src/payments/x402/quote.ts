@@ -61,7 +61,7 @@ export async function bazaarExtension(op: PricedOperation): Promise<Record<strin
   const declared =
     op.method === 'GET'
       ? declareDiscoveryExtension(config)
-      : declareDiscoveryExtension({ ...config, bodyType: op.inputFrom === 'multipart' ? 'form-data' : 'json' });
+      : declareDiscoveryExtension({ bodyType: op.inputFrom === 'multipart' ? 'form-data' : 'json', ...config });
   for (const ext of Object.values(declared)) {
     const input = (ext.info as { input?: { method?: string } }).input;
     if (input) input.method = op.method;
@@ -79,7 +79,7 @@ export async function paymentRequired(op: PricedOperation, settings: Settings, b
     accepts: [paymentRequirements(op, settings)],
     // Optional: a client may send an idempotency key with its payment (same key, same payload ->
     // the stored response; same key, another payload -> 409).
-    extensions: { ...(await bazaarExtension(op)), [PAYMENT_IDENTIFIER_KEY]: declarePaymentIdentifierExtension(false) },
+    extensions: Object.assign({}, await bazaarExtension(op), { [PAYMENT_IDENTIFIER_KEY]: declarePaymentIdentifierExtension(false) }),
   };
 }
 
