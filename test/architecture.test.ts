@@ -115,8 +115,8 @@ function leadingSpreadLiterals(dir: string): string[] {
 describe('the paid path', () => {
   // On Node 20 (V8 11), `{ ...a, b: 1 }` clones `a`, and every member added to the clone (in the
   // same literal or later) takes a slow path: about 1 us a member, against 0.1 us for
-  // Object.assign({}, a, { b: 1 }) or a literal that begins with a member. A paid call made a
-  // dozen such members (its command's context, the records of its events read back, an engine's
+  // Object.assign({}, a, { b: 1 }) or a literal that begins with a member. A paid call made
+  // about ten such members (its command's context, the records of its events read back, an engine's
   // result, the stores lent to its command), a few per cent of its CPU.
   it('makes no object literal that begins with a spread and then adds members', () => {
     expect(['payments', 'events', 'http', 'mcp', 'kernel/engine-threads'].flatMap(leadingSpreadLiterals)).toEqual([]);
