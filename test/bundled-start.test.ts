@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -87,12 +87,6 @@ describe('the bundle npm start runs', () => {
 
   afterAll(async () => {
     await Promise.all([stop(bundled), stop(modules)]);
-  });
-
-  it('is what the build makes and npm start picks', () => {
-    expect(existsSync(BUNDLE)).toBe(true);
-    const startScript = spawnSync(process.execPath, ['--input-type=module', '-e', "import { BUNDLED_ENTRY } from './scripts/build.mjs'; process.stdout.write(BUNDLED_ENTRY)"], { cwd: root, encoding: 'utf8' });
-    expect(startScript.stdout).toBe(BUNDLE);
   });
 
   it('quotes as the modules do: the same 402, the same discovery documents', async () => {

@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openEventStore } from '../src/events/open-store.ts';
 import { createKeyring } from '../src/signing/keyring.ts';
@@ -11,8 +12,12 @@ import { createPayingFetch } from './support/paying-client.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
+interface CpuProfile {
+  nodes: { callFrame: { url: string } }[];
+}
+
 describe('npm start runs the compiled service', () => {
-  it('builds src/ into dist/ when stale, starts from dist/ without compiling (in the one process npm start runs), and answers /health', async () => {
+  it('builds src/ into dist/ when stale, starts its bundle without compiling (in the one process npm start runs), and answers /health', async () => {
     const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
     expect(build.status, build.stderr).toBe(0);
     // Up to date now: a second run compiles nothing.
@@ -22,7 +27,9 @@ describe('npm start runs the compiled service', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'attest-start-'));
     const started = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(started.scripts['start']).toBe('node scripts/start.mjs');
-    const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' } });
+    // A CPU profile of the start says which code served: the bundle's, or the modules of dist/.
+    const profiles = mkdtempSync(join(tmpdir(), 'attest-start-profile-'));
+    const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, 'scripts/start.mjs'], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' } });
     try {
       let seen = '';
       const url = await new Promise<string>((resolve, reject) => {
@@ -48,6 +55,13 @@ describe('npm start runs the compiled service', () => {
       await exited;
       rmSync(dataDir, { recursive: true, force: true });
     }
+    // The main thread ran the bundle (scripts/bundle.mjs) and none of the HTTP modules of dist/;
+    // the engine thread that made the DOCX ran the modules of dist/, as it should.
+    const scripts = readdirSync(profiles).map((name) => new Set((JSON.parse(readFileSync(join(profiles, name), 'utf8')) as CpuProfile).nodes.map((n) => n.callFrame.url)));
+    rmSync(profiles, { recursive: true, force: true });
+    const ran = scripts.flatMap((urls) => [...urls]);
+    expect(ran).toContain(pathToFileURL(join(root, 'dist', 'bundle', 'main.js')).href);
+    expect(ran.filter((url) => url.includes('/dist/http/'))).toEqual([]);
   }, 120_000);
 
   it('npm run audit runs the compiled CLI, its verifying and index-checking threads from dist/ too', async () => {
