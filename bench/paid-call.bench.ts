@@ -38,8 +38,8 @@ const WARM_UP = { requests: 3_000, seconds: 5 };
 const SLICE = { requests: 4_000, seconds: 1.5 };
 
 const DESCRIPTIONS: Record<Role, string> = {
-  full: `the service, POST ${PATH}, SETTLEMENT=local, file log: Koa + our middleware, zod input, request hash, schema-checked payload, quote checks, digest, native recovery, Ed25519 seal, saga in 1 atomic append (claim + local settlement + result), no claim read-back (the process holds the log's lock and is its only writer)`,
-  bare: 'bare pipeline: Koa + body parser, base64/JSON decode, digest, native recovery, 1 group-committed append (the claim), Ed25519 seal',
+  full: `the service, POST ${PATH}, SETTLEMENT=local, file log: Koa + our middleware, zod input, request hash, schema-checked payload, quote checks, digest, native recovery (batched on a thread of its own when calls come together), Ed25519 seal, saga in 1 atomic append (claim + local settlement + result), no claim read-back (the process holds the log's lock and is its only writer)`,
+  bare: 'bare pipeline: Koa + body parser, base64/JSON decode, digest, native recovery on the event loop, 1 group-committed append (the claim), Ed25519 seal',
   viem: 'bare pipeline verifying with viem verifyTypedData instead of digest + native recovery',
   reference: 'x402 reference stack: Express + @x402/express paymentMiddleware + x402ResourceServer (@x402/evm exact) + in-process x402Facilitator (@x402/evm exact; chain reads answered, settlement a random hash), no log',
 };

@@ -74,7 +74,7 @@ export function createGateway(settler: Settler, options: GatewayOptions = {}): P
       let paymentIdentifier: string | undefined;
       try {
         const decoded = decodePaymentHeader(request.payment.header, request.payment.value);
-        payment = verifyPayment(decoded, request.op, deps.settings);
+        payment = await verifyPayment(decoded, request.op, deps.settings);
         // Only a payment that carries the extension waits for its library (loaded at first use).
         const extension = paymentIdentifierExtension(decoded);
         paymentIdentifier = extension === undefined ? undefined : await paymentIdentifierIn(extension);

@@ -6,7 +6,7 @@ import { catalog } from '../../src/catalog/index.ts';
 import type { PricedOperation } from '../../src/kernel/operation.ts';
 import { transferAuthorizationDigest } from '../../src/payments/x402/eip3009-digest.ts';
 import { createGateway } from '../../src/payments/gateway.ts';
-import { recoverSigner, recoverSignerWithNoble, recoveryBackend } from '../../src/payments/x402/recover-signer.ts';
+import { recoverSigner, recoverSignerOffTheLoop, recoverSignerWithNoble, recoveryBackend, recoveryThread } from '../../src/payments/x402/recover-signer.ts';
 import { createLocalSettler } from '../../src/payments/settlers/local.ts';
 import { canonicalSha256 } from '../../src/signing/hash.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -57,6 +57,30 @@ describe('EIP-3009 signer recovery', () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it('recovers payments that come together on the recovery thread, each as viem does', async () => {
+    const accounts = Array.from({ length: 3 }, () => privateKeyToAccount(generatePrivateKey()));
+    const payments = await Promise.all(
+      Array.from({ length: 48 }, async (_, i) => {
+        const account = accounts[i % 3]!;
+        const message = { from: account.address, to: USDC as Hex, value: BigInt(i + 1), validAfter: 0n, validBefore: 10n ** 10n, nonce: `0x${i.toString(16).padStart(64, '0')}` as Hex };
+        const typed = { domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization' as const, message };
+        const signature = await account.signTypedData(typed);
+        // Every fourth one signed by the account, but presented for another message: it recovers someone else.
+        const digest = Uint8Array.from(Buffer.from(hashTypedData(i % 4 === 3 ? { ...typed, message: { ...message, value: 0n } } : typed).slice(2), 'hex'));
+        return { digest, signature, expected: i % 4 === 3 ? undefined : account.address.toLowerCase() };
+      }),
+    );
+    const deadline = Date.now() + 30_000;
+    const before = recoveryThread!.answered.onThread;
+    // The thread starts at the first batch; the batches after it are recovered there.
+    while (recoveryThread!.answered.onThread === before && Date.now() < deadline) {
+      const signers = await Promise.all(payments.map(({ digest, signature }) => recoverSignerOffTheLoop(digest, signature)));
+      payments.forEach(({ expected }, i) => (expected === undefined ? expect(signers[i]).not.toBe(accounts[i % 3]!.address.toLowerCase()) : expect(signers[i]).toBe(expected)));
+      payments.forEach(({ digest, signature }, i) => expect(signers[i]).toBe(recoverSigner(digest, signature)));
+    }
+    expect(recoveryThread!.answered.onThread).toBeGreaterThan(before);
   });
 
   it('rejects malleable (high-s) and malformed signatures', async () => {

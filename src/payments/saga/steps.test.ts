@@ -65,7 +65,7 @@ async function paidCall(deps: ServiceDeps, options: { validBefore?: number; now?
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const quote = await paymentRequired(op, deps.settings, deps.baseUrl);
   const signed = await signPayment(quote, { nowSeconds: now, ...(options.validBefore ? { authorization: { validBefore: String(options.validBefore) } } : {}) });
-  const payment = verifyPayment(decodePaymentHeader('PAYMENT-SIGNATURE', signed.header), op, deps.settings);
+  const payment = await verifyPayment(decodePaymentHeader('PAYMENT-SIGNATURE', signed.header), op, deps.settings);
   return { op, input: op.input.parse(input), requestHash, payment, now };
 }
 

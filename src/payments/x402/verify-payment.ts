@@ -5,7 +5,7 @@ import type { DecodedHeader } from './decode.ts';
 import { chainIdOf, transferAuthorizationDigest } from './eip3009-digest.ts';
 import { paymentRequirements, X402_SCHEME } from './quote.ts';
 import { PAYMENT_REASONS, PaymentRejected } from './reasons.ts';
-import { recoverSigner } from './recover-signer.ts';
+import { recoverSignerOffTheLoop } from './recover-signer.ts';
 import type { TransferAuthorization, VerifiedPayment } from '../settlers/settler.ts';
 
 /** validBefore must leave at least this long to settle (the x402 exact facilitator's margin). */
@@ -21,7 +21,7 @@ const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase(
  * The time window is not checked here: a payment that already paid for its request is replayed
  * or finished whatever the time, so the saga applies `checkTimeWindow` to new payments only.
  */
-export function verifyPayment(decoded: DecodedHeader, op: PricedOperation, settings: Settings): VerifiedPayment {
+export async function verifyPayment(decoded: DecodedHeader, op: PricedOperation, settings: Settings): Promise<VerifiedPayment> {
   const quote = currentQuote(op, settings);
   const { payment } = decoded;
   if (payment.x402Version === 2) checkAccepted(payment.accepted, quote);
@@ -42,7 +42,7 @@ export function verifyPayment(decoded: DecodedHeader, op: PricedOperation, setti
     { name: extra.name, version: extra.version, chainId: chainIdOf(quote.network), verifyingContract: quote.asset },
     authorization,
   );
-  const signer = recoverSigner(digest, payment.payload.signature);
+  const signer = await recoverSignerOffTheLoop(digest, payment.payload.signature);
   if (!signer || !sameAddress(signer, authorization.from))
     throw new PaymentRejected(PAYMENT_REASONS.signature, 'the signature does not recover to the authorization\'s from address');
 
