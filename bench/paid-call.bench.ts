@@ -24,9 +24,10 @@ import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-serve
  *   writes a V8 CPU profile there on exit.
  * PAID_CALL_BENCH_ALLOC_PROFILE=<dir>: each of our servers writes <dir>/<role>.heapprofile on exit, the
  *   sampled allocations of the whole run, collected objects included (what a call allocates).
- * PAID_CALL_BENCH_ROLES=full,bare: measure only these (default all four).
+ * PAID_CALL_BENCH_ROLES=full,bare: measure only these (default full, bare, viem and reference; bare-threaded,
+ *   the bare pipeline recovering on the service's recovery thread, only when named).
  */
-type Role = 'full' | 'bare' | 'viem' | 'reference';
+type Role = 'full' | 'bare' | 'bare-threaded' | 'viem' | 'reference';
 
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
 const PATH = ATTEST_PATH;
@@ -40,11 +41,18 @@ const SLICE = { requests: 4_000, seconds: 1.5 };
 const DESCRIPTIONS: Record<Role, string> = {
   full: `the service, POST ${PATH}, SETTLEMENT=local, file log: Koa + our middleware, zod input, request hash, schema-checked payload, quote checks, digest, native recovery (batched on a thread of its own when calls come together), Ed25519 seal, saga in 1 atomic append (claim + local settlement + result), no claim read-back (the process holds the log's lock and is its only writer)`,
   bare: 'bare pipeline: Koa + body parser, base64/JSON decode, digest, native recovery on the event loop, 1 group-committed append (the claim), Ed25519 seal',
+  'bare-threaded': 'bare pipeline recovering as the service does (batched on a thread of its own when calls come together)',
   viem: 'bare pipeline verifying with viem verifyTypedData instead of digest + native recovery',
   reference: 'x402 reference stack: Express + @x402/express paymentMiddleware + x402ResourceServer (@x402/evm exact) + in-process x402Facilitator (@x402/evm exact; chain reads answered, settlement a random hash), no log',
 };
 
-const SERVER_SCRIPTS: Record<Role, string> = { full: './support/paid-server.ts', bare: './support/paid-server.ts', viem: './support/paid-server.ts', reference: './support/x402-reference-server.ts' };
+const SERVER_SCRIPTS: Record<Role, string> = {
+  full: './support/paid-server.ts',
+  bare: './support/paid-server.ts',
+  'bare-threaded': './support/paid-server.ts',
+  viem: './support/paid-server.ts',
+  reference: './support/x402-reference-server.ts',
+};
 
 interface Running {
   server: BenchServer;
@@ -89,11 +97,11 @@ async function measure(): Promise<void> {
         const ok = result.statuses[200] ?? 0;
         if (cpuBefore !== undefined && cpuAfter !== undefined && ok > 0) r.cpuPerCallUs.push(((cpuAfter - cpuBefore) * 1e6) / ok);
         const odd = Object.keys(result.statuses).some((code) => code !== '200') ? ` statuses ${JSON.stringify(result.statuses)}` : '';
-        console.log(`  round ${round + 1} ${role.padEnd(9)} ${(ok / result.seconds).toFixed(0)}/s (${ok} paid calls in ${result.seconds.toFixed(1)} s)${odd}`);
+        console.log(`  round ${round + 1} ${role.padEnd(13)} ${(ok / result.seconds).toFixed(0)}/s (${ok} paid calls in ${result.seconds.toFixed(1)} s)${odd}`);
         return ok / result.seconds;
       } catch (err) {
         r.failed = (err as Error).message;
-        console.log(`  round ${round + 1} ${role.padEnd(9)} FAILED: ${r.failed}`);
+        console.log(`  round ${round + 1} ${role.padEnd(13)} FAILED: ${r.failed}`);
         return 0;
       }
     });
@@ -112,6 +120,12 @@ async function measure(): Promise<void> {
       const [full, bare] = [running.full.cpuPerCallUs, running.bare.cpuPerCallUs];
       if (full.length && bare.length) console.log(`  by CPU time per call, bare / service: ${(median(bare) / median(full)).toFixed(2)}`);
     }
+    if (rates.full && rates['bare-threaded']) {
+      const { ratios, median: m } = roundRatios(rates.full, rates['bare-threaded']);
+      console.log(`ratio service / bare recovering on a thread (no target; what the same change gives the bare pipeline): ${m.toFixed(2)}, median of the rounds' ${list(ratios, 2)}`);
+      const [full, threaded] = [running.full.cpuPerCallUs, running['bare-threaded'].cpuPerCallUs];
+      if (full.length && threaded.length) console.log(`  by CPU time per call, bare recovering on a thread / service: ${(median(threaded) / median(full)).toFixed(2)}`);
+    }
     if (rates.full && rates.viem) {
       const { ratios, median: m } = roundRatios(rates.full, rates.viem);
       console.log(`ratio service / viem: ${m.toFixed(2)} (target >= 5), median of the rounds' ${list(ratios, 2)}`);
@@ -128,9 +142,9 @@ async function measure(): Promise<void> {
 }
 
 function selectedRoles(): Role[] {
-  const all: Role[] = ['full', 'bare', 'viem', 'reference'];
+  const all: Role[] = ['full', 'bare', 'bare-threaded', 'viem', 'reference'];
   const wanted = process.env['PAID_CALL_BENCH_ROLES']?.split(',').map((r) => r.trim());
-  return wanted ? all.filter((r) => wanted.includes(r)) : all;
+  return wanted ? all.filter((r) => wanted.includes(r)) : all.filter((r) => r !== 'bare-threaded');
 }
 
 const slice = (r: Running, payments: string[], bound: { requests: number; seconds: number }): Promise<LoadResult> =>

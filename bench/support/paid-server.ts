@@ -21,10 +21,12 @@ import { tokenDomainOf } from './paid-payments.ts';
  *       payTo/value/validBefore, hand-built EIP-712 digest, native secp256k1 recovery, ONE
  *       group-committed append (expected revision "no stream" on the payment stream, i.e. the
  *       nonce claim), Ed25519 seal of the record; none of our framework
+ *   PAID_CALL_BENCH_SERVER=bare-threaded - bare, but recovering as the service does (on its recovery
+ *       thread when calls come together): what the bare pipeline would gain from the same change
  *   PAID_CALL_BENCH_SERVER=viem - bare, but verifying with viem's verifyTypedData
  * Prints `listening <url>` for spawnServer; SIGTERM closes the log and removes its directory.
  */
-type Role = 'full' | 'bare' | 'viem';
+type Role = 'full' | 'bare' | 'bare-threaded' | 'viem';
 
 // Every role runs the project's code compiled, as `npm start` does, not under tsx; bare and viem
 // use the same compiled pieces, so the ratios compare like with like. bench/run.ts builds dist/
@@ -34,14 +36,14 @@ const { loadSettings } = await importCompiled<typeof import('../../src/config.ts
 const { openEventStore } = await importCompiled<typeof import('../../src/events/open-store.ts')>('events/open-store.js');
 const { TRANSFER_WITH_AUTHORIZATION_TYPES, transferAuthorizationDigest } = await importCompiled<typeof import('../../src/payments/x402/eip3009-digest.ts')>('payments/x402/eip3009-digest.js');
 const { paymentRequirements, resourceUrl } = await importCompiled<typeof import('../../src/payments/x402/quote.ts')>('payments/x402/quote.js');
-const { recoverSigner } = await importCompiled<typeof import('../../src/payments/x402/recover-signer.ts')>('payments/x402/recover-signer.js');
+const { recoverSigner, recoverSignerOffTheLoop } = await importCompiled<typeof import('../../src/payments/x402/recover-signer.ts')>('payments/x402/recover-signer.js');
 const { createLogger } = await importCompiled<typeof import('../../src/logger.ts')>('logger.js');
 const { startService } = await importCompiled<typeof import('../../src/service.ts')>('service.js');
 const { createKeyring } = await importCompiled<typeof import('../../src/signing/keyring.ts')>('signing/keyring.js');
 const { seal } = await importCompiled<typeof import('../../src/signing/seal.ts')>('signing/seal.js');
 
 const role = process.env['PAID_CALL_BENCH_SERVER'] as Role | undefined;
-if (role !== 'full' && role !== 'bare' && role !== 'viem') throw new Error(`PAID_CALL_BENCH_SERVER must be full, bare or viem, not ${String(role)}`);
+if (role !== 'full' && role !== 'bare' && role !== 'bare-threaded' && role !== 'viem') throw new Error(`PAID_CALL_BENCH_SERVER must be full, bare, bare-threaded or viem, not ${String(role)}`);
 
 const dataDir = mkdtempSync(join(tmpdir(), `bench-paid-${role}-`));
 // The durable file log, whatever the environment says: that is what the issue measures.
@@ -67,7 +69,9 @@ if (role === 'full') {
     const { authorization: a, signature } = payload.payload as { authorization: TransferAuthorization; signature: Hex };
     const now = Math.floor(Date.now() / 1000);
     if (a.to.toLowerCase() !== payTo || a.value !== requirements.amount || BigInt(a.validBefore) < BigInt(now + 6)) ctx.throw(402);
-    const valid = role === 'viem' ? await verifyWithViem(domain, a, signature) : recoverSigner(transferAuthorizationDigest(domain, a), signature) === a.from.toLowerCase();
+    const digest = role === 'viem' ? undefined : transferAuthorizationDigest(domain, a);
+    const signer = role === 'bare-threaded' ? await recoverSignerOffTheLoop(digest!, signature) : digest && recoverSigner(digest, signature);
+    const valid = role === 'viem' ? await verifyWithViem(domain, a, signature) : signer === a.from.toLowerCase();
     if (!valid) ctx.throw(402);
     await store.appendToStream(`payment-${a.from.toLowerCase()}-${a.nonce.toLowerCase()}`, [{ id: randomUUID(), type: 'PaymentSettled', data: { ...a } }], { expectedRevision: 'no_stream' });
     const input = ctx.request.body as { kind: string; claim: Record<string, unknown> };
