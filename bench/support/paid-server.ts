@@ -69,9 +69,12 @@ if (role === 'full') {
     const { authorization: a, signature } = payload.payload as { authorization: TransferAuthorization; signature: Hex };
     const now = Math.floor(Date.now() / 1000);
     if (a.to.toLowerCase() !== payTo || a.value !== requirements.amount || BigInt(a.validBefore) < BigInt(now + 6)) ctx.throw(402);
-    const digest = role === 'viem' ? undefined : transferAuthorizationDigest(domain, a);
-    const signer = role === 'bare-threaded' ? await recoverSignerOffTheLoop(digest!, signature) : digest && recoverSigner(digest, signature);
-    const valid = role === 'viem' ? await verifyWithViem(domain, a, signature) : signer === a.from.toLowerCase();
+    const from = a.from.toLowerCase();
+    // bare recovers synchronously, as before: an await would add a turn of the microtask queue to it.
+    let valid: boolean;
+    if (role === 'viem') valid = await verifyWithViem(domain, a, signature);
+    else if (role === 'bare-threaded') valid = (await recoverSignerOffTheLoop(transferAuthorizationDigest(domain, a), signature)) === from;
+    else valid = recoverSigner(transferAuthorizationDigest(domain, a), signature) === from;
     if (!valid) ctx.throw(402);
     await store.appendToStream(`payment-${a.from.toLowerCase()}-${a.nonce.toLowerCase()}`, [{ id: randomUUID(), type: 'PaymentSettled', data: { ...a } }], { expectedRevision: 'no_stream' });
     const input = ctx.request.body as { kind: string; claim: Record<string, unknown> };
