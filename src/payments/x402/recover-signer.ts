@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import { keccak256 } from './keccak256.ts';
 import { nobleSecp256k1 } from '../../kernel/noble-secp256k1.ts';
+import { nativeRecoverPublicKey, type RecoverPublicKey } from './libsecp256k1.ts';
 import { RecoveryThread } from './recovery-thread.ts';
 
 /**
@@ -9,29 +9,20 @@ import { RecoveryThread } from './recovery-thread.ts';
  * twenty times faster than pure JS; when its binary cannot load on this platform, @noble/curves
  * gives the same answer more slowly.
  */
-interface NativeSecp256k1 {
-  ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed?: boolean): Uint8Array;
-}
-
-type Recover = (signature64: Uint8Array, recid: number, digest: Uint8Array) => Uint8Array;
-
-function loadNative(): Recover | undefined {
+function loadNative(): RecoverPublicKey | undefined {
   try {
-    // The bindings entry throws when the prebuilt binary does not fit; the package's main entry
-    // would silently fall back to `elliptic` instead, which we do not want.
-    const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSecp256k1;
-    return (sig, recid, digest) => native.ecdsaRecover(sig, recid, digest, false);
+    return nativeRecoverPublicKey();
   } catch {
     return undefined;
   }
 }
 
-const recoverWithNoble: Recover = (sig, recid, digest) =>
+const recoverWithNoble: RecoverPublicKey = (sig, recid, digest) =>
   nobleSecp256k1().Signature.fromBytes(sig, 'compact').addRecoveryBit(recid).recoverPublicKey(digest).toBytes(false);
 
 const nativeRecover = loadNative();
 export const recoveryBackend: 'native' | 'noble' = nativeRecover ? 'native' : 'noble';
-const recoverPublicKey: Recover = nativeRecover ?? recoverWithNoble;
+const recoverPublicKey: RecoverPublicKey = nativeRecover ?? recoverWithNoble;
 
 /** Half the curve order, big-endian: USDC's ECRecover rejects s above it (EIP-2), and so do we. */
 const HALF_N = Buffer.from('7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0', 'hex');
@@ -39,7 +30,7 @@ const ZERO_WORD = Buffer.alloc(32);
 const SIGNATURE_HEX = /^0x[0-9a-fA-F]{130}$/;
 
 /** The lowercase 0x address of a recovered signer, or undefined when the signature is not a valid one. */
-export function recoverSigner(digest: Uint8Array, signatureHex: string, backend: Recover = recoverPublicKey): string | undefined {
+export function recoverSigner(digest: Uint8Array, signatureHex: string, backend: RecoverPublicKey = recoverPublicKey): string | undefined {
   const parts = signatureParts(signatureHex);
   if (!parts) return undefined;
   let publicKey: Uint8Array;

@@ -1,11 +1,10 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { sign, generatePrivateKey } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecoveryThread, type RecoverPublicKey } from './recovery-thread.ts';
+import { nativeRecoverPublicKey } from './libsecp256k1.ts';
+import { RecoveryThread } from './recovery-thread.ts';
 
-const native = createRequire(import.meta.url)('secp256k1/bindings.js') as { ecdsaRecover: (sig: Uint8Array, recid: number, msg: Uint8Array, compressed: boolean) => Uint8Array };
-const recoverHere: RecoverPublicKey = (signature64, recid, digest) => native.ecdsaRecover(signature64, recid, digest, false);
+const recoverHere = nativeRecoverPublicKey();
 
 interface Case {
   signature64: Uint8Array;

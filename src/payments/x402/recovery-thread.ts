@@ -1,9 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../kernel/worker-script.ts';
+import type { RecoverPublicKey } from './libsecp256k1.ts';
 import { FAILED_RECOVERY, PUBLIC_KEY_BYTES, REQUEST_BYTES } from './recovery-wire.ts';
-
-/** Recovers an uncompressed secp256k1 public key; throws when the signature does not recover. */
-export type RecoverPublicKey = (signature64: Uint8Array, recid: number, digest: Uint8Array) => Uint8Array;
 
 interface Request {
   signature64: Uint8Array;

@@ -1,15 +1,12 @@
-import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
+import { nativeRecoverPublicKey } from './libsecp256k1.ts';
 import { FAILED_RECOVERY, PUBLIC_KEY_BYTES, REQUEST_BYTES } from './recovery-wire.ts';
 
 /**
  * The recovery thread: public keys for a batch of (signature, recovery id, digest) requests, in
  * order, with libsecp256k1. A request that does not recover answers FAILED_RECOVERY's zeros.
  */
-interface NativeSecp256k1 {
-  ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed?: boolean): Uint8Array;
-}
-const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSecp256k1;
+const recoverPublicKey = nativeRecoverPublicKey();
 
 parentPort!.on('message', (requests: ArrayBuffer) => {
   const count = requests.byteLength / REQUEST_BYTES;
@@ -20,7 +17,7 @@ parentPort!.on('message', (requests: ArrayBuffer) => {
     const recid = new Uint8Array(requests, at + 64, 1)[0]!;
     const digest = new Uint8Array(requests, at + 65, 32);
     try {
-      answers.set(native.ecdsaRecover(signature, recid, digest, false), i * PUBLIC_KEY_BYTES);
+      answers.set(recoverPublicKey(signature, recid, digest), i * PUBLIC_KEY_BYTES);
     } catch {
       answers.set(FAILED_RECOVERY, i * PUBLIC_KEY_BYTES);
     }
