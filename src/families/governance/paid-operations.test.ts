@@ -108,10 +108,20 @@ describe('bureau over HTTP', () => {
   });
 });
 
+/** secp256k1's group order: (r, n - s) with the other recovery id is the same signature's second valid form. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+function otherFormOf(signature: string): string {
+  const s = BigInt(`0x${signature.slice(66, 130)}`);
+  const v = parseInt(signature.slice(130), 16);
+  return `${signature.slice(0, 66)}${(SECP256K1_N - s).toString(16).padStart(64, '0')}${v === 27 ? '1c' : '1b'}`;
+}
+
 describe('spend governor over HTTP', () => {
   const stateUrl = (agent: string, proof?: { signedAt: number; signature: string }) =>
     `${service.url}/v1/governance/state/${agent}${proof ? `?signed_at=${proof.signedAt}&owner_signature=${proof.signature}` : ''}`;
-  const proofBy = async (signer: typeof pay, agent: string, signedAt = Math.floor(Date.now() / 1000)) => ({
+  // A proof reads once: each read here signs its own, a second earlier than the last (all within the window).
+  let proofsSigned = 0;
+  const proofBy = async (signer: typeof pay, agent: string, signedAt = Math.floor(Date.now() / 1000) - proofsSigned++) => ({
     signedAt,
     signature: await signer.account.signMessage({ message: ownerProofMessage(agent, signedAt) }),
   });
@@ -181,6 +191,23 @@ describe('spend governor over HTTP', () => {
       expect(body).not.toHaveProperty('owner');
       expect(body).not.toHaveProperty('openLeases');
     }
+    // A proof reads once: the same URL again (a copy from a proxy's log) reads nothing, while a fresh proof does.
+    const proof = await proofBy(pay, 'state-agent');
+    expect((await fetch(stateUrl('state-agent', proof))).status).toBe(200);
+    const replayed = await fetch(stateUrl('state-agent', proof));
+    expect(replayed.status).toBe(403);
+    const replayBody = (await replayed.json()) as JsonObject;
+    expect(replayBody).toMatchObject({ error: 'forbidden', agent_id: 'state-agent' });
+    expect(replayBody.message).toContain('was used already');
+    expect(replayBody).not.toHaveProperty('openLeases');
+    // The signature's other valid form (s' = n - s, the other recovery id) is the same proof.
+    const malleated = { signedAt: proof.signedAt, signature: otherFormOf(proof.signature) };
+    expect(malleated.signature).not.toBe(proof.signature);
+    const malleatedAnswer = await fetch(stateUrl('state-agent', malleated));
+    expect(malleatedAnswer.status).toBe(403);
+    expect(((await malleatedAnswer.json()) as JsonObject).message).toContain('was used already');
+    expect(await stateOf(pay, 'state-agent')).toMatchObject({ found: true, owner: pay.address.toLowerCase() });
+
     // A proof signed for another agent id recovers to another address: that address's (absent) agent.
     const misdirected = await proofBy(pay, 'other-agent');
     const misread = (await (await fetch(stateUrl('state-agent', misdirected))).json()) as JsonObject;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ownerOfProof, ownerProofHowTo } from './owner-proof.ts';
+import { ownerOfProof, ownerProofHowTo, readProofs } from './owner-proof.ts';
 import { governanceReserve, governanceSettle } from './commands.ts';
 import { readGovernorState } from './agent-stream.ts';
 import { governorRulesDocument } from './rules.ts';
@@ -150,7 +150,11 @@ const governanceState = freeRoute({
       // The route reads the clock; the fold it feeds stays pure.
       const now = Math.floor(Date.now() / 1000);
       const proof = ownerOfProof(input.agent_id, Number(input.signed_at), input.owner_signature, now);
-      if ('reason' in proof) return { status: 403, body: { error: 'forbidden', message: `${proof.reason}; to read your agent, ${ownerProofHowTo(input.agent_id)}`, agent_id: input.agent_id } };
+      const forbidden = (reason: string): FreeResponse => ({ status: 403, body: { error: 'forbidden', message: `${reason}; to read your agent, ${ownerProofHowTo(input.agent_id)}`, agent_id: input.agent_id } });
+      if ('reason' in proof) return forbidden(proof.reason);
+      // Counted only once the signature holds: nobody can use up another payer's proof by sending it malformed.
+      const used = readProofs.refusalOfUse(proof.owner, input.agent_id, Number(input.signed_at), now);
+      if (used) return forbidden(used);
       const view = governorStateView(await readGovernorState(deps.store, proof.owner, input.agent_id), now);
       // The proof's signer is told which address it proved, so a proof signed by the wrong key reads as such.
       const body: JsonObject = view ? { found: true, ...view } : { found: false, agent_id: input.agent_id, owner: proof.owner };

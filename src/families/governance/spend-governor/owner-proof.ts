@@ -1,4 +1,5 @@
 import { isWithinProofWindow, recoverEip191Address, SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
+import { SingleUseProofs } from '../../../kernel/single-use-proofs.ts';
 
 /** The text a payer signs (EIP-191 personal_sign) to read its agent's governance state. */
 export function ownerProofMessage(agentId: string, signedAt: number | '<signed_at>'): string {
@@ -9,7 +10,7 @@ export function ownerProofMessage(agentId: string, signedAt: number | '<signed_a
 export function ownerProofHowTo(agentId: string): string {
   return (
     `send signed_at (Unix seconds, within ${SIGNED_PROOF_WINDOW_SECONDS} s of now) and owner_signature, the EIP-191 personal_sign ` +
-    `of "${ownerProofMessage(agentId, '<signed_at>')}" by the payer address whose agent to read`
+    `of "${ownerProofMessage(agentId, '<signed_at>')}" by the payer address whose agent to read; a proof reads once`
   );
 }
 
@@ -24,3 +25,26 @@ export function ownerOfProof(agentId: string, signedAt: number, signature: strin
   if ('reason' in recovered) return { reason: `owner_signature: ${recovered.reason}` };
   return { owner: recovered.address };
 }
+
+/**
+ * The read proofs this process has accepted: each reads once, so a copy of one (a URL in a
+ * proxy's log) reads nothing. A proof is named by what it proves (payer, agent, signed_at), not
+ * by its signature, which has a second valid form.
+ */
+class ReadProofs {
+  private readonly used = new SingleUseProofs(SIGNED_PROOF_WINDOW_SECONDS);
+
+  /** Undefined the first time this proof is used (and it is now used); otherwise why it reads nothing. */
+  refusalOfUse(owner: string, agentId: string, signedAt: number, now: number): string | undefined {
+    switch (this.used.use(`${owner} ${agentId} ${signedAt}`, signedAt, now)) {
+      case 'first':
+        return undefined;
+      case 'again':
+        return `this proof (signed_at ${signedAt}) was used already: a proof reads once; sign a fresh one (another signed_at)`;
+      case 'too-old':
+        return `signed_at ${signedAt} is older than the proofs this service still remembers; sign a fresh one`;
+    }
+  }
+}
+
+export const readProofs = new ReadProofs();
