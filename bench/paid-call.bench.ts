@@ -25,9 +25,10 @@ import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-serve
  * PAID_CALL_BENCH_ALLOC_PROFILE=<dir>: each of our servers writes <dir>/<role>.heapprofile on exit, the
  *   sampled allocations of the whole run, collected objects included (what a call allocates).
  * PAID_CALL_BENCH_ROLES=full,bare: measure only these (default full, bare, viem and reference; bare-threaded,
- *   the bare pipeline recovering on the service's recovery thread, only when named).
+ *   the bare pipeline recovering on the service's recovery thread, full-result-only, the service writing
+ *   only its result event, and bare-saga, the bare pipeline writing the saga's three events, only when named).
  */
-type Role = 'full' | 'bare' | 'bare-threaded' | 'viem' | 'reference';
+type Role = 'full' | 'full-result-only' | 'bare' | 'bare-threaded' | 'bare-saga' | 'viem' | 'reference';
 
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
 const PATH = ATTEST_PATH;
@@ -40,7 +41,9 @@ const SLICE = { requests: 4_000, seconds: 1.5 };
 
 const DESCRIPTIONS: Record<Role, string> = {
   full: `the service, POST ${PATH}, SETTLEMENT=local, file log: Koa + our middleware, zod input, request hash, schema-checked payload, quote checks, digest, native recovery (batched on a thread of its own when calls come together), Ed25519 seal, saga in 1 atomic append (claim + local settlement + result), no claim read-back (the process holds the log's lock and is its only writer)`,
+  'full-result-only': "the service, but its store dropping the claim and settlement events from the paid call's append (what those two events cost; not a service to run)",
   bare: 'bare pipeline: Koa + body parser, base64/JSON decode, digest, native recovery on the event loop, 1 group-committed append (the claim), Ed25519 seal',
+  'bare-saga': "bare pipeline whose one append holds the service's three saga events (claim, local settlement, sealed result), same shapes and sizes",
   'bare-threaded': 'bare pipeline recovering as the service does (batched on a thread of its own when calls come together)',
   viem: 'bare pipeline verifying with viem verifyTypedData instead of digest + native recovery',
   reference: 'x402 reference stack: Express + @x402/express paymentMiddleware + x402ResourceServer (@x402/evm exact) + in-process x402Facilitator (@x402/evm exact; chain reads answered, settlement a random hash), no log',
@@ -48,8 +51,10 @@ const DESCRIPTIONS: Record<Role, string> = {
 
 const SERVER_SCRIPTS: Record<Role, string> = {
   full: './support/paid-server.ts',
+  'full-result-only': './support/paid-server.ts',
   bare: './support/paid-server.ts',
   'bare-threaded': './support/paid-server.ts',
+  'bare-saga': './support/paid-server.ts',
   viem: './support/paid-server.ts',
   reference: './support/x402-reference-server.ts',
 };
@@ -126,6 +131,18 @@ async function measure(): Promise<void> {
       const [full, threaded] = [running.full.cpuPerCallUs, running['bare-threaded'].cpuPerCallUs];
       if (full.length && threaded.length) console.log(`  by CPU time per call, bare recovering on a thread / service: ${(median(threaded) / median(full)).toFixed(2)}`);
     }
+    if (rates['full-result-only'] && rates.bare) {
+      const { ratios, median: m } = roundRatios(rates['full-result-only'], rates.bare);
+      console.log(`ratio service without its claim and settlement events / bare (no target; what the saga's two events cost): ${m.toFixed(2)}, median of the rounds' ${list(ratios, 2)}`);
+      const [resultOnly, bare] = [running['full-result-only'].cpuPerCallUs, running.bare.cpuPerCallUs];
+      if (resultOnly.length && bare.length) console.log(`  by CPU time per call, bare / service without them: ${(median(bare) / median(resultOnly)).toFixed(2)}`);
+    }
+    if (rates.full && rates['bare-saga']) {
+      const { ratios, median: m } = roundRatios(rates.full, rates['bare-saga']);
+      console.log(`ratio service / bare writing the saga's three events (no target; like for like in durable work): ${m.toFixed(2)}, median of the rounds' ${list(ratios, 2)}`);
+      const [full, saga] = [running.full.cpuPerCallUs, running['bare-saga'].cpuPerCallUs];
+      if (full.length && saga.length) console.log(`  by CPU time per call, bare writing the saga's events / service: ${(median(saga) / median(full)).toFixed(2)}`);
+    }
     if (rates.full && rates.viem) {
       const { ratios, median: m } = roundRatios(rates.full, rates.viem);
       console.log(`ratio service / viem: ${m.toFixed(2)} (target >= 5), median of the rounds' ${list(ratios, 2)}`);
@@ -142,9 +159,10 @@ async function measure(): Promise<void> {
 }
 
 function selectedRoles(): Role[] {
-  const all: Role[] = ['full', 'bare', 'bare-threaded', 'viem', 'reference'];
+  const all: Role[] = ['full', 'full-result-only', 'bare', 'bare-threaded', 'bare-saga', 'viem', 'reference'];
+  const onRequestOnly: Role[] = ['full-result-only', 'bare-threaded', 'bare-saga'];
   const wanted = process.env['PAID_CALL_BENCH_ROLES']?.split(',').map((r) => r.trim());
-  return wanted ? all.filter((r) => wanted.includes(r)) : all.filter((r) => r !== 'bare-threaded');
+  return wanted ? all.filter((r) => wanted.includes(r)) : all.filter((r) => !onRequestOnly.includes(r));
 }
 
 const slice = (r: Running, payments: string[], bound: { requests: number; seconds: number }): Promise<LoadResult> =>
