@@ -115,6 +115,16 @@ export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signat
 export function recoverEip191Address(message: string, signatureText: string): { address: string } | { reason: string } {
   const signature = decodeBinary(signatureText, 65);
   if (!signature) return { reason: 'signature is not 65 bytes (r, s, v)' };
+  return recoverDigestSigner(eip191Digest(message), signature);
+}
+
+/**
+ * The lowercase 0x address whose key made the 65-byte signature (r, s, v; v 0/1 or 27/28) over a
+ * 32-byte digest, or why there is none. Either form of the signature (s or n - s with the other
+ * v) recovers the same address.
+ */
+export function recoverDigestSigner(digest: Uint8Array, signature: Uint8Array): { address: string } | { reason: string } {
+  if (signature.length !== 65) return { reason: 'signature is not 65 bytes (r, s, v)' };
   const v = signature[64]!;
   const recovery = v >= 27 ? v - 27 : v;
   if (recovery !== 0 && recovery !== 1) return { reason: `signature has an invalid recovery byte ${v}` };
@@ -122,7 +132,6 @@ export function recoverEip191Address(message: string, signatureText: string): { 
   recovered[0] = recovery;
   recovered.set(signature.subarray(0, 64), 1);
   try {
-    const digest = eip191Digest(message);
     const curve = nobleSecp256k1();
     const compressed = curve.recoverPublicKey(recovered, digest, { prehash: false });
     const uncompressed = curve.Point.fromBytes(compressed).toBytes(false);

@@ -5,6 +5,7 @@ import { decodeUtf8, describeIllFormed } from '../../../kernel/rfc3629.ts';
 import { parseIJson } from '../../../kernel/rfc7493.ts';
 import { MAX_JSON_DEPTH } from '../../../kernel/json.ts';
 import { nobleSecp256k1 } from '../../../kernel/noble-secp256k1.ts';
+import { recoverDigestSigner } from '../../../kernel/offline-signatures.ts';
 
 /**
  * Signature checks of the x402 offer-and-receipt extension (v1.0): EIP-712 typed data over
@@ -48,19 +49,8 @@ export function typedDataDigest(artefact: 'offer' | 'receipt', payload: Record<s
 /** The lowercase 0x address that signed the digest, or undefined for a malformed signature. */
 export function recoverAddress(digest: Uint8Array, signatureHex: string): string | undefined {
   if (!/^0x[0-9a-fA-F]{130}$/.test(signatureHex)) return undefined;
-  const sig = Buffer.from(signatureHex.slice(2), 'hex');
-  const v = sig[64]!;
-  const recovery = v >= 27 ? v - 27 : v;
-  if (recovery !== 0 && recovery !== 1) return undefined;
-  try {
-    const compact = Buffer.concat([Uint8Array.of(recovery), sig.subarray(0, 64)]);
-    const curve = nobleSecp256k1();
-    const publicKey = curve.recoverPublicKey(compact, digest, { prehash: false });
-    const uncompressed = curve.Point.fromBytes(publicKey).toBytes(false);
-    return `0x${Buffer.from(keccak_256(uncompressed.subarray(1))).subarray(12).toString('hex')}`;
-  } catch {
-    return undefined;
-  }
+  const recovered = recoverDigestSigner(digest, Buffer.from(signatureHex.slice(2), 'hex'));
+  return 'address' in recovered ? recovered.address : undefined;
 }
 
 export interface JwsParts {
