@@ -82,7 +82,7 @@ function freeHandler(route: FreeRoute, deps: ServiceDeps) {
       if (!parsed.success) throw validationProblem(issuesOf(parsed.error));
       input = parsed.data;
     }
-    const answer = await route.handle(input, deps, { query, params, body });
+    const answer = await route.handle(input, deps, { method: ctx.method, query, params, body });
     ctx.status = answer.status ?? 200;
     if (answer.headers) for (const name in answer.headers) ctx.set(name, answer.headers[name]!);
     if ('text' in answer) {

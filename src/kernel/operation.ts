@@ -229,6 +229,8 @@ export interface PricedOperation<I = unknown, H = unknown> extends RouteBase {
 }
 
 export interface FreeRequest {
+  /** HEAD is answered as GET without its body, and must change nothing (RFC 9110 section 9.3.2). */
+  method: string;
   query: Record<string, string | undefined>;
   params: Record<string, string>;
   body: unknown;

@@ -14,6 +14,15 @@ describe('SingleUseProofs', () => {
     expect(proofs.use('bob agent-1 1000', 1000, 1001)).toBe('first');
   });
 
+  it('check answers as use would, and uses nothing', () => {
+    const proofs = new SingleUseProofs(WINDOW);
+    expect(proofs.check('p', 1000)).toBe('first');
+    expect(proofs.check('p', 1000)).toBe('first');
+    expect(proofs.size).toBe(0);
+    expect(proofs.use('p', 1000, 1000)).toBe('first');
+    expect(proofs.check('p', 1000)).toBe('again');
+  });
+
   it('when full, drops the proofs whose window has closed, and nothing else', () => {
     const proofs = new SingleUseProofs(WINDOW, 3);
     proofs.use('a', 1000, 1000);

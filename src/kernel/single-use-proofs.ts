@@ -31,13 +31,19 @@ export class SingleUseProofs {
    * a second valid form), signed at `signedAt`, already checked to be inside its window at `now`.
    */
   use(key: string, signedAt: number, now: number): ProofUse {
-    const closes = signedAt + this.windowSeconds;
-    if (closes <= this.forgottenUpTo) return 'too-old';
-    if (this.closesAt.has(key)) return 'again';
+    const seen = this.check(key, signedAt);
+    if (seen !== 'first') return seen;
     if (this.closesAt.size >= this.capacity) this.makeRoom(now);
+    const closes = signedAt + this.windowSeconds;
     if (closes <= this.forgottenUpTo) return 'too-old';
     this.closesAt.set(key, closes);
     return 'first';
+  }
+
+  /** What use() would answer now, using nothing (for a request that must change nothing, such as HEAD). */
+  check(key: string, signedAt: number): ProofUse {
+    if (signedAt + this.windowSeconds <= this.forgottenUpTo) return 'too-old';
+    return this.closesAt.has(key) ? 'again' : 'first';
   }
 
   /** How many proofs are remembered. */

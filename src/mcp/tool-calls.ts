@@ -94,7 +94,8 @@ export async function callFreeTool(route: FreeRoute, args: Record<string, unknow
   const query = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   let answer;
   try {
-    answer = await route.handle(parsed.data, deps, { query, params: {}, body: args });
+    // A tool call comes in a POST, and may change what a POST may.
+    answer = await route.handle(parsed.data, deps, { method: 'POST', query, params: {}, body: args });
   } catch (err) {
     // A parameter whose JSON a signature could not carry: over HTTP a 422 naming the member.
     if (err instanceof IJsonRefused) return invalidInput([{ path: err.path, message: err.reason }], 'free');

@@ -193,7 +193,12 @@ describe('spend governor over HTTP', () => {
     }
     // A proof reads once: the same URL again (a copy from a proxy's log) reads nothing, while a fresh proof does.
     const proof = await proofBy(pay, 'state-agent');
+    // HEAD changes nothing: it answers as GET would, and leaves the proof unused.
+    const head = await fetch(stateUrl('state-agent', proof), { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('cache-control')).toBe('private, no-store');
     expect((await fetch(stateUrl('state-agent', proof))).status).toBe(200);
+    expect((await fetch(stateUrl('state-agent', proof), { method: 'HEAD' })).status).toBe(403);
     const replayed = await fetch(stateUrl('state-agent', proof));
     expect(replayed.status).toBe(403);
     const replayBody = (await replayed.json()) as JsonObject;

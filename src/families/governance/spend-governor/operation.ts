@@ -143,7 +143,7 @@ const governanceState = freeRoute({
       owner_signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte EIP-191 signature, 0x-prefixed hex').optional(),
     }).refine((v) => (v.signed_at === undefined) === (v.owner_signature === undefined), { message: 'signed_at and owner_signature go together', path: ['owner_signature'] }),
     output: z.object({ found: z.boolean(), agent_id: z.string(), owner: ownerAddress }).loose(),
-    async handle(input, deps): Promise<FreeResponse> {
+    async handle(input, deps, request): Promise<FreeResponse> {
       if (input.owner_signature === undefined || input.signed_at === undefined) {
         return { status: 403, body: { error: 'owner_proof_required', message: `agents are per payer: to read yours, ${ownerProofHowTo(input.agent_id)}`, agent_id: input.agent_id } };
       }
@@ -153,7 +153,7 @@ const governanceState = freeRoute({
       const forbidden = (reason: string): FreeResponse => ({ status: 403, body: { error: 'forbidden', message: `${reason}; to read your agent, ${ownerProofHowTo(input.agent_id)}`, agent_id: input.agent_id } });
       if ('reason' in proof) return forbidden(proof.reason);
       // Counted only once the signature holds: nobody can use up another payer's proof by sending it malformed.
-      const used = readProofs.refusalOfUse(proof.owner, input.agent_id, Number(input.signed_at), now);
+      const used = readProofs.refusalOfUse(proof.owner, input.agent_id, Number(input.signed_at), now, request.method === 'HEAD');
       if (used) return forbidden(used);
       const view = governorStateView(await readGovernorState(deps.store, proof.owner, input.agent_id), now);
       // The proof's signer is told which address it proved, so a proof signed by the wrong key reads as such.

@@ -34,9 +34,13 @@ export function ownerOfProof(agentId: string, signedAt: number, signature: strin
 class ReadProofs {
   private readonly used = new SingleUseProofs(SIGNED_PROOF_WINDOW_SECONDS);
 
-  /** Undefined the first time this proof is used (and it is now used); otherwise why it reads nothing. */
-  refusalOfUse(owner: string, agentId: string, signedAt: number, now: number): string | undefined {
-    switch (this.used.use(`${owner} ${agentId} ${signedAt}`, signedAt, now)) {
+  /**
+   * Undefined the first time this proof is used (and it is now used, unless `checkOnly`: a HEAD
+   * request changes nothing, as a paid route takes no payment with HEAD); otherwise why it reads nothing.
+   */
+  refusalOfUse(owner: string, agentId: string, signedAt: number, now: number, checkOnly = false): string | undefined {
+    const key = `${owner} ${agentId} ${signedAt}`;
+    switch (checkOnly ? this.used.check(key, signedAt) : this.used.use(key, signedAt, now)) {
       case 'first':
         return undefined;
       case 'again':
