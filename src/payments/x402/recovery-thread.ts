@@ -21,9 +21,10 @@ export interface RecoveryThreadOptions {
  * secp256k1 public-key recovery, the largest single cost of a paid call, done on a thread of its
  * own when paid calls come together. The service is one process (the file log has one writer),
  * so its event loop bounds how many calls a machine serves. A recovery handed over in a batch
- * costs the loop a few us instead of about 60, and the batch runs on whichever core is free;
- * with every thread on one core it still cost less CPU than recovering call by call between the
- * loop's other work (docs/benchmarks.md, paid call).
+ * costs the loop a few us instead of about 60, and the batch runs on whichever core is free.
+ * With every thread on one core it still costs less CPU: the recovery costs the same on the
+ * thread, but the loop's own work runs cheaper when libsecp256k1's tables (about a megabyte) no
+ * longer pass through the cache between every two calls (docs/benchmarks.md, paid call).
  *
  * Requests made in one turn of the event loop go together at the end of it. A request alone,
  * with no batch in flight, is recovered where it is: a hand-over would add two thread wake-ups
