@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_JSON_DEPTH, isJsonWithin, jsonData, jsonDepthWithin, jsonProblem, jsonTextDepth } from './json.ts';
+import fc from 'fast-check';
+import { MAX_JSON_DEPTH, isJsonWithin, jsonData, jsonDepthWithin, jsonProblem, jsonTextDepth, recordedJsonData, recordedJsonObject } from './json.ts';
 import type { JsonValue } from '../signing/rfc8785.ts';
 
 const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
@@ -34,6 +35,30 @@ describe('bounded JSON', () => {
     expect(jsonProblem(nested(100_000), MAX_JSON_DEPTH)).toBe(`must not nest deeper than ${MAX_JSON_DEPTH} levels`);
     expect(jsonProblem({ at: new Date(0) }, MAX_JSON_DEPTH)).toBe('must be JSON data');
     expect(jsonProblem(undefined, MAX_JSON_DEPTH)).toBe('is required');
+  });
+});
+
+describe('JSON the service recorded, read back from its log', () => {
+  it('is accepted as it was written, whatever it holds and however deep a record nests caller JSON', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const readBack = JSON.parse(JSON.stringify(value)) as unknown;
+        expect(recordedJsonData.safeParse(readBack).success).toBe(true);
+        expect(recordedJsonObject.safeParse({ record: readBack }).success).toBe(true);
+      }),
+    );
+    // A signed record holds caller JSON of the deepest accepted kind a few levels down.
+    const record = { input: { claim: nested(MAX_JSON_DEPTH) } };
+    expect(jsonData.safeParse(record).success).toBe(false);
+    expect(recordedJsonObject.safeParse(record).success).toBe(true);
+  });
+
+  it('refuses what no JSON text gives back, and an object schema refuses other JSON', () => {
+    for (const value of [undefined, Number.NaN, 1n, new Date(0), { a: undefined }, { a: [Number.POSITIVE_INFINITY] }]) {
+      expect(recordedJsonData.safeParse(value).success).toBe(false);
+      expect(recordedJsonObject.safeParse({ value }).success).toBe(false);
+    }
+    for (const value of [null, [], 'x', 1]) expect(recordedJsonObject.safeParse(value).error!.issues[0]!.message).toBe('must be a JSON object');
   });
 });
 

@@ -95,4 +95,18 @@ export const jsonObjectData = z
   })
   .meta({ type: 'object' });
 
+/**
+ * JSON the service recorded itself, read back from its event log: event data parsed from JSON
+ * text (or, in the memory store, a clone of what was appended). Checked in the same one pass,
+ * without a depth bound of its own: a signed record nests caller JSON, itself up to
+ * MAX_JSON_DEPTH deep, a few levels below its own members, and a stream whose event could not be
+ * read back could no longer be folded. The depth is bounded by what the service accepted. Each
+ * event of a fold is checked: z.json()'s generic walk cost 8 us an event of a spend governor's
+ * stream (a tenth of a millisecond for every thousand leases at a stream's first read).
+ */
+export const recordedJsonData = z.custom<JsonValue>((v) => isJsonWithin(v, Number.POSITIVE_INFINITY), { error: 'must be JSON data' });
+
+/** A JSON object the service recorded itself (recordedJsonData). */
+export const recordedJsonObject = z.custom<JsonObject>((v) => isJsonObject(v) && isJsonWithin(v, Number.POSITIVE_INFINITY), { error: 'must be a JSON object' });
+
 export { isJsonObject };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordedJsonObject } from '../../kernel/json.ts';
 import type { RecordedEvent } from '../../events/port.ts';
 
 /**
@@ -15,7 +16,7 @@ export const evidenceStream = (entryId: string): string => `evidence-${entryId}`
 export const c2paStream = (attestationId: string): string => `c2pa-${attestationId}`;
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const jsonRecord = z.record(z.string(), z.json());
+const jsonRecord = recordedJsonObject;
 
 /** The sealed record exactly as signed, so that the digest a query binds is the ingest's digest. */
 export const evidenceSealedSchema = z.object({

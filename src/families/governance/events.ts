@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordedJsonObject } from '../../kernel/json.ts';
 
 /**
  * The governance family's events. Spend governor: one stream per payer's agent,
@@ -8,7 +9,7 @@ import { z } from 'zod';
  */
 const micros = z.string().regex(/^\d{1,21}$/);
 const address = z.string().regex(/^0x[0-9a-f]{40}$/);
-const jsonRecord = z.record(z.string(), z.json());
+const jsonRecord = recordedJsonObject;
 
 export const budgetOpenedSchema = z.object({
   agent_id: z.string(),

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { recordedJsonObject } from '../../kernel/json.ts';
 
 /**
  * The paid-call saga's events, all in the payment's own stream `payment-<payer>-<nonce>`.
  * Their order in that stream is the saga's progress: Authorized, then Settled, then Signed.
  */
 const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-f]{${bytes * 2}}$`));
-const jsonObject = z.record(z.string(), z.json());
+const jsonObject = recordedJsonObject;
 
 export const paymentAuthorizedSchema = z.object({
   /** SHA-256 of the canonical request (method, path, input): binds the payment to one request. */

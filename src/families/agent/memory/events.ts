@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordedJsonData } from '../../../kernel/json.ts';
 import type { RecordedEvent } from '../../../events/port.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 
@@ -47,7 +48,7 @@ export const memoryVersionSchema = z
     agent_id: z.string(),
     key: z.string(),
     version: z.number().int().min(1),
-    value: z.json(),
+    value: recordedJsonData,
     valueSha256: sha256Hex,
     prevStateHash: sha256Hex,
     stateHash: sha256Hex,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordedJsonObject } from '../../../kernel/json.ts';
 import type { RecordedEvent } from '../../../events/port.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 
@@ -18,7 +19,7 @@ export const CONTAINMENT_REGISTERED = 'ContainmentRegistered';
 
 export const containmentRegisteredSchema = z
   .object({
-    registration: z.record(z.string(), z.json()),
+    registration: recordedJsonObject,
     registration_id: z.string().regex(/^[0-9a-f]{64}$/),
     registrar: z.string().regex(/^0x[0-9a-f]{40}$/),
     paymentId: z.string(),

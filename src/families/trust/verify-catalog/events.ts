@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordedJsonObject } from '../../../kernel/json.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 
 /** Domain events of the Trust and Reputation family. */
@@ -12,7 +13,7 @@ export const catalogEntryRegisteredData = z.object({
   entryId: z.string().regex(/^[0-9a-f]{32}$/),
   /** The paid call that registered it: a resumed call finds its own registration by this. */
   paymentId: z.string().min(1),
-  evidenceCore: z.record(z.string(), z.json()),
+  evidenceCore: recordedJsonObject,
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
