@@ -154,7 +154,7 @@ const governanceState = freeRoute({
       const forbidden = (reason: string): FreeResponse => ({ status: 403, body: { error: 'forbidden', message: `${reason}; to read your agent, ${ownerProofHowTo(input.agent_id)}`, agent_id: input.agent_id } });
       if ('reason' in proof) return forbidden(proof.reason);
       // Counted only once the signature holds: nobody can use up another payer's proof by sending it malformed.
-      const used = readProofs.refusalOfUse(proof.owner, input.agent_id, signedAt, now, request.method === 'HEAD');
+      const used = request.method === 'HEAD' ? readProofs.check(proof.owner, input.agent_id, signedAt) : readProofs.use(proof.owner, input.agent_id, signedAt, now);
       if (used) return forbidden(used);
       const view = governorStateView(await readGovernorState(deps.store, proof.owner, input.agent_id), now);
       // The proof's signer is told which address it proved, so a proof signed by the wrong key reads as such.

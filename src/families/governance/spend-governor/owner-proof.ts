@@ -1,5 +1,5 @@
 import { isWithinProofWindow, recoverEip191Address, SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
-import { SingleUseProofs } from '../../../kernel/single-use-proofs.ts';
+import { SingleUseProofs, type ProofUse } from '../../../kernel/single-use-proofs.ts';
 
 /** The text a payer signs (EIP-191 personal_sign) to read its agent's governance state. */
 export function ownerProofMessage(agentId: string, signedAt: number | '<signed_at>'): string {
@@ -34,20 +34,27 @@ export function ownerOfProof(agentId: string, signedAt: number, signature: strin
 class ReadProofs {
   private readonly used = new SingleUseProofs(SIGNED_PROOF_WINDOW_SECONDS);
 
-  /**
-   * Undefined the first time this proof is used (and it is now used, unless `checkOnly`: a HEAD
-   * request changes nothing, as a paid route takes no payment with HEAD); otherwise why it reads nothing.
-   */
-  refusalOfUse(owner: string, agentId: string, signedAt: number, now: number, checkOnly = false): string | undefined {
-    const key = `${owner} ${agentId} ${signedAt}`;
-    switch (checkOnly ? this.used.check(key, signedAt) : this.used.use(key, signedAt, now)) {
-      case 'first':
-        return undefined;
-      case 'again':
-        return `this proof (signed_at ${signedAt}) was used already: a proof reads once; sign a fresh one (another signed_at)`;
-      case 'too-old':
-        return `signed_at ${signedAt} is older than the proofs this service still remembers; sign a fresh one`;
-    }
+  /** Undefined the first time this proof is used, which uses it up; otherwise why it reads nothing. */
+  use(owner: string, agentId: string, signedAt: number, now: number): string | undefined {
+    return refusalOf(this.used.use(proofKey(owner, agentId, signedAt), signedAt, now), signedAt);
+  }
+
+  /** As `use`, but leaves the proof unused: a HEAD request changes nothing, as a paid route takes no payment with HEAD. */
+  check(owner: string, agentId: string, signedAt: number): string | undefined {
+    return refusalOf(this.used.check(proofKey(owner, agentId, signedAt), signedAt), signedAt);
+  }
+}
+
+const proofKey = (owner: string, agentId: string, signedAt: number): string => `${owner} ${agentId} ${signedAt}`;
+
+function refusalOf(use: ProofUse, signedAt: number): string | undefined {
+  switch (use) {
+    case 'first':
+      return undefined;
+    case 'again':
+      return `this proof (signed_at ${signedAt}) was used already: a proof reads once; sign a fresh one (another signed_at)`;
+    case 'too-old':
+      return `signed_at ${signedAt} is older than the proofs this service still remembers; sign a fresh one`;
   }
 }
 
