@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { findOperation } from '../src/catalog/index.ts';
 import { loadSettings } from '../src/config.ts';
 import { paymentRequirements } from '../src/payments/x402/quote.ts';
+import { longestHealthWait } from './support/health-wait.ts';
 import { median } from './support/load.ts';
 import { presignPayments } from './support/paid-payments.ts';
 import { stopWithin } from './support/paid-slices.ts';
-import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-server.ts';
+import { onLoadCore, spawnServer } from './support/spawn-server.ts';
 
 /**
  * What one paid call with a very large signed record holds the event loop for, seen as another
@@ -38,32 +39,10 @@ function post(url: URL, body: string, headers: Record<string, string>): Promise<
   });
 }
 
-function get(url: URL): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    request(url, (res) => counted(res, resolve))
-      .on('error', reject)
-      .end();
-  });
-}
-
 function counted(res: IncomingMessage, resolve: (answer: Answer) => void): void {
   let bytes = 0;
   res.on('data', (chunk: Buffer) => (bytes += chunk.length));
   res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
-}
-
-/** Asks /health back to back until `until` settles; the longest wait of one /health answer. */
-async function longestHealthWait(server: BenchServer, until: Promise<unknown>): Promise<number> {
-  let done = false;
-  void until.finally(() => (done = true));
-  let longest = 0;
-  const health = new URL('/health', server.url);
-  while (!done) {
-    const sent = performance.now();
-    await get(health);
-    longest = Math.max(longest, performance.now() - sent);
-  }
-  return longest;
 }
 
 export default function run(): Promise<void> {
@@ -88,7 +67,7 @@ async function measure(): Promise<void> {
       for (let i = 1; i <= CALLS; i++) {
         const started = performance.now();
         const call = post(url, body, { 'PAYMENT-SIGNATURE': payments[i]! });
-        holds.push(await longestHealthWait(server, call));
+        holds.push(await longestHealthWait(server.url, call));
         answer = await call;
         walls.push(performance.now() - started);
         if (answer.status !== 200) throw new Error(`${c.id} answered ${answer.status}`);

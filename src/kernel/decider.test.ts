@@ -4,7 +4,7 @@ import { withOwnAppend } from '../events/borrowed-store.ts';
 import { createMemoryEventStore } from '../events/memory-store.ts';
 import type { EventStore, ReadStreamOptions, RecordedEvent } from '../events/port.ts';
 import { withStagedAppends } from '../events/staged-store.ts';
-import { FOLDED_BYTES_KEPT, handleCommand, loadState, type Decider, type DomainEvent } from './decider.ts';
+import { FOLD_PAGE_EVENTS, FOLDED_BYTES_KEPT, handleCommand, loadState, type Decider, type DomainEvent } from './decider.ts';
 import { History } from './history.ts';
 
 type Noted = DomainEvent & { type: 'Noted'; data: { text: string } };
@@ -35,6 +35,31 @@ describe('loading a stream state', () => {
     // Nothing new: one empty read, the same state.
     expect((await loadState(store, 'notes-1', notes, parse)).state.length).toBe(5);
     expect(reads.at(-1)?.fromRevision).toBe(5n);
+  });
+
+  it('reads a long stream a page at a time, letting other work run between pages, and folds it as one read would', async () => {
+    const { store, reads } = watched(createMemoryEventStore());
+    const total = FOLD_PAGE_EVENTS * 3 + 7;
+    const texts = Array.from({ length: total }, (_, i) => `n${i}`);
+    for (let at = 0; at < total; at += 1_000) await store.appendToStream('notes-paged', texts.slice(at, at + 1_000).map(note));
+    let loading = true;
+    let turns = 0;
+    const otherWork = (): void => {
+      if (!loading) return;
+      turns++;
+      setImmediate(otherWork);
+    };
+    setImmediate(otherWork);
+    const loaded = await loadState(store, 'notes-paged', notes, parse);
+    loading = false;
+    expect(loaded.state.toArray()).toEqual(texts);
+    expect(loaded.revision).toBe(BigInt(total - 1));
+    expect(reads).toEqual([0, 1, 2, 3].map((page) => (page === 0 ? { maxCount: FOLD_PAGE_EVENTS } : { fromRevision: BigInt(page * FOLD_PAGE_EVENTS), maxCount: FOLD_PAGE_EVENTS })));
+    // The memory store answers without I/O: only the fold's own pauses let the other work in.
+    expect(turns).toBeGreaterThanOrEqual(3);
+    await store.appendToStream('notes-paged', [note('next')]);
+    expect((await loadState(store, 'notes-paged', notes, parse)).state.last()).toBe('next');
+    expect(reads.at(-1)).toEqual({ fromRevision: BigInt(total), maxCount: FOLD_PAGE_EVENTS });
   });
 
   it('answers no stream as the initial state at no revision, and a command on it appends at "no stream"', async () => {

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { readingStore } from '../events/borrowed-store.ts';
 import { eventId } from '../events/event-ids.ts';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../events/port.ts';
@@ -130,21 +131,39 @@ function weightAfter(bytes: number, events: readonly RecordedEvent[]): number {
   return bytes;
 }
 
+/**
+ * Events read and folded at a time. A long stream (an agent's budget of 50,000 events: 36 MiB of
+ * data, a second to read and fold) is read a page at a time, letting other requests run between
+ * pages: the event loop is held for a page (a few milliseconds), not for the whole stream, and
+ * only one page of events is held besides the state.
+ */
+export const FOLD_PAGE_EVENTS = 512;
+
 /** The state of `stream`: the kept fold, extended by the events appended since (by anyone). */
 export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
   const folds = keptFoldsOf(readingStore(store), decider);
   const kept = keptFold(folds, stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
-  const from = kept?.loaded.revision === undefined ? undefined : kept.loaded.revision + 1n;
-  const recorded = await store.readStream(stream, from === undefined ? {} : { fromRevision: from });
+  let from = kept?.loaded.revision === undefined ? undefined : kept.loaded.revision + 1n;
+  let page = await store.readStream(stream, from === undefined ? { maxCount: FOLD_PAGE_EVENTS } : { fromRevision: from, maxCount: FOLD_PAGE_EVENTS });
   // Only a continuation of the kept fold extends it; anything else is folded from the start.
-  if (kept && recorded.length > 0 && recorded[0]!.revision !== (from ?? 0n)) {
+  if (kept && page.length > 0 && page[0]!.revision !== (from ?? 0n)) {
     forget(folds, stream);
     return loadState(store, stream, decider, parse);
   }
   let state = kept?.loaded.state ?? decider.initialState;
-  for (const event of recorded) state = decider.evolve(state, parse(event));
-  const loaded = { state, revision: recorded.at(-1)?.revision ?? kept?.loaded.revision };
-  keep(folds, stream, { loaded, bytes: weightAfter(kept?.bytes ?? 0, recorded) });
+  let revision = kept?.loaded.revision;
+  let bytes = kept?.bytes ?? 0;
+  for (;;) {
+    for (const event of page) state = decider.evolve(state, parse(event));
+    bytes = weightAfter(bytes, page);
+    revision = page.at(-1)?.revision ?? revision;
+    if (page.length < FOLD_PAGE_EVENTS) break;
+    await setImmediate();
+    from = revision! + 1n;
+    page = await store.readStream(stream, { fromRevision: from, maxCount: FOLD_PAGE_EVENTS });
+  }
+  const loaded = { state, revision };
+  keep(folds, stream, { loaded, bytes });
   return loaded;
 }
 
