@@ -66,8 +66,10 @@ export default async function run(): Promise<void> {
       const growth = quarters[3]! / quarters[0]!;
       console.log(`  ${id.padEnd(26)} ${quarters.map((ms) => ms.toFixed(1).padStart(6)).join(' ')} ms   last / first ${growth.toFixed(2)} (${growth <= 1.5 ? 'met' : 'NOT MET'})`);
     }
-    await longAgentStream(service.url, store, settings, LONG_STREAM);
-    await longAgentStream(service.url, store, settings, PAST_THE_BOUND);
+    await longAgentStream(service.url, store, settings, LONG_STREAM, 'open');
+    await longAgentStream(service.url, store, settings, PAST_THE_BOUND, 'open');
+    await longAgentStream(service.url, store, settings, LONG_STREAM, 'expired');
+    await longAgentStream(service.url, store, settings, LONG_STREAM, 'settled in order');
   } finally {
     await service.close();
     await store.close();
@@ -78,14 +80,21 @@ export default async function run(): Promise<void> {
 type Store = Awaited<ReturnType<typeof openEventStore>>;
 
 /**
+ * How an agent's leases stand when the calls come: still open; all expired unsettled (an agent
+ * that lets its leases lapse: every one still in the window); or reserved, then settled in the
+ * order they were reserved (each settlement the lease that expires first).
+ */
+type LeaseShape = 'open' | 'expired' | 'settled in order';
+
+/**
  * An agent with a long stream (a busy agent): the first call after a restart reads and folds it
  * all, the next ones only what was appended since, unless the stream is past the kept folds'
  * bound. Its leases are decided by the governor itself and appended straight to the log, as
- * paid reserves would append them.
+ * paid reserves and settlements would append them.
  */
-async function longAgentStream(url: string, store: Store, settings: ReturnType<typeof loadSettings>, events: number): Promise<void> {
+async function longAgentStream(url: string, store: Store, settings: ReturnType<typeof loadSettings>, events: number, shape: LeaseShape): Promise<void> {
   const op = findOperation('governance.reserve')!;
-  const agent = `bench-long-agent-${events}`;
+  const agent = `bench-long-agent-${events}-${shape.replaceAll(' ', '-')}`;
   const body = JSON.stringify({ ...(op.example as Record<string, unknown>), agent_id: agent, budget: { cap: '1000000', period: 86_400 * 365 } });
   const payments = presignPayments(paymentRequirements(op, settings), `${url}${op.path}`, 7);
   const call = async (i: number): Promise<number> => {
@@ -104,10 +113,17 @@ async function longAgentStream(url: string, store: Store, settings: ReturnType<t
   let length = (await store.readStream(stream)).length;
   const now = Math.floor(Date.now() / 1000);
   let bytes = 0;
+  const leases: string[] = [];
   while (length < events) {
     const batch: import('../src/events/port.ts').EventData[] = [];
     while (batch.length < 500 && length + batch.length < events) {
-      const command = { kind: 'reserve' as const, agent_id: agent, payer: state.budget!.owner, amountMicros: 1n, purpose: 'bench', ttlSeconds: 600, now, paymentId: `bench-${length + batch.length}` };
+      const paymentId = `bench-${length + batch.length}`;
+      const payer = state.budget!.owner;
+      const settling = shape === 'settled in order' && length + batch.length >= events / 2 && leases.length > 0;
+      const command = settling
+        ? { kind: 'settle' as const, agent_id: agent, lease_id: leases.shift()!, payer, actualMicros: 1n, now, paymentId }
+        : { kind: 'reserve' as const, agent_id: agent, payer, amountMicros: 1n, purpose: 'bench', ttlSeconds: 600, now: shape === 'expired' ? now - 3_600 : now, paymentId };
+      if (command.kind === 'reserve') leases.push(governor.leaseIdFor(agent, paymentId));
       for (const event of governor.governorDecider.decide(command, state)) {
         state = governor.evolveGovernor(state, event);
         bytes += JSON.stringify(event.data).length;
@@ -126,6 +142,6 @@ async function longAgentStream(url: string, store: Store, settings: ReturnType<t
   for (let i = 2; i < payments.length; i++) calls.push(await call(i));
   const median = calls.sort((a, b) => a - b)[Math.floor(calls.length / 2)]!;
   const kept = bytes <= FOLDED_BYTES_KEPT;
-  console.log(`  governance.reserve on an agent stream of ${length} events (${(bytes / 2 ** 20).toFixed(1)} MiB of event data; the kept folds hold ${FOLDED_BYTES_KEPT / 2 ** 20} MiB, so ${kept ? 'it is kept with the others' : 'it is kept apart, the last such stream loaded'}):`);
+  console.log(`  governance.reserve on an agent stream of ${length} events, leases ${shape} (${(bytes / 2 ** 20).toFixed(1)} MiB of event data; the kept folds hold ${FOLDED_BYTES_KEPT / 2 ** 20} MiB, so ${kept ? 'it is kept with the others' : 'it is kept apart, the last such stream loaded'}):`);
   console.log(`    the first call ${first.toFixed(1)} ms (the longest /health answer meanwhile ${healthWait.toFixed(1)} ms), then median ${median.toFixed(1)} ms a call over ${calls.length} calls, against ${short.toFixed(1)} ms on an empty stream`);
 }

@@ -3,6 +3,7 @@ import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { sha256Hex } from '../../../signing/hash.ts';
 import { formatAmount } from '../../../kernel/decimal-amount.ts';
 import { HashTrie } from '../../../kernel/hash-trie.ts';
+import { OrderedSumTree } from '../../../kernel/ordered-sum-tree.ts';
 
 /**
  * The spend governor: one aggregate per payer's agent, folded from its stream. Pure: every clock
@@ -43,11 +44,12 @@ export interface Lease {
  */
 export interface WindowTally {
   spentMicros: bigint;
-  /** Unsettled leases reserved in the window, by lease id, expired or not. */
-  open: HashTrie<Lease>;
-  openMicros: bigint;
-  /** The earliest `expiresAt` of `open` (Infinity when empty): before it, no open lease has expired. */
-  earliestExpiry: number;
+  /**
+   * Unsettled leases reserved in the window, expired or not, ranked by `expiresAt` and weighed by
+   * amount: what the window holds reserved at `now` is the weight of those expiring after it,
+   * found in a walk down the tree however many leases have expired unsettled.
+   */
+  open: OrderedSumTree<Lease>;
 }
 
 export interface GovernorState {
@@ -111,7 +113,7 @@ function assertOwnAgent(state: GovernorState, payer: string): void {
 
 export const initialGovernorState: GovernorState = { leases: HashTrie.empty(), refusals: HashTrie.empty(), windows: HashTrie.empty() };
 
-const EMPTY_WINDOW: WindowTally = { spentMicros: 0n, open: HashTrie.empty(), openMicros: 0n, earliestExpiry: Infinity };
+const EMPTY_WINDOW: WindowTally = { spentMicros: 0n, open: OrderedSumTree.empty() };
 
 /** Agent ids name streams: a closed alphabet keeps every stream name unambiguous. */
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -161,12 +163,8 @@ export function usageAt(state: GovernorState, now: number): Usage | undefined {
   if (!budget) return undefined;
   const windowStart = windowStartOf(budget, now);
   const tally = tallyAt(state, budget, now);
-  let reservedMicros = tally.openMicros;
-  // Only once an open lease may have expired does the window's open leases need reading.
-  if (now >= tally.earliestExpiry) {
-    reservedMicros = 0n;
-    for (const lease of tally.open.values()) if (!isReleased(lease, now)) reservedMicros += lease.amountMicros;
-  }
+  // An open lease is released once now >= expiresAt (isReleased): those expiring after now count.
+  const reservedMicros = tally.open.sumAbove(now);
   return {
     windowStart,
     windowEnd: windowStart + budget.periodSeconds,
@@ -179,13 +177,7 @@ export function usageAt(state: GovernorState, now: number): Usage | undefined {
 /** The leases of the window of `now` still open and not expired. */
 export function openLeasesAt(state: GovernorState, now: number): Lease[] {
   if (!state.budget) return [];
-  return [...tallyAt(state, state.budget, now).open.values()].filter((lease) => !isReleased(lease, now));
-}
-
-function earliestExpiryOf(open: HashTrie<Lease>): number {
-  let earliest = Infinity;
-  for (const lease of open.values()) earliest = Math.min(earliest, lease.expiresAt);
-  return earliest;
+  return tallyAt(state, state.budget, now).open.valuesAbove(now);
 }
 
 function withReserved(state: GovernorState, lease: Lease): GovernorState {
@@ -193,12 +185,7 @@ function withReserved(state: GovernorState, lease: Lease): GovernorState {
   if (!state.budget) return { ...state, leases };
   const key = windowKey(windowStartOf(state.budget, lease.reservedAt));
   const tally = state.windows.get(key) ?? EMPTY_WINDOW;
-  const grown: WindowTally = {
-    spentMicros: tally.spentMicros,
-    open: tally.open.set(lease.lease_id, lease),
-    openMicros: tally.openMicros + lease.amountMicros,
-    earliestExpiry: Math.min(tally.earliestExpiry, lease.expiresAt),
-  };
+  const grown: WindowTally = { spentMicros: tally.spentMicros, open: tally.open.insert(lease.expiresAt, lease.lease_id, lease, lease.amountMicros) };
   return { ...state, leases, windows: state.windows.set(key, grown) };
 }
 
@@ -207,13 +194,7 @@ function withSettled(state: GovernorState, lease: Lease, settlement: NonNullable
   if (!state.budget) return { ...state, leases };
   const key = windowKey(windowStartOf(state.budget, lease.reservedAt));
   const tally = state.windows.get(key) ?? EMPTY_WINDOW;
-  const open = tally.open.delete(lease.lease_id);
-  const settled: WindowTally = {
-    spentMicros: tally.spentMicros + settlement.actualMicros,
-    open,
-    openMicros: tally.openMicros - lease.amountMicros,
-    earliestExpiry: lease.expiresAt === tally.earliestExpiry ? earliestExpiryOf(open) : tally.earliestExpiry,
-  };
+  const settled: WindowTally = { spentMicros: tally.spentMicros + settlement.actualMicros, open: tally.open.delete(lease.expiresAt, lease.lease_id) };
   return { ...state, leases, windows: state.windows.set(key, settled) };
 }
 

@@ -1,0 +1,65 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { OrderedSumTree } from './ordered-sum-tree.ts';
+
+interface Item {
+  rank: number;
+  key: string;
+  weight: bigint;
+}
+
+/** What the tree must answer, by definition: a list read whole. */
+const byOrder = (a: Item, b: Item): number => a.rank - b.rank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const above = (items: Item[], bound: number): Item[] => items.filter((i) => i.rank > bound).sort(byOrder);
+
+const operation = fc.oneof(
+  fc.record({ kind: fc.constant('insert' as const), rank: fc.integer({ min: 0, max: 30 }), key: fc.constantFrom('a', 'b', 'c', 'd', 'e'), weight: fc.bigInt({ min: 0n, max: 10n ** 20n }) }),
+  fc.record({ kind: fc.constant('delete' as const), rank: fc.integer({ min: 0, max: 30 }), key: fc.constantFrom('a', 'b', 'c', 'd', 'e') }),
+);
+
+describe('ordered sum tree', () => {
+  it('answers sums and ordered values above any bound as a list read whole would, after any inserts and deletes', () => {
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 200 }), fc.array(fc.integer({ min: -1, max: 31 }), { minLength: 1, maxLength: 5 }), (operations, bounds) => {
+        let tree = OrderedSumTree.empty<Item>();
+        let items: Item[] = [];
+        for (const op of operations) {
+          items = items.filter((i) => i.rank !== op.rank || i.key !== op.key);
+          if (op.kind === 'insert') {
+            const item = { rank: op.rank, key: op.key, weight: op.weight };
+            items.push(item);
+            tree = tree.insert(op.rank, op.key, item, op.weight);
+          } else {
+            tree = tree.delete(op.rank, op.key);
+          }
+          expect(tree.size).toBe(items.length);
+        }
+        for (const bound of bounds) {
+          expect(tree.valuesAbove(bound)).toEqual(above(items, bound));
+          expect(tree.sumAbove(bound)).toBe(above(items, bound).reduce((sum, i) => sum + i.weight, 0n));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('leaves the tree it was called on unchanged', () => {
+    const one = OrderedSumTree.empty<string>().insert(5, 'a', 'five', 5n);
+    const two = one.insert(7, 'b', 'seven', 7n);
+    const none = two.delete(5, 'a').delete(7, 'b');
+    expect(one.valuesAbove(0)).toEqual(['five']);
+    expect(two.valuesAbove(0)).toEqual(['five', 'seven']);
+    expect(none.size).toBe(0);
+    expect(two.delete(6, 'x')).toBe(two);
+  });
+
+  it('stays balanced whatever the order of the ranks: 100,000 in order, then half of them deleted in order', () => {
+    // A tree that did not rebalance would be a list 100,000 deep here, and its recursion would overflow the stack.
+    let tree = OrderedSumTree.empty<number>();
+    for (let rank = 0; rank < 100_000; rank++) tree = tree.insert(rank, '', rank, 1n);
+    for (let rank = 0; rank < 50_000; rank++) tree = tree.delete(rank, '');
+    expect(tree.size).toBe(50_000);
+    expect(tree.sumAbove(89_999)).toBe(10_000n);
+    expect(tree.valuesAbove(99_997)).toEqual([99_998, 99_999]);
+  });
+});
