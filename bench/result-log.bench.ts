@@ -10,7 +10,7 @@ import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { createKeyring } from '../src/signing/keyring.ts';
 import { signCheckpoint, type NoteSigner } from '../src/transparency/c2sp-checkpoint.ts';
 import { LeafStore, type StoredLeaf } from '../src/transparency/leaf-store.ts';
-import { MerkleLog } from '../src/transparency/merkle-log.ts';
+import { MerkleLog } from '../src/signing/merkle-log.ts';
 import { resultLeafHash } from '../src/transparency/result-leaf.ts';
 import { median } from './support/load.ts';
 import { paidSlice, stopWithin, type PaidTarget } from './support/paid-slices.ts';

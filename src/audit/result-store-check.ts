@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../events/port.ts';
 import type { AuditFailure } from '../kernel/audit-failure.ts';
 import type { LeafStore, StoredLeaf } from '../transparency/leaf-store.ts';
 import { damaged } from '../transparency/leaf-records.ts';
-import { MerkleLog } from '../transparency/merkle-log.ts';
+import { MerkleLog } from '../signing/merkle-log.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const BATCH = 256;

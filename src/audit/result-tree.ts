@@ -3,7 +3,7 @@ import type { AuditFailure } from '../kernel/audit-failure.ts';
 import { openCheckpoint } from '../transparency/c2sp-checkpoint.ts';
 import { checkpointIssuedSchema, type CheckpointIssued } from '../transparency/events.ts';
 import { CompactRange } from '../transparency/compact-range.ts';
-import { ByteColumn } from '../transparency/columns.ts';
+import { ByteColumn } from '../signing/byte-column.ts';
 import { resultLeafHash } from '../transparency/result-leaf.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');

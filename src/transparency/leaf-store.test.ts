@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { open as openLmdb } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LeafStore, type StoredLeaf } from './leaf-store.ts';
-import { MerkleLog } from './merkle-log.ts';
+import { MerkleLog } from '../signing/merkle-log.ts';
 
 const digest = (i: number) => createHash('sha256').update(`result ${i}`).digest();
 const leafNumber = (i: number): StoredLeaf => ({ position: 3 * i + 2, sha256: digest(i), key: i % 5 === 0 ? 'attest k2' : 'attest k1' });

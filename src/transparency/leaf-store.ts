@@ -4,7 +4,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import { BOOT_ID, openCacheEnvironment, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from '../events/file-log/lmdb-boot-guard.ts';
 import { TurnWrites } from '../events/file-log/lmdb-turn.ts';
 import { LeafRecords, RECORD_PAYLOAD_BYTES } from './leaf-records.ts';
-import type { NodeLevels } from './merkle-log.ts';
+import type { NodeLevels } from '../signing/merkle-log.ts';
 
 /** One leaf of the result log: a signed result, by its digest and signing key, and where its event is. */
 export interface StoredLeaf {

@@ -6,7 +6,7 @@ import { PAYMENT_EVENT_TYPES, resultSignedSchema } from '../payments/saga/events
 import type { Keyring } from '../signing/keyring.ts';
 import { signCheckpoint, type NoteSigner } from './c2sp-checkpoint.ts';
 import { CHECKPOINT_ISSUED, checkpointIssuedSchema, RESULT_LOG_STREAM, type CheckpointIssued } from './events.ts';
-import { MerkleLog } from './merkle-log.ts';
+import { MerkleLog } from '../signing/merkle-log.ts';
 import { resultLeafBytes, resultLeafHash, type ResultLeaf } from './result-leaf.ts';
 import { entryBundleBytes, tileBytes, tileSpan, treeHolds } from './tlog-tiles.ts';
 import { leafHash } from '../signing/rfc6962-merkle.ts';

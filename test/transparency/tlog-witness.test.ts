@@ -11,7 +11,7 @@ import { PAYMENT_EVENT_TYPES } from '../../src/payments/saga/events.ts';
 import { createKeyring } from '../../src/signing/keyring.ts';
 import { startResultLog } from '../../src/transparency/result-log.ts';
 import { openCheckpoint, signCheckpoint, type NoteSigner } from '../../src/transparency/c2sp-checkpoint.ts';
-import { MerkleLog } from '../../src/transparency/merkle-log.ts';
+import { MerkleLog } from '../../src/signing/merkle-log.ts';
 import { startWitnessing, type Witnessing } from '../../src/transparency/tlog-witness.ts';
 import { parseWitnessList, type Witness } from '../../src/transparency/witness-list.ts';
 import { createPayingFetch } from '../support/paying-client.ts';

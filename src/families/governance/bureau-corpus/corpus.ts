@@ -1,6 +1,7 @@
 import { bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES } from '../events.ts';
 import type { EventStore } from '../../../events/port.ts';
-import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { MerkleLog } from '../../../signing/merkle-log.ts';
+import { canonicalBytes, type JsonObject } from '../../../signing/rfc8785.ts';
 
 export interface CorpusEntry {
   /** Position in the corpus (0-based, oldest first): the Merkle leaf index. */
@@ -14,6 +15,11 @@ export interface CorpusEntry {
 
 export interface CorpusState {
   entries: CorpusEntry[];
+  /**
+   * The RFC 6962 tree over the entries' canonical records, grown by one leaf per audit as it is
+   * folded: each record is canonicalised and hashed once, not again at every read of the corpus.
+   */
+  tree: MerkleLog;
   /** Failed-check counts by check id over the whole corpus. */
   defects: Record<string, number>;
 }
@@ -29,7 +35,8 @@ const cache = new WeakMap<EventStore, Cached>();
 
 function evolve(state: CorpusState, data: unknown): void {
   const audit = bureauAuditRecordedSchema.parse(data);
-  state.entries.push({ index: state.entries.length, auditId: audit.auditId, record: audit.record, sha256: audit.sha256, ed25519Sig: audit.ed25519Sig, keyId: audit.keyId });
+  const index = state.tree.append(canonicalBytes(audit.record));
+  state.entries.push({ index, auditId: audit.auditId, record: audit.record, sha256: audit.sha256, ed25519Sig: audit.ed25519Sig, keyId: audit.keyId });
   const defects = Array.isArray(audit.record.defects) ? audit.record.defects : [];
   for (const id of defects) if (typeof id === 'string') state.defects[id] = (state.defects[id] ?? 0) + 1;
 }
@@ -42,7 +49,7 @@ function evolve(state: CorpusState, data: unknown): void {
 export async function readCorpus(store: EventStore): Promise<CorpusState> {
   let cached = cache.get(store);
   if (!cached) {
-    cached = { state: { entries: [], defects: {} }, position: undefined, catchingUp: Promise.resolve() };
+    cached = { state: { entries: [], tree: new MerkleLog(), defects: {} }, position: undefined, catchingUp: Promise.resolve() };
     cache.set(store, cached);
   }
   const entry = cached;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteColumn } from './columns.ts';
+import { ByteColumn } from './byte-column.ts';
 
 const valueOf = (i: number) => Uint8Array.from({ length: 32 }, (_, k) => (i * 31 + k * 7) & 0xff);
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { leafHash, merkleTree, rootFromInclusionProof, verifyConsistencyProof } from '../signing/rfc6962-merkle.ts';
+import { leafHash, merkleTree, rootFromInclusionProof, verifyConsistencyProof } from './rfc6962-merkle.ts';
 import { MerkleLog } from './merkle-log.ts';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');

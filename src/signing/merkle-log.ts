@@ -1,5 +1,5 @@
-import { EMPTY_TREE_ROOT, leafHash, nodeHash, splitPoint } from '../signing/rfc6962-merkle.ts';
-import { ByteColumn } from './columns.ts';
+import { EMPTY_TREE_ROOT, leafHash, nodeHash, splitPoint } from './rfc6962-merkle.ts';
+import { ByteColumn } from './byte-column.ts';
 
 /**
  * Where a tree keeps the hashes of its complete, aligned subtrees: `at(level, i)` is the root of
