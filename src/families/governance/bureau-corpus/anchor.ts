@@ -4,11 +4,11 @@ import type { EventStore } from '../../../events/port.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import type { Keyring } from '../../../signing/keyring.ts';
 import { seal } from '../../../signing/seal.ts';
-import { readCorpus, type CorpusEntry } from './corpus.ts';
+import { readCorpus, readEntry, type CorpusAudit } from './corpus.ts';
 
-/** The audit path of leaf `index` in the corpus tree as it is now. */
-function proofOf(tree: MerkleLog, index: number): InclusionProof {
-  return { leafIndex: index, treeSize: tree.size, auditPath: tree.inclusionProof(index).map((h) => Buffer.from(h).toString('hex')) };
+/** The audit path of leaf `index` in the corpus tree of `size` leaves. */
+function proofOf(tree: MerkleLog, index: number, size: number): InclusionProof {
+  return { leafIndex: index, treeSize: size, auditPath: tree.inclusionProof(index, size).map((h) => Buffer.from(h).toString('hex')) };
 }
 
 /** The signed anchor: the corpus root at a tree size. No timestamp, so the same size signs the same. */
@@ -31,14 +31,14 @@ function presentAnchor(tree: MerkleLog, keyring: Keyring, baseUrl: string): Anch
   return { evidenceCore: record, ...s, publicKeyUrl: `${baseUrl}/v1/governance/public-key`, verifyUrl: `${baseUrl}/v1/bureau/anchor/verify` };
 }
 
-function presentEntry(entry: CorpusEntry, proof: InclusionProof): JsonObject {
+function presentEntry(audit: CorpusAudit, proof: InclusionProof): JsonObject {
   return {
-    leafIndex: entry.index,
-    auditId: entry.auditId,
-    evidenceCore: entry.record,
-    sha256: entry.sha256,
-    ed25519Sig: entry.ed25519Sig,
-    keyId: entry.keyId,
+    leafIndex: audit.index,
+    auditId: audit.auditId,
+    evidenceCore: audit.record,
+    sha256: audit.sha256,
+    ed25519Sig: audit.ed25519Sig,
+    keyId: audit.keyId,
     inclusionProof: { leafIndex: proof.leafIndex, treeSize: proof.treeSize, auditPath: proof.auditPath },
   };
 }
@@ -54,18 +54,23 @@ export type CorpusPage = {
 /** A page of the corpus, newest first, each audit with its inclusion proof against the anchor. */
 export async function corpusPage(store: EventStore, keyring: Keyring, baseUrl: string, page: number, perPage: number): Promise<CorpusPage> {
   const { entries, tree } = await readCorpus(store);
+  // The tree as it is now: the items are read back after, while a new audit may join the corpus.
   const total = tree.size;
+  const anchor = presentAnchor(tree, keyring, baseUrl);
   const newest = total - 1 - (page - 1) * perPage;
-  const items: JsonObject[] = [];
-  for (let i = newest; i >= 0 && i > newest - perPage; i--) items.push(presentEntry(entries[i]!, proofOf(tree, i)));
-  return { total, page, perPage, anchor: presentAnchor(tree, keyring, baseUrl), items };
+  const shown = entries.slice(Math.max(0, newest - perPage + 1), Math.max(0, newest + 1)).reverse();
+  const proofs = shown.map((entry) => proofOf(tree, entry.index, total));
+  const audits = await Promise.all(shown.map((entry) => readEntry(store, entry)));
+  return { total, page, perPage, anchor, items: audits.map((audit, i) => presentEntry(audit, proofs[i]!)) };
 }
 
 export async function latestAudit(store: EventStore, keyring: Keyring, baseUrl: string): Promise<{ found: false } | { found: true; item: JsonObject; anchor: AnchorView }> {
   const { entries, tree } = await readCorpus(store);
-  if (tree.size === 0) return { found: false };
-  const last = entries[tree.size - 1]!;
-  return { found: true, item: presentEntry(last, proofOf(tree, last.index)), anchor: presentAnchor(tree, keyring, baseUrl) };
+  const last = entries[tree.size - 1];
+  if (!last) return { found: false };
+  const anchor = presentAnchor(tree, keyring, baseUrl);
+  const proof = proofOf(tree, last.index, tree.size);
+  return { found: true, item: presentEntry(await readEntry(store, last), proof), anchor };
 }
 
 export async function defectCounts(store: EventStore): Promise<{ audits: number; defects: Record<string, number> }> {

@@ -1,17 +1,21 @@
-import { bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES } from '../events.ts';
-import type { EventStore } from '../../../events/port.ts';
+import { bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES, type BureauAuditRecorded } from '../events.ts';
+import type { EventStore, RecordedEvent } from '../../../events/port.ts';
 import { MerkleLog } from '../../../signing/merkle-log.ts';
-import { canonicalBytes, type JsonObject } from '../../../signing/rfc8785.ts';
+import { canonicalBytes } from '../../../signing/rfc8785.ts';
 
+/**
+ * Where an audit of the corpus is in the log. Its record is not held here: a corpus of 100,000
+ * audits of a few KB each would keep hundreds of MB for the pages that show 20 of them; a page
+ * reads its items back from their streams (readEntry).
+ */
 export interface CorpusEntry {
   /** Position in the corpus (0-based, oldest first): the Merkle leaf index. */
   index: number;
-  auditId: string;
-  record: JsonObject;
-  sha256: string;
-  ed25519Sig: string;
-  keyId: string;
+  stream: string;
+  revision: bigint;
 }
+
+export type CorpusAudit = BureauAuditRecorded & { index: number };
 
 export interface CorpusState {
   entries: CorpusEntry[];
@@ -33,10 +37,10 @@ interface Cached {
 
 const cache = new WeakMap<EventStore, Cached>();
 
-function evolve(state: CorpusState, data: unknown): void {
-  const audit = bureauAuditRecordedSchema.parse(data);
+function evolve(state: CorpusState, event: RecordedEvent): void {
+  const audit = bureauAuditRecordedSchema.parse(event.data);
   const index = state.tree.append(canonicalBytes(audit.record));
-  state.entries.push({ index, auditId: audit.auditId, record: audit.record, sha256: audit.sha256, ed25519Sig: audit.ed25519Sig, keyId: audit.keyId });
+  state.entries.push({ index, stream: event.stream, revision: event.revision });
   const defects = Array.isArray(audit.record.defects) ? audit.record.defects : [];
   for (const id of defects) if (typeof id === 'string') state.defects[id] = (state.defects[id] ?? 0) + 1;
 }
@@ -55,7 +59,7 @@ export async function readCorpus(store: EventStore): Promise<CorpusState> {
   const entry = cached;
   const run = entry.catchingUp.then(async () => {
     for await (const event of store.readAll(entry.position === undefined ? {} : { fromPosition: entry.position })) {
-      if (event.type === GOVERNANCE_EVENT_TYPES.bureauAuditRecorded) evolve(entry.state, event.data);
+      if (event.type === GOVERNANCE_EVENT_TYPES.bureauAuditRecorded) evolve(entry.state, event);
       entry.position = event.position;
     }
   });
@@ -63,4 +67,11 @@ export async function readCorpus(store: EventStore): Promise<CorpusState> {
   entry.catchingUp = run.catch(() => undefined);
   await run;
   return entry.state;
+}
+
+/** The audit of a corpus entry, read back from its stream: the log holds it, append-only. */
+export async function readEntry(store: EventStore, entry: CorpusEntry): Promise<CorpusAudit> {
+  const [event] = await store.readStream(entry.stream, { fromRevision: entry.revision, maxCount: 1 });
+  if (event?.type !== GOVERNANCE_EVENT_TYPES.bureauAuditRecorded) throw new Error(`audit ${entry.index} of the corpus is missing from ${entry.stream} at revision ${entry.revision}`);
+  return { ...bureauAuditRecordedSchema.parse(event.data), index: entry.index };
 }
