@@ -135,7 +135,7 @@ function weightAfter(bytes: number, events: readonly RecordedEvent[]): number {
  * Events read and folded at a time. A long stream (an agent's budget of 50,000 events: 36 MiB of
  * data, a second to read and fold) is read a page at a time, letting other requests run between
  * pages: the event loop is held for a page (a few milliseconds), not for the whole stream, and
- * only one page of events is held besides the state.
+ * only one page of events is held beside the state.
  */
 export const FOLD_PAGE_EVENTS = 512;
 
