@@ -143,8 +143,9 @@ export const FOLD_PAGE_EVENTS = 512;
 export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
   const folds = keptFoldsOf(readingStore(store), decider);
   const kept = keptFold(folds, stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
-  let from = kept?.loaded.revision === undefined ? undefined : kept.loaded.revision + 1n;
-  let page = await store.readStream(stream, from === undefined ? { maxCount: FOLD_PAGE_EVENTS } : { fromRevision: from, maxCount: FOLD_PAGE_EVENTS });
+  const pageFrom = (from: bigint | undefined) => store.readStream(stream, from === undefined ? { maxCount: FOLD_PAGE_EVENTS } : { fromRevision: from, maxCount: FOLD_PAGE_EVENTS });
+  const from = kept?.loaded.revision === undefined ? undefined : kept.loaded.revision + 1n;
+  let page = await pageFrom(from);
   // Only a continuation of the kept fold extends it; anything else is folded from the start.
   if (kept && page.length > 0 && page[0]!.revision !== (from ?? 0n)) {
     forget(folds, stream);
@@ -159,8 +160,7 @@ export async function loadState<E extends DomainEvent, S>(store: EventStore, str
     revision = page.at(-1)?.revision ?? revision;
     if (page.length < FOLD_PAGE_EVENTS) break;
     await setImmediate();
-    from = revision! + 1n;
-    page = await store.readStream(stream, { fromRevision: from, maxCount: FOLD_PAGE_EVENTS });
+    page = await pageFrom(revision! + 1n);
   }
   const loaded = { state, revision };
   keep(folds, stream, { loaded, bytes });

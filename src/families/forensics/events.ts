@@ -16,19 +16,18 @@ export const evidenceStream = (entryId: string): string => `evidence-${entryId}`
 export const c2paStream = (attestationId: string): string => `c2pa-${attestationId}`;
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const jsonRecord = recordedJsonObject;
 
 /** The sealed record exactly as signed, so that the digest a query binds is the ingest's digest. */
 export const evidenceSealedSchema = z.object({
   entryId: hex64,
-  sealed: jsonRecord.refine((r) => typeof r.entryId === 'string', 'sealed record must carry its entryId'),
+  sealed: recordedJsonObject.refine((r) => typeof r.entryId === 'string', 'sealed record must carry its entryId'),
 });
 export type EvidenceSealed = z.infer<typeof evidenceSealedSchema>;
 
 /** Same shape the C2PA read-back route parses. */
 export const c2paAttestationRecordedSchema = z.object({
   attestation_id: hex64,
-  evidenceCore: jsonRecord,
+  evidenceCore: recordedJsonObject,
 });
 export type C2paAttestationRecorded = z.infer<typeof c2paAttestationRecordedSchema>;
 

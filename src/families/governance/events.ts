@@ -9,7 +9,6 @@ import { recordedJsonObject } from '../../kernel/json.ts';
  */
 const micros = z.string().regex(/^\d{1,21}$/);
 const address = z.string().regex(/^0x[0-9a-f]{40}$/);
-const jsonRecord = recordedJsonObject;
 
 export const budgetOpenedSchema = z.object({
   agent_id: z.string(),
@@ -28,12 +27,12 @@ export const leaseReservedSchema = z.object({
   expiresAt: z.number().int(),
   paymentId: z.string(),
   /** The signed reserve record, so that a resumed call returns the very same bytes. */
-  record: jsonRecord,
+  record: recordedJsonObject,
 });
 
 export const reserveRefusedSchema = z.object({
   paymentId: z.string(),
-  record: jsonRecord,
+  record: recordedJsonObject,
 });
 
 export const leaseSettledSchema = z.object({
@@ -42,13 +41,13 @@ export const leaseSettledSchema = z.object({
   settledAt: z.number().int(),
   paymentId: z.string(),
   /** The settlement receipt: returned unchanged by every later settle of the same lease. */
-  record: jsonRecord,
+  record: recordedJsonObject,
 });
 
 export const bureauAuditRecordedSchema = z.object({
   auditId: z.string(),
   paymentId: z.string(),
-  record: jsonRecord,
+  record: recordedJsonObject,
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   ed25519Sig: z.string().regex(/^[0-9a-f]{128}$/),
   keyId: z.string(),

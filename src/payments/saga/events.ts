@@ -6,7 +6,6 @@ import { recordedJsonObject } from '../../kernel/json.ts';
  * Their order in that stream is the saga's progress: Authorized, then Settled, then Signed.
  */
 const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-f]{${bytes * 2}}$`));
-const jsonObject = recordedJsonObject;
 
 export const paymentAuthorizedSchema = z.object({
   /** SHA-256 of the canonical request (method, path, input): binds the payment to one request. */
@@ -25,7 +24,7 @@ export const paymentAuthorizedSchema = z.object({
   /** The x402 payment-identifier extension's id, when the client sent one. */
   paymentIdentifier: z.string().optional(),
   /** The signed EIP-3009 authorization itself, so that settlement can resume after a crash. */
-  authorization: jsonObject,
+  authorization: recordedJsonObject,
   signature: z.string(),
   /**
    * Unix seconds at which the nonce was claimed: the `now` of the call, kept so that a call
@@ -47,7 +46,7 @@ export const paymentSettledSchema = z.object({
 export const resultSignedSchema = z.object({
   operation: z.string(),
   keyFamily: z.string(),
-  record: jsonObject,
+  record: recordedJsonObject,
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   ed25519Sig: z.string().regex(/^[0-9a-f]{128}$/),
   keyId: z.string().regex(/^[0-9a-f]{16}$/),

@@ -4,7 +4,7 @@ import { createMemoryEventStore } from '../../../events/memory-store.ts';
 import { createKeyring } from '../../../signing/keyring.ts';
 import { merkleTree, rootFromInclusionProof, type InclusionProof } from '../../../signing/rfc6962-merkle.ts';
 import { canonicalBytes, type JsonObject } from '../../../signing/rfc8785.ts';
-import { GOVERNANCE_EVENT_TYPES } from '../events.ts';
+import { auditStreamName, GOVERNANCE_EVENT_TYPES } from '../events.ts';
 import { corpusPage, latestAudit } from './anchor.ts';
 
 const keyring = createKeyring('corpus-test-secret-0123456789abcdef');
@@ -22,7 +22,7 @@ describe('the bureau corpus tree', () => {
       for (let i = 0; i < batch; i++) {
         const event = auditEvent(records.length);
         records.push(event.data.record);
-        await store.appendToStream(`bureau-audit-${event.data.auditId}`, [event]);
+        await store.appendToStream(auditStreamName(event.data.auditId), [event]);
         // Unrelated events between audits are passed over.
         await store.appendToStream(`other-${randomUUID()}`, [{ id: randomUUID(), type: 'Other', data: {} }]);
       }
