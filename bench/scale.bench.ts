@@ -19,7 +19,8 @@ import { memoryOf, writtenBytesOf } from './support/proc.ts';
  * 100,000 and 1,000,000; three events a paid call). At each size it is stopped and started again,
  * and the bench prints the start-up time until /health answers and RSS after start (once checking
  * every frame of the log, once reading only what follows the index checkpoint), the p50 and p99
- * latency of 2,000 paid calls (16 in flight) on the restarted service, and the audit's rate over
+ * latency of 2,000 paid calls (16 in flight) on the restarted service, the time of the first corpus
+ * page after that start (GET /v1/bureau/corpus, which once read the whole log), and the audit's rate over
  * the whole log with public keys only (all cores). Not part of `npm test`: the largest size
  * takes minutes. SCALE_DATA_DIR=<dir>: grow that directory and keep it (a later run starts from
  * the log it holds), to look at a large log without building it again.
@@ -64,6 +65,7 @@ export default async function run(): Promise<void> {
       await stop(tailOnly);
       service = await start(env);
       const eventsAtStart = service.events;
+      const corpusMs = await firstRequestMs(`${url}/v1/bureau/corpus`);
       const payments = presignPayments(requirements, `${url}${PATH}`, PROBE_CALLS);
       const writtenBefore = writtenBytesOf(service.child.pid!);
       const probe = await paidCalls(url, payments, 16);
@@ -77,6 +79,7 @@ export default async function run(): Promise<void> {
         `${String(eventsAtStart).padStart(15)}  ${(service.startMs / 1000).toFixed(2).padStart(6)} s, ${service.rssMb.toFixed(0).padStart(4)} MB | ${(tailOnly.startMs / 1000).toFixed(2).padStart(6)} s, ${tailOnly.rssMb.toFixed(0).padStart(4)} MB     ` +
           `${pct(50).toFixed(1).padStart(6)} / ${pct(99).toFixed(1).padStart(6)} ms     ${audit.events} events at ${audit.eventsPerSecond.toFixed(0)}/s, ${audit.resultsPerSecond.toFixed(0)} results/s`,
       );
+      console.log(`${' '.repeat(17)}the first GET /v1/bureau/corpus after the start: ${corpusMs.toFixed(0)} ms (the corpus follows the log; before 2026-11-28 this request read the whole log)`);
       console.log(`${' '.repeat(17)}disk written per paid call ${(writtenPerCall / 1024).toFixed(1)} KiB; on disk: event log ${megabytes(dataDir, 'events', /\.segment$/)} MB, its index ${megabytes(dataDir, 'events/index')} MB, the result log's store ${megabytes(dataDir, 'result-log/store')} MB`);
       service = await start(env);
     }
@@ -104,6 +107,15 @@ async function start(env: Record<string, string>): Promise<Running> {
   }
   const startMs = performance.now() - started;
   return { child, startMs, rssMb: memoryOf(child.pid!).rss, events };
+}
+
+/** How long one GET takes, answered 200. */
+async function firstRequestMs(url: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
+  await response.arrayBuffer();
+  return performance.now() - started;
 }
 
 /**

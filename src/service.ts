@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
-import { catalog } from './catalog/index.ts';
+import { catalog, readModels } from './catalog/index.ts';
 import { MAX_HEADER_BYTES } from './kernel/limits.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { HttpDeps } from './http/routes.ts';
@@ -54,6 +54,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
   // The result log's leaves used to be cached in this file; its store (below) replaces it.
   rmSync(join(settings.DATA_DIR, 'result-log', 'leaves'), { force: true });
   const resultLog = settings.RESULT_LOG === 'on' ? await startResultLog(store, keyring, { checkpointIntervalMs: settings.LOG_CHECKPOINT_INTERVAL_MS, log, leafStore: join(settings.DATA_DIR, 'result-log', 'store'), witnesses: settings.LOG_WITNESSES }) : undefined;
+  const readModels = await startReadModels(store, settings.DATA_DIR, log);
   const deps: HttpDeps = {
     store,
     keyring,
@@ -96,8 +97,16 @@ export async function startService(settings: Settings, store: EventStore, log: L
       stopRemovingStaleUploads();
       await stats.stop();
       await resultLog?.stop();
+      for (const model of readModels) await model.stop();
     },
   };
+}
+
+/** The families' read models, each with its directory beside the projections' checkpoints. */
+async function startReadModels(store: EventStore, dataDir: string, log: Logger): Promise<{ stop(): Promise<void> }[]> {
+  const started = [];
+  for (const model of readModels) started.push(await model.start(store, { dir: join(projectionCheckpointDirectory(dataDir), model.name), log }));
+  return started;
 }
 
 async function logHoldsEvents(store: EventStore): Promise<boolean> {

@@ -6,7 +6,7 @@ import { researchFamily } from '../families/research/index.ts';
 import { securityFamily } from '../families/security/index.ts';
 import { trustFamily } from '../families/trust/index.ts';
 import type { ChainRule } from '../kernel/audit-rule.ts';
-import type { FamilyModule, FreeRoute, PricedOperation, Route } from '../kernel/operation.ts';
+import type { FamilyModule, FreeRoute, PricedOperation, ReadModel, Route } from '../kernel/operation.ts';
 import { publicKeyRoutes } from './public-keys.ts';
 import { transparencyRoutes } from './transparency-routes.ts';
 import { credentialRoutes } from './credential-routes.ts';
@@ -19,6 +19,9 @@ export const families: readonly FamilyModule[] = [governanceFamily, trustFamily,
 
 /** THE operation catalogue: every route of the service, once. */
 export const catalog: readonly Route[] = [...createServiceRoutes(() => catalog), ...families.flatMap((f) => f.routes), ...publicKeyRoutes, ...transparencyRoutes, ...credentialRoutes, ...verifierPageRoutes, keyHistoryRoute];
+
+/** The views of the log the families' routes read, kept while the service runs. */
+export const readModels: readonly ReadModel[] = families.flatMap((f) => f.readModels);
 
 /** Every hash-chain rule of the audit, as the families declare them. */
 export const auditRules: readonly ChainRule[] = families.flatMap((f) => f.auditRules);

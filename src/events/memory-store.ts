@@ -69,6 +69,7 @@ export function createMemoryEventStore(options: { appendLimitBytes?: number } = 
     readStream,
     readAll,
     subscribeToAll: (options: SubscribeOptions): Subscription => hub.subscribe(options),
+    headPosition: async () => log.at(-1)?.position,
     close: async () => hub.closeAll(),
     ...(options.appendLimitBytes === undefined ? {} : { appendLimitBytes: options.appendLimitBytes }),
   };

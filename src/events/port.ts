@@ -82,6 +82,11 @@ export interface EventStore {
   /** Events are delivered in position order, one at a time (the next waits for onEvent). */
   subscribeToAll(options: SubscribeOptions): Subscription;
   close(): Promise<void>;
+  /**
+   * Position of the last event in the log (undefined: an empty log), for readers that keep state
+   * past a restart and must notice a log that ends before it (one restored from a backup).
+   */
+  headPosition?(): Promise<bigint | undefined>;
   /** Whether the store takes appends now, and why not; absent: always ready as far as it knows. */
   readiness?(): StoreReadiness;
   /**

@@ -1,6 +1,7 @@
 import type { ResultLogReader } from './result-log-port.ts';
 import type { z } from 'zod';
 import type { Settings } from '../config.ts';
+import type { EventLogger } from '../events/file-log/logger.ts';
 import type { EventStore } from '../events/port.ts';
 import type { JsonObject, JsonValue } from '../signing/rfc8785.ts';
 import type { KeyFamily } from '../signing/key-families.ts';
@@ -321,8 +322,21 @@ export interface FamilyModule {
   family: Family;
   routes: readonly Route[];
   auditRules: readonly ChainRule[];
+  /** What the service keeps folded from the log for the family's routes while it runs. */
+  readModels: readonly ReadModel[];
 }
 
-export function defineFamily(family: Family, routes: readonly Route[], auditRules: readonly ChainRule[] = []): FamilyModule {
-  return { family, routes, auditRules };
+export function defineFamily(family: Family, routes: readonly Route[], auditRules: readonly ChainRule[] = [], readModels: readonly ReadModel[] = []): FamilyModule {
+  return { family, routes, auditRules, readModels };
+}
+
+/**
+ * A view of the log that a family's routes read, kept by the service from its start to its
+ * stop: started once the store is open, with a directory of its own in the data directory for
+ * what it keeps across starts, and stopped (saving what it holds) when the service closes.
+ */
+export interface ReadModel {
+  /** Names its directory (DATA_DIR/projections/<name>) and its lines in the service's log. */
+  name: string;
+  start(store: EventStore, options: { dir: string; log: EventLogger }): Promise<{ stop(): Promise<void> }>;
 }

@@ -233,6 +233,18 @@ export function eventStoreConformance(adapter: AdapterUnderTest): void {
       expect(limited.map((e) => e.id)).toEqual(order.slice(0, 2));
     });
 
+    it('headPosition, where the store tells it, is at or past the last append, and no event lies beyond it', async ({ skip }) => {
+      if (!store.headPosition) skip('this store does not tell where its log ends');
+      const stream = streamName('head');
+      await store.appendToStream(stream, [event(0)]);
+      await store.appendToStream(stream, [event(1), event(2)]);
+      const head = await store.headPosition!();
+      const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+      // EventStoreDB may write events of its own after ours: the head is ours or later.
+      expect(head! >= last!.position).toBe(true);
+      expect(await collect(store.readAll({ fromPosition: head! }), (e) => e.stream === stream)).toEqual([]);
+    });
+
     it('a subscription catches up, then delivers live events, in order and once each', async () => {
       const stream = streamName('subscribe');
       const marker = await store.appendToStream(streamName('subscribe-marker'), [event(-1)]);

@@ -1,7 +1,11 @@
 import { bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES, type BureauAuditRecorded } from '../events.ts';
-import type { EventStore, RecordedEvent } from '../../../events/port.ts';
+import type { EventLogger } from '../../../events/file-log/logger.ts';
+import type { EventStore, RecordedEvent, Subscription } from '../../../events/port.ts';
+import type { ReadModel } from '../../../kernel/operation.ts';
 import { MerkleLog } from '../../../signing/merkle-log.ts';
+import { leafHash } from '../../../signing/rfc6962-merkle.ts';
 import { canonicalBytes } from '../../../signing/rfc8785.ts';
+import { CorpusFile, type SavedCorpus, type SavedEntry } from './corpus-file.ts';
 
 /**
  * Where an audit of the corpus is in the log. Its record is not held here: a corpus of 100,000
@@ -28,46 +32,158 @@ export interface CorpusState {
   defects: Record<string, number>;
 }
 
-interface Cached {
-  state: CorpusState;
-  /** Last global position read: the next catch-up reads only what is newer. */
+/** A started corpus saves what it folded at most this long after folding it. */
+const SAVE_INTERVAL_MS = 1_000;
+
+/**
+ * The corpus of one store, folded in log position order from two sides: each read catches up
+ * with the log (readCorpus: every audit recorded before the read is in its answer), and, once
+ * the service started it (bureauCorpusReadModel), a subscription follows the log between reads
+ * and a file keeps the corpus across starts. Either side folds only events past `position`, and
+ * each goes in order from the position it started at, so every event is folded exactly once.
+ */
+class FollowedCorpus {
+  readonly state: CorpusState = { entries: [], tree: new MerkleLog(), defects: {} };
+  /** Last global position folded in: the next read starts after it. */
   position: bigint | undefined;
-  catchingUp: Promise<void>;
+  private catchingUp: Promise<void> = Promise.resolve();
+  private file: CorpusFile | undefined;
+  private saveTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly store: EventStore) {}
+
+  /** Starts from what `file` saved, once the log is found to hold its last audit; a file it does not match is emptied. */
+  async resumeFrom(file: CorpusFile, saved: SavedCorpus, log: EventLogger): Promise<void> {
+    this.file = file;
+    const last = saved.entries.at(-1);
+    if (last && !(await this.logHolds(last))) {
+      log.warn({ stream: last.stream, revision: String(last.revision) }, 'bureau corpus: the log does not hold the last audit of its saved file; folding the corpus from the log');
+      await file.discard();
+      return;
+    }
+    // A log restored from a backup may hold the last audit and end before the checkpoint: the
+    // audits it records next would sit at positions the corpus takes as already read.
+    const head = saved.position === undefined ? undefined : await this.store.headPosition?.();
+    if (saved.position !== undefined && this.store.headPosition && (head === undefined || head < saved.position)) {
+      log.warn({ checkpoint: String(saved.position), head: String(head) }, 'bureau corpus: the log ends before the checkpoint of its saved file; folding the corpus from the log');
+      await file.discard();
+      return;
+    }
+    for (const entry of saved.entries) this.addEntry(entry.stream, entry.revision, entry.leafHash, entry.defects);
+    this.position = saved.position;
+  }
+
+  private async logHolds(entry: SavedEntry): Promise<boolean> {
+    const [event] = await this.store.readStream(entry.stream, { fromRevision: entry.revision, maxCount: 1 }).catch(() => []);
+    if (event?.type !== GOVERNANCE_EVENT_TYPES.bureauAuditRecorded) return false;
+    return leafHash(canonicalBytes(bureauAuditRecordedSchema.parse(event.data).record)).equals(entry.leafHash);
+  }
+
+  /** Folds in every event up to the log's end as of now; catch-ups run one at a time. */
+  catchUp(): Promise<void> {
+    const run = this.catchingUp.then(async () => {
+      for await (const event of this.store.readAll(this.position === undefined ? {} : { fromPosition: this.position })) this.fold(event);
+    });
+    // A failed read (store unavailable) must not poison later reads: they retry from the same position.
+    this.catchingUp = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Folds one event in, unless a read or a delivery already did. */
+  fold(event: RecordedEvent): void {
+    if (this.position !== undefined && event.position <= this.position) return;
+    if (event.type === GOVERNANCE_EVENT_TYPES.bureauAuditRecorded) {
+      const audit = bureauAuditRecordedSchema.parse(event.data);
+      const defects = Array.isArray(audit.record.defects) ? audit.record.defects.filter((id): id is string => typeof id === 'string') : [];
+      const hash = leafHash(canonicalBytes(audit.record));
+      this.addEntry(event.stream, event.revision, hash, defects);
+      this.file?.add({ stream: event.stream, revision: event.revision, leafHash: hash, defects });
+    }
+    this.passed(event.position);
+  }
+
+  /** Moves past an event of another type, delivered by its position alone. */
+  passed(position: bigint): void {
+    if (this.position !== undefined && position <= this.position) return;
+    this.position = position;
+    if (!this.file) return;
+    this.file.advance(position);
+    this.saveTimer ??= setTimeout(() => {
+      this.saveTimer = undefined;
+      void this.file?.save();
+    }, SAVE_INTERVAL_MS).unref();
+  }
+
+  private addEntry(stream: string, revision: bigint, hash: Uint8Array, defects: readonly string[]): void {
+    const index = this.state.tree.appendLeafHash(hash);
+    this.state.entries.push({ index, stream, revision });
+    for (const id of defects) this.state.defects[id] = (this.state.defects[id] ?? 0) + 1;
+  }
+
+  /** Saves what was folded since the last save; nothing is saved after. */
+  async stop(): Promise<void> {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    const file = this.file;
+    this.file = undefined;
+    await file?.save();
+  }
 }
 
-const cache = new WeakMap<EventStore, Cached>();
+const followed = new WeakMap<EventStore, FollowedCorpus>();
 
-function evolve(state: CorpusState, event: RecordedEvent): void {
-  const audit = bureauAuditRecordedSchema.parse(event.data);
-  const index = state.tree.append(canonicalBytes(audit.record));
-  state.entries.push({ index, stream: event.stream, revision: event.revision });
-  const defects = Array.isArray(audit.record.defects) ? audit.record.defects : [];
-  for (const id of defects) if (typeof id === 'string') state.defects[id] = (state.defects[id] ?? 0) + 1;
+/**
+ * The bureau corpus of `store`, with every audit recorded before the call: the events appended
+ * since the last read or delivery are read and folded first.
+ */
+export async function readCorpus(store: EventStore): Promise<CorpusState> {
+  let corpus = followed.get(store);
+  if (!corpus) followed.set(store, (corpus = new FollowedCorpus(store)));
+  await corpus.catchUp();
+  return corpus.state;
 }
 
 /**
- * The bureau corpus, folded from the log in position order and cached per store: each call
- * reads only the events appended since the last one. Catch-ups are serialised so that two
- * concurrent readers never fold the same event twice.
+ * Started with the service: the corpus is read from its files in `dir`, then follows the log
+ * and passes over the events of other types by their positions, so that neither a start nor the
+ * first corpus request after it reads the whole log.
  */
-export async function readCorpus(store: EventStore): Promise<CorpusState> {
-  let cached = cache.get(store);
-  if (!cached) {
-    cached = { state: { entries: [], tree: new MerkleLog(), defects: {} }, position: undefined, catchingUp: Promise.resolve() };
-    cache.set(store, cached);
-  }
-  const entry = cached;
-  const run = entry.catchingUp.then(async () => {
-    for await (const event of store.readAll(entry.position === undefined ? {} : { fromPosition: entry.position })) {
-      if (event.type === GOVERNANCE_EVENT_TYPES.bureauAuditRecorded) evolve(entry.state, event);
-      entry.position = event.position;
-    }
-  });
-  // A failed read (store unavailable) must not poison later reads: they retry from the same position.
-  entry.catchingUp = run.catch(() => undefined);
-  await run;
-  return entry.state;
-}
+export const bureauCorpusReadModel: ReadModel = {
+  name: 'bureau-corpus',
+  async start(store, { dir, log }) {
+    const corpus = new FollowedCorpus(store);
+    const opened = await CorpusFile.open(dir, log).catch((err: Error) => {
+      // Only a cache of the log: without it the service starts, and the corpus is folded from the log.
+      log.warn({ dir, error: err.message }, 'bureau corpus: its files cannot be read; folding the corpus from the log, and not saving it');
+      return undefined;
+    });
+    if (opened) await corpus.resumeFrom(opened.file, opened.saved, log);
+    followed.set(store, corpus);
+    let subscription: Subscription | undefined;
+    let stopped = false;
+    const follow = (): void => {
+      subscription = store.subscribeToAll({
+        ...(corpus.position === undefined ? {} : { fromPosition: corpus.position }),
+        eventTypes: [GOVERNANCE_EVENT_TYPES.bureauAuditRecorded],
+        onEvent: (event) => corpus.fold(event),
+        onPassed: (position) => corpus.passed(position),
+        onError: (err) => {
+          if (stopped) return;
+          log.warn({ error: err.message }, 'bureau corpus: its subscription dropped; following the log again from what is folded');
+          setTimeout(() => stopped || follow(), 500).unref();
+        },
+      });
+    };
+    follow();
+    return {
+      async stop() {
+        stopped = true;
+        await subscription?.close();
+        await corpus.stop();
+      },
+    };
+  },
+};
 
 /** The audit of a corpus entry, read back from its stream: the log holds it, append-only. */
 export async function readEntry(store: EventStore, entry: CorpusEntry): Promise<CorpusAudit> {
