@@ -174,7 +174,9 @@ export const bureauCorpusReadModel: ReadModel = {
         },
       });
     };
-    follow();
+    // Caught up by one read first, then followed from there: a subscription started at once
+    // would read the same events again beside it (twice the first start's read of a long log).
+    void corpus.catchUp().catch(() => undefined).then(() => stopped || follow());
     return {
       async stop() {
         stopped = true;
