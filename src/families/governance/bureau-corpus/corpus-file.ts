@@ -55,14 +55,14 @@ function entryOf(line: string): SavedEntry | undefined {
  * line a crash could lose. Lines past the checkpoint's count (written, then a crash before the
  * checkpoint) are cut at the next start and folded again from the log, which holds them.
  *
- * It is a cache of the log: a file that does not match its checkpoint, or whose last entry the
- * log does not hold (see CorpusFollower), is emptied and the corpus folded again from the start.
+ * It is a cache of the log: files that do not agree with each other or with the log (corpus.ts
+ * checks the last audit and the log's end) are emptied and the corpus folded again from the start.
  */
 export class CorpusFile {
   private pending: string[] = [];
   private pendingPosition: bigint | undefined;
   private savedLines: number;
-  /** The entries file's length as the last checkpoint counts it. */
+  /** The length of the lines written and synced: where a failed append is cut back to. */
   private savedBytes: number;
   /** A failed append may have left part of its lines: cut back to savedBytes before the next. */
   private tailUncertain = false;

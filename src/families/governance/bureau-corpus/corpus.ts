@@ -165,7 +165,17 @@ export const bureauCorpusReadModel: ReadModel = {
       subscription = store.subscribeToAll({
         ...(corpus.position === undefined ? {} : { fromPosition: corpus.position }),
         eventTypes: [GOVERNANCE_EVENT_TYPES.bureauAuditRecorded],
-        onEvent: (event) => corpus.fold(event),
+        onEvent: (event) => {
+          try {
+            corpus.fold(event);
+          } catch (err) {
+            // An audit the corpus cannot read stays in its way: requests read it again and fail
+            // with its reason, rather than a corpus that silently leaves an audit out.
+            stopped = true;
+            log.error({ position: String(event.position), error: (err as Error).message }, 'bureau corpus: an audit event cannot be read; no longer following the log');
+            void subscription?.close();
+          }
+        },
         onPassed: (position) => corpus.passed(position),
         onError: (err) => {
           if (stopped) return;

@@ -14,12 +14,18 @@ import { bureauCorpusReadModel } from './corpus.ts';
 
 const keyring = createKeyring('corpus-test-secret-0123456789abcdef');
 const warnings: string[] = [];
-const log = { info: () => {}, warn: (_fields: Record<string, unknown>, message: string) => void warnings.push(message), error: () => {} };
+const errors: string[] = [];
+const log = {
+  info: () => {},
+  warn: (_fields: Record<string, unknown>, message: string) => void warnings.push(message),
+  error: (_fields: Record<string, unknown>, message: string) => void errors.push(message),
+};
 let dir: string;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'bureau-corpus-test-'));
   warnings.length = 0;
+  errors.length = 0;
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -195,5 +201,19 @@ describe('the bureau corpus across starts', () => {
     await expectCorpusOf(restored, records);
     await second.stop();
     expect(warnings.some((w) => w.includes('ends before the checkpoint'))).toBe(true);
+  });
+
+  it('stops following at an audit event it cannot read, and requests fail with the reason instead of leaving the audit out', async () => {
+    const store = createMemoryEventStore();
+    const records: JsonObject[] = [];
+    await appendAudits(store, records, 2);
+    const model = await bureauCorpusReadModel.start(store, { dir, log });
+    await expectCorpusOf(store, records);
+    await store.appendToStream(auditStreamName('broken'), [{ id: randomUUID(), type: GOVERNANCE_EVENT_TYPES.bureauAuditRecorded, data: { auditId: 'broken' } }]);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await expect(corpusPage(store, keyring, 'http://test', 1, 5)).rejects.toThrow(/record/);
+    await model.stop();
+    expect(errors).toEqual(['bureau corpus: an audit event cannot be read; no longer following the log']);
+    expect(warnings).toEqual([]);
   });
 });
