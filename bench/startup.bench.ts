@@ -31,9 +31,28 @@ async function startOnce(command: string, args: string[], port: number): Promise
     const pids = descendantsOf(child.pid!);
     return { ms, rssMb: Math.max(...pids.map((pid) => memoryOf(pid).rss)) };
   } finally {
+    const processes = descendantsOf(child.pid!);
     process.kill(-child.pid!, 'SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
+    // npm may exit before the service it started has closed its files in the data directory.
+    await exitOfAll(processes);
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function exitOfAll(pids: number[]): Promise<void> {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const deadline = performance.now() + 30_000;
+  while (pids.some(alive)) {
+    if (performance.now() > deadline) throw new Error(`processes ${pids.filter(alive).join(', ')} did not exit within 30 s of SIGTERM`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 

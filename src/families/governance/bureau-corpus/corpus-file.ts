@@ -61,6 +61,8 @@ function entryOf(line: string): SavedEntry | undefined {
 export class CorpusFile {
   private pending: string[] = [];
   private pendingPosition: bigint | undefined;
+  /** The position of the last save begun: a save with no new lines and the same position writes nothing. */
+  private savedPosition: bigint | undefined;
   private savedLines: number;
   /** The length of the lines written and synced: where a failed append is cut back to. */
   private savedBytes: number;
@@ -77,6 +79,7 @@ export class CorpusFile {
     this.savedLines = saved.entries.length;
     this.savedBytes = saved.bytes;
     this.pendingPosition = saved.position;
+    this.savedPosition = saved.position;
   }
 
   /** Opens the corpus files in `dir`, and reads what they hold (nothing, for a first start or files that do not agree). */
@@ -93,6 +96,7 @@ export class CorpusFile {
     await this.saving;
     this.pending = [];
     this.pendingPosition = undefined;
+    this.savedPosition = undefined;
     this.savedLines = 0;
     this.savedBytes = 0;
     this.tailUncertain = false;
@@ -109,10 +113,12 @@ export class CorpusFile {
     this.pendingPosition = position;
   }
 
-  /** Saves what was added since the last save; saves run one after another, in order. */
+  /** Saves what was added since the last save (if anything was); saves run one after another, in order. */
   save(): Promise<void> {
     const lines = this.pending;
     const position = this.pendingPosition;
+    if (lines.length === 0 && position === this.savedPosition) return this.saving;
+    this.savedPosition = position;
     this.pending = [];
     this.saving = this.saving.then(() => this.write(lines, position));
     return this.saving;
@@ -139,6 +145,7 @@ export class CorpusFile {
     } catch (err) {
       // Kept for the next save: a full disk costs a longer read at the next start, nothing else.
       if (this.tailUncertain) this.pending = [...lines, ...this.pending];
+      this.savedPosition = undefined;
       this.log.warn({ error: (err as Error).message }, 'bureau corpus: not saved; the next save tries again, and a start meanwhile reads the log from the last save');
     }
   }

@@ -74,7 +74,8 @@ class FollowedCorpus {
   }
 
   private async logHolds(entry: SavedEntry): Promise<boolean> {
-    const [event] = await this.store.readStream(entry.stream, { fromRevision: entry.revision, maxCount: 1 }).catch(() => []);
+    // A store that cannot be read fails the start, as it does elsewhere: a good file is not emptied for it.
+    const [event] = await this.store.readStream(entry.stream, { fromRevision: entry.revision, maxCount: 1 });
     if (event?.type !== GOVERNANCE_EVENT_TYPES.bureauAuditRecorded) return false;
     return leafHash(canonicalBytes(bureauAuditRecordedSchema.parse(event.data).record)).equals(entry.leafHash);
   }

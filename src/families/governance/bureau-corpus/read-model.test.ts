@@ -68,6 +68,13 @@ async function expectCorpusOf(store: EventStore, records: JsonObject[]): Promise
   expect((await defectCounts(store)).defects).toEqual({ 'X402-1': records.filter((r) => (r['defects'] as string[]).length > 0).length });
 }
 
+/** A run of the service on `store`: the corpus started, read once (it holds `records`), and stopped (saved). */
+async function runOnce(store: EventStore, records: JsonObject[]): Promise<void> {
+  const model = await bureauCorpusReadModel.start(store, { dir, log });
+  await expectCorpusOf(store, records);
+  await model.stop();
+}
+
 async function headOf(store: EventStore): Promise<bigint> {
   let head = -1n;
   for await (const event of store.readAll()) head = event.position;
@@ -116,16 +123,12 @@ describe('the bureau corpus across starts', () => {
     const store = createMemoryEventStore();
     const records: JsonObject[] = [];
     await appendAudits(store, records, 4);
-    const first = await bureauCorpusReadModel.start(store, { dir, log });
-    await expectCorpusOf(store, records);
-    await first.stop();
+    await runOnce(store, records);
     const entries = join(dir, 'bureau-corpus.entries');
     const savedBytes = statSync(entries).size;
     appendFileSync(entries, readFileSync(entries, 'utf8').split('\n')[0] + '\n["bureau-audit-torn","1",');
     await appendAudits(store, records, 1);
-    const second = await bureauCorpusReadModel.start(store, { dir, log });
-    await expectCorpusOf(store, records);
-    await second.stop();
+    await runOnce(store, records);
     expect(readFileSync(entries, 'utf8').split('\n').filter(Boolean)).toHaveLength(records.length);
     expect(statSync(entries).size).toBeGreaterThan(savedBytes);
   });
@@ -134,14 +137,10 @@ describe('the bureau corpus across starts', () => {
     const store = createMemoryEventStore();
     const records: JsonObject[] = [];
     await appendAudits(store, records, 6);
-    const first = await bureauCorpusReadModel.start(store, { dir, log });
-    await expectCorpusOf(store, records);
-    await first.stop();
+    await runOnce(store, records);
     const entries = join(dir, 'bureau-corpus.entries');
     writeFileSync(entries, readFileSync(entries, 'utf8').split('\n').slice(0, 3).join('\n') + '\n');
-    const second = await bureauCorpusReadModel.start(store, { dir, log });
-    await expectCorpusOf(store, records);
-    await second.stop();
+    await runOnce(store, records);
     expect(warnings.some((w) => w.includes('fewer audits than its checkpoint counts'))).toBe(true);
   });
 
@@ -149,17 +148,13 @@ describe('the bureau corpus across starts', () => {
     const records: JsonObject[] = [];
     const old = createMemoryEventStore();
     await appendAudits(old, records, 5);
-    const first = await bureauCorpusReadModel.start(old, { dir, log });
-    await expectCorpusOf(old, records);
-    await first.stop();
+    await runOnce(old, records);
 
     const other = createMemoryEventStore();
     const otherRecords: JsonObject[] = [];
     await appendAudits(other, otherRecords, 2);
     await other.appendToStream('padding', Array.from({ length: 30 }, () => ({ id: randomUUID(), type: 'Other', data: {} })));
-    const second = await bureauCorpusReadModel.start(other, { dir, log });
-    await expectCorpusOf(other, otherRecords);
-    await second.stop();
+    await runOnce(other, otherRecords);
     expect(warnings.some((w) => w.includes('does not hold the last audit'))).toBe(true);
   });
 
@@ -176,9 +171,7 @@ describe('the bureau corpus across starts', () => {
     expect(warnings.some((w) => w.includes('not saved'))).toBe(true);
 
     await appendAudits(store, records, 2);
-    const second = await bureauCorpusReadModel.start(store, { dir, log });
-    await expectCorpusOf(store, records);
-    await second.stop();
+    await runOnce(store, records);
     expect(warnings.some((w) => w.includes('cannot be read'))).toBe(true);
   });
 
@@ -189,17 +182,13 @@ describe('the bureau corpus across starts', () => {
     const backup: RecordedEvent[] = [];
     for await (const event of store.readAll()) backup.push(event);
     await store.appendToStream('later', Array.from({ length: 10 }, () => ({ id: randomUUID(), type: 'Other', data: {} })));
-    const first = await bureauCorpusReadModel.start(store, { dir, log });
-    await expectCorpusOf(store, records);
-    await first.stop();
+    await runOnce(store, records);
 
     const restored = createMemoryEventStore();
     for (const event of backup) await restored.appendToStream(event.stream, [{ id: event.id, type: event.type, data: event.data }]);
     // The restored log's next audit takes a position the saved corpus had read past.
     await appendAudits(restored, records, 1);
-    const second = await bureauCorpusReadModel.start(restored, { dir, log });
-    await expectCorpusOf(restored, records);
-    await second.stop();
+    await runOnce(restored, records);
     expect(warnings.some((w) => w.includes('ends before the checkpoint'))).toBe(true);
   });
 
