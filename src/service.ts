@@ -54,7 +54,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
   // The result log's leaves used to be cached in this file; its store (below) replaces it.
   rmSync(join(settings.DATA_DIR, 'result-log', 'leaves'), { force: true });
   const resultLog = settings.RESULT_LOG === 'on' ? await startResultLog(store, keyring, { checkpointIntervalMs: settings.LOG_CHECKPOINT_INTERVAL_MS, log, leafStore: join(settings.DATA_DIR, 'result-log', 'store'), witnesses: settings.LOG_WITNESSES }) : undefined;
-  const readModels = await startReadModels(store, settings.DATA_DIR, log);
+  const startedReadModels = await startReadModels(store, settings.DATA_DIR, log);
   const deps: HttpDeps = {
     store,
     keyring,
@@ -97,7 +97,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
       stopRemovingStaleUploads();
       await stats.stop();
       await resultLog?.stop();
-      for (const model of readModels) await model.stop();
+      for (const model of startedReadModels) await model.stop();
     },
   };
 }

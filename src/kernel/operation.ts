@@ -336,7 +336,7 @@ export function defineFamily(family: Family, routes: readonly Route[], auditRule
  * what it keeps across starts, and stopped (saving what it holds) when the service closes.
  */
 export interface ReadModel {
-  /** Names its directory (DATA_DIR/projections/<name>) and its lines in the service's log. */
+  /** Names its directory: DATA_DIR/projections/<name>. */
   name: string;
   start(store: EventStore, options: { dir: string; log: EventLogger }): Promise<{ stop(): Promise<void> }>;
 }
