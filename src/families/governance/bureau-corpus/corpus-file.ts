@@ -59,9 +59,11 @@ function entryOf(line: string): SavedEntry | undefined {
  * checks the last audit and the log's end) are emptied and the corpus folded again from the start.
  */
 export class CorpusFile {
-  private pending: string[] = [];
-  private pendingPosition: bigint | undefined;
-  /** The position of the last save begun: a save with no new lines and the same position writes nothing. */
+  /** Lines of the audits folded in and not yet written and synced, oldest first. */
+  private unsaved: string[] = [];
+  /** The log position folded up to: the lines above cover every audit up to it. */
+  private foldedPosition: bigint | undefined;
+  /** The position the checkpoint on disk holds: a save with no new lines and the same position writes nothing. */
   private savedPosition: bigint | undefined;
   private savedLines: number;
   /** The length of the lines written and synced: where a failed append is cut back to. */
@@ -78,7 +80,7 @@ export class CorpusFile {
   ) {
     this.savedLines = saved.entries.length;
     this.savedBytes = saved.bytes;
-    this.pendingPosition = saved.position;
+    this.foldedPosition = saved.position;
     this.savedPosition = saved.position;
   }
 
@@ -94,8 +96,8 @@ export class CorpusFile {
   /** Empties both files: the corpus is folded again from the log's start. */
   async discard(): Promise<void> {
     await this.saving;
-    this.pending = [];
-    this.pendingPosition = undefined;
+    this.unsaved = [];
+    this.foldedPosition = undefined;
     this.savedPosition = undefined;
     this.savedLines = 0;
     this.savedBytes = 0;
@@ -105,47 +107,49 @@ export class CorpusFile {
 
   /** An entry folded in, saved with the next save. */
   add(entry: SavedEntry): void {
-    this.pending.push(lineOf(entry));
+    this.unsaved.push(lineOf(entry));
   }
 
   /** The log position folded up to, saved with the next save. */
   advance(position: bigint): void {
-    this.pendingPosition = position;
+    this.foldedPosition = position;
   }
 
-  /** Saves what was added since the last save (if anything was); saves run one after another, in order. */
+  /**
+   * Saves what was folded since the last save, if anything was. Saves run one after another, and
+   * each takes the lines and the position as they are when it runs, so a checkpoint always counts
+   * exactly the lines of the audits up to its position, in log order, whatever failed before it.
+   */
   save(): Promise<void> {
-    const lines = this.pending;
-    const position = this.pendingPosition;
-    if (lines.length === 0 && position === this.savedPosition) return this.saving;
-    this.savedPosition = position;
-    this.pending = [];
-    this.saving = this.saving.then(() => this.write(lines, position));
+    this.saving = this.saving.then(() => this.write());
     return this.saving;
   }
 
-  private async write(lines: string[], position: bigint | undefined): Promise<void> {
+  private async write(): Promise<void> {
+    const count = this.unsaved.length;
+    const position = this.foldedPosition;
+    if (count === 0 && position === this.savedPosition) return;
     try {
-      if (lines.length > 0) {
-        const text = Buffer.from(lines.join(''));
-        if (this.tailUncertain) await truncate(this.path, this.savedBytes);
-        this.tailUncertain = true;
+      if (count > 0) {
+        const text = Buffer.from(this.unsaved.slice(0, count).join(''));
         const handle = await open(this.path, 'a');
         try {
+          if (this.tailUncertain) await handle.truncate(this.savedBytes);
+          this.tailUncertain = true;
           await handle.writeFile(text);
           await handle.datasync();
         } finally {
           await handle.close();
         }
         this.tailUncertain = false;
-        this.savedLines += lines.length;
+        this.unsaved.splice(0, count);
+        this.savedLines += count;
         this.savedBytes += text.length;
       }
       await this.checkpoints.save({ name: NAME, version: VERSION, position, state: { entries: this.savedLines } });
+      this.savedPosition = position;
     } catch (err) {
       // Kept for the next save: a full disk costs a longer read at the next start, nothing else.
-      if (this.tailUncertain) this.pending = [...lines, ...this.pending];
-      this.savedPosition = undefined;
       this.log.warn({ error: (err as Error).message }, 'bureau corpus: not saved; the next save tries again, and a start meanwhile reads the log from the last save');
     }
   }
