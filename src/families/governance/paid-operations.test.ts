@@ -119,9 +119,11 @@ function otherFormOf(signature: string): string {
 describe('spend governor over HTTP', () => {
   const stateUrl = (agent: string, proof?: { signedAt: number; signature: string }) =>
     `${service.url}/v1/governance/state/${agent}${proof ? `?signed_at=${proof.signedAt}&owner_signature=${proof.signature}` : ''}`;
-  // A proof reads once: each read here signs its own, a second earlier than the last (all within the window).
-  let proofsSigned = 0;
-  const proofBy = async (signer: typeof pay, agent: string, signedAt = Math.floor(Date.now() / 1000) - proofsSigned++) => ({
+  // A proof reads once: each read here signs its own, at a second before every earlier one (all
+  // within the window), however the clock moved in between; the same second would sign the same proof.
+  let earliestSignedAt = Number.POSITIVE_INFINITY;
+  const nextSignedAt = () => (earliestSignedAt = Math.min(Math.floor(Date.now() / 1000), earliestSignedAt - 1));
+  const proofBy = async (signer: typeof pay, agent: string, signedAt = nextSignedAt()) => ({
     signedAt,
     signature: await signer.account.signMessage({ message: ownerProofMessage(agent, signedAt) }),
   });
