@@ -52,8 +52,8 @@ interface Waiter {
 }
 
 /**
- * Runs one projection: loads its checkpoint (or starts from zero on none, an unreadable one, or
- * another version), catches up through a catch-up subscription, then follows the log live.
+ * Runs one projection: loads its checkpoint (or starts from zero on none, an unreadable one,
+ * another version, or one past the end of the log), catches up through a catch-up subscription, then follows the log live.
  * Delivery is at least once (a restart resumes from the last checkpoint; EventStoreDB may
  * redeliver after a reconnect), and the runner skips every event at or below the position it
  * has already folded, so each event changes the state exactly once.
@@ -77,11 +77,16 @@ export async function startProjection<S extends JsonValue>(
   const waiters = new Set<Waiter>();
 
   const saved = await options.checkpoints.load(projection.name);
-  if (saved && saved.version === projection.version) {
+  const logEnd = saved?.position === undefined ? undefined : await store.headPosition?.();
+  // A log restored from a backup ends before a checkpoint taken later: the events it records next
+  // would sit at positions the checkpoint says are folded in already.
+  const pastTheLog = saved?.position !== undefined && store.headPosition !== undefined && (logEnd === undefined || logEnd < saved.position);
+  if (saved && saved.version === projection.version && !pastTheLog) {
     state = saved.state as S;
     position = saved.position;
   } else if (saved) {
-    log.info({ projection: projection.name, from: saved.version, to: projection.version }, 'projection version changed: rebuilding from position zero');
+    if (pastTheLog) log.warn({ projection: projection.name, checkpoint: String(saved.position), logEnd: String(logEnd) }, 'projection checkpoint is past the end of the log (one restored from a backup?): rebuilding from position zero');
+    else log.info({ projection: projection.name, from: saved.version, to: projection.version }, 'projection version changed: rebuilding from position zero');
     await options.checkpoints.remove(projection.name);
   }
 

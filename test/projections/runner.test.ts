@@ -120,6 +120,28 @@ describe('projection runner', () => {
     expect((await checkpoints.load('totals-by-operation'))?.version).toBe(2);
   });
 
+  it('rebuilds from zero on a checkpoint past the end of the log (a log restored from a backup)', async () => {
+    const store = createMemoryEventStore();
+    const checkpoints = createMemoryCheckpointStore();
+    await appendCalls(store, 5, 0);
+    const backup: RecordedEvent[] = [];
+    for await (const event of store.readAll()) backup.push(event);
+    const end = await appendCalls(store, 7, 5);
+    const before = await startProjection(store, totalsByOperation, { checkpoints, log: silentLogger });
+    await before.waitForPosition(end, { timeoutMs: 5000 });
+    await before.stop();
+
+    const restored = createMemoryEventStore();
+    for (const event of backup) await restored.appendToStream(event.stream, [{ id: event.id, type: event.type, data: event.data }]);
+    // Calls after the restore take positions the checkpoint had folded in on the old log.
+    const restoredEnd = await appendCalls(restored, 3, 5);
+    const after = await startProjection(restored, totalsByOperation, { checkpoints, log: silentLogger });
+    await after.waitForPosition(restoredEnd, { timeoutMs: 5000 });
+    const want = expectedTotals(8);
+    for (const op of OPERATIONS) expect(after.state()[op]).toMatchObject(want[op]!);
+    await after.stop();
+  });
+
   it('folds each event once even when the store delivers it more than once', async () => {
     const inner = createMemoryEventStore();
     // At-least-once delivery, as after a reconnect: every event arrives twice.
