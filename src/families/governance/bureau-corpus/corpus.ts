@@ -49,6 +49,9 @@ class FollowedCorpus {
   private catchingUp: Promise<void> = Promise.resolve();
   private file: CorpusFile | undefined;
   private saveTimer: NodeJS.Timeout | undefined;
+  private subscription: Subscription | undefined;
+  /** Set once the corpus no longer follows the log: stopped, or held at an audit it cannot read. */
+  private done = false;
 
   constructor(private readonly store: EventStore) {}
 
@@ -121,8 +124,46 @@ class FollowedCorpus {
     for (const id of defects) this.state.defects[id] = (this.state.defects[id] ?? 0) + 1;
   }
 
-  /** Saves what was folded since the last save; nothing is saved after. */
+  /**
+   * Catches up by one read, then follows the log from there, passing over the events of other
+   * types by position. A subscription started at once would read the same events again beside
+   * that read (twice the first start's read of a long log).
+   */
+  startFollowing(log: EventLogger): void {
+    void this.catchUp()
+      .catch(() => undefined)
+      .then(() => this.subscribe(log));
+  }
+
+  private subscribe(log: EventLogger): void {
+    if (this.done) return;
+    this.subscription = this.store.subscribeToAll({
+      ...(this.position === undefined ? {} : { fromPosition: this.position }),
+      eventTypes: [GOVERNANCE_EVENT_TYPES.bureauAuditRecorded],
+      onEvent: (event) => {
+        try {
+          this.fold(event);
+        } catch (err) {
+          // An audit the corpus cannot read stays in its way: requests read it again and fail
+          // with its reason, rather than a corpus that silently leaves an audit out.
+          this.done = true;
+          log.error({ position: String(event.position), error: (err as Error).message }, 'bureau corpus: an audit event cannot be read; no longer following the log');
+          void this.subscription?.close();
+        }
+      },
+      onPassed: (position) => this.passed(position),
+      onError: (err) => {
+        if (this.done) return;
+        log.warn({ error: err.message }, 'bureau corpus: its subscription dropped; following the log again from what is folded');
+        setTimeout(() => this.subscribe(log), 500).unref();
+      },
+    });
+  }
+
+  /** Stops following the log and saves what was folded since the last save; nothing is saved after. */
   async stop(): Promise<void> {
+    this.done = true;
+    await this.subscription?.close();
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     const file = this.file;
@@ -160,41 +201,8 @@ export const bureauCorpusReadModel: ReadModel = {
     });
     if (opened) await corpus.resumeFrom(opened.file, opened.saved, log);
     followed.set(store, corpus);
-    let subscription: Subscription | undefined;
-    let stopped = false;
-    const follow = (): void => {
-      subscription = store.subscribeToAll({
-        ...(corpus.position === undefined ? {} : { fromPosition: corpus.position }),
-        eventTypes: [GOVERNANCE_EVENT_TYPES.bureauAuditRecorded],
-        onEvent: (event) => {
-          try {
-            corpus.fold(event);
-          } catch (err) {
-            // An audit the corpus cannot read stays in its way: requests read it again and fail
-            // with its reason, rather than a corpus that silently leaves an audit out.
-            stopped = true;
-            log.error({ position: String(event.position), error: (err as Error).message }, 'bureau corpus: an audit event cannot be read; no longer following the log');
-            void subscription?.close();
-          }
-        },
-        onPassed: (position) => corpus.passed(position),
-        onError: (err) => {
-          if (stopped) return;
-          log.warn({ error: err.message }, 'bureau corpus: its subscription dropped; following the log again from what is folded');
-          setTimeout(() => stopped || follow(), 500).unref();
-        },
-      });
-    };
-    // Caught up by one read first, then followed from there: a subscription started at once
-    // would read the same events again beside it (twice the first start's read of a long log).
-    void corpus.catchUp().catch(() => undefined).then(() => stopped || follow());
-    return {
-      async stop() {
-        stopped = true;
-        await subscription?.close();
-        await corpus.stop();
-      },
-    };
+    corpus.startFollowing(log);
+    return { stop: () => corpus.stop() };
   },
 };
 
