@@ -3,6 +3,7 @@ import { stderrLogger } from '../events/file-log/logger.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../events/port.ts';
 import type { JsonValue } from '../signing/rfc8785.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
+import { logEndsBefore } from '../events/log-end.ts';
 
 export type { CheckpointStore, ProjectionCheckpoint } from './checkpoint-store.ts';
 export { createFileCheckpointStore, createMemoryCheckpointStore } from './checkpoint-store.ts';
@@ -77,10 +78,7 @@ export async function startProjection<S extends JsonValue>(
   const waiters = new Set<Waiter>();
 
   const saved = await options.checkpoints.load(projection.name);
-  const logEnd = saved?.position === undefined ? undefined : await store.headPosition?.();
-  // A log restored from a backup ends before a checkpoint taken later: the events it records next
-  // would sit at positions the checkpoint says are folded in already.
-  const pastTheLog = saved?.position !== undefined && store.headPosition !== undefined && (logEnd === undefined || logEnd < saved.position);
+  const { endsBefore: pastTheLog, logEnd } = await logEndsBefore(store, saved?.position);
   if (saved && saved.version === projection.version && !pastTheLog) {
     state = saved.state as S;
     position = saved.position;

@@ -1,5 +1,6 @@
 import { bureauAuditRecordedSchema, GOVERNANCE_EVENT_TYPES, type BureauAuditRecorded } from '../events.ts';
 import type { EventLogger } from '../../../events/file-log/logger.ts';
+import { logEndsBefore } from '../../../events/log-end.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../../../events/port.ts';
 import type { ReadModel } from '../../../kernel/operation.ts';
 import { MerkleLog } from '../../../signing/merkle-log.ts';
@@ -31,6 +32,9 @@ export interface CorpusState {
   /** Failed-check counts by check id over the whole corpus. */
   defects: Record<string, number>;
 }
+
+/** An audit's leaf hash in the corpus tree: of its record's RFC 8785 bytes. */
+const leafOf = (audit: BureauAuditRecorded): Buffer => leafHash(canonicalBytes(audit.record));
 
 /** A started corpus saves what it folded at most this long after folding it. */
 const SAVE_INTERVAL_MS = 1_000;
@@ -64,11 +68,10 @@ class FollowedCorpus {
       await file.discard();
       return;
     }
-    // A log restored from a backup may hold the last audit and end before the checkpoint: the
-    // audits it records next would sit at positions the corpus takes as already read.
-    const head = saved.position === undefined ? undefined : await this.store.headPosition?.();
-    if (saved.position !== undefined && this.store.headPosition && (head === undefined || head < saved.position)) {
-      log.warn({ checkpoint: String(saved.position), head: String(head) }, 'bureau corpus: the log ends before the checkpoint of its saved file; folding the corpus from the log');
+    // A log restored from a backup may hold the last audit and still end before the checkpoint.
+    const { endsBefore, logEnd } = await logEndsBefore(this.store, saved.position);
+    if (endsBefore) {
+      log.warn({ checkpoint: String(saved.position), head: String(logEnd) }, 'bureau corpus: the log ends before the checkpoint of its saved file; folding the corpus from the log');
       await file.discard();
       return;
     }
@@ -80,7 +83,7 @@ class FollowedCorpus {
     // A store that cannot be read fails the start, as it does elsewhere: a good file is not emptied for it.
     const [event] = await this.store.readStream(entry.stream, { fromRevision: entry.revision, maxCount: 1 });
     if (event?.type !== GOVERNANCE_EVENT_TYPES.bureauAuditRecorded) return false;
-    return leafHash(canonicalBytes(bureauAuditRecordedSchema.parse(event.data).record)).equals(entry.leafHash);
+    return leafOf(bureauAuditRecordedSchema.parse(event.data)).equals(entry.leafHash);
   }
 
   /** Folds in every event up to the log's end as of now; catch-ups run one at a time. */
@@ -99,7 +102,7 @@ class FollowedCorpus {
     if (event.type === GOVERNANCE_EVENT_TYPES.bureauAuditRecorded) {
       const audit = bureauAuditRecordedSchema.parse(event.data);
       const defects = Array.isArray(audit.record.defects) ? audit.record.defects.filter((id): id is string => typeof id === 'string') : [];
-      const hash = leafHash(canonicalBytes(audit.record));
+      const hash = leafOf(audit);
       this.addEntry(event.stream, event.revision, hash, defects);
       this.file?.add({ stream: event.stream, revision: event.revision, leafHash: hash, defects });
     }
