@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -47,8 +47,9 @@ describe('the corpus file', () => {
     file.advance(5n);
     await file.save();
     rmSync(dir, { recursive: true });
-    // Nothing folded since: the save touches no file (its directory is gone, so any write would fail and warn).
+    // Nothing folded since: the save touches no file, so its directory stays gone.
     await file.save();
+    expect(existsSync(dir)).toBe(false);
     expect(warnings).toEqual([]);
   });
 });
