@@ -122,6 +122,28 @@ describe('file event log: the index on disk', () => {
     await second.close();
   });
 
+  it('any window of a stream, forwards or backwards, reads the same events as the whole stream, across chunks of the index on disk and into the tail held in memory', async () => {
+    // notes-0 gets revisions 0..214: the index on disk holds its first chunks, the tail the rest.
+    const store = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100 });
+    await appendNotes(store, 1_000);
+    await store.close();
+    const reopened = await openFileEventStore({ dir, log: silentLogger, indexCheckpointEvents: 100_000 });
+    await appendNotes(reopened, 500, 1_000);
+    const whole = (await reopened.readStream('notes-0')).map((e) => e.id);
+    expect(whole).toHaveLength(215);
+    for (const from of [0, 1, 63, 64, 100, 127, 142, 143, 200, 214]) {
+      for (const maxCount of [1, 2, 64, 65, 130, 1_000]) {
+        const forwards = await reopened.readStream('notes-0', { fromRevision: BigInt(from), maxCount });
+        expect(forwards.map((e) => e.id)).toEqual(whole.slice(from, from + maxCount));
+        expect(forwards.map((e) => Number(e.revision))).toEqual(whole.slice(from, from + maxCount).map((_, i) => from + i));
+        const backwards = await reopened.readStream('notes-0', { direction: 'backwards', fromRevision: BigInt(from), maxCount });
+        expect(backwards.map((e) => e.id)).toEqual(whole.slice(Math.max(0, from - maxCount + 1), from + 1).reverse());
+      }
+    }
+    expect(await reopened.readStream('notes-0', { fromRevision: 215n })).toEqual([]);
+    await reopened.close();
+  });
+
   it('an index deleted, or left from another log, is rebuilt from the log and says so', async () => {
     await writeNotes(120);
     await rm(join(dir, INDEX_DIRECTORY), { recursive: true });

@@ -158,6 +158,26 @@ export class PersistedIndex {
     return this.positionIn(this.digestOf(stream), revision);
   }
 
+  /**
+   * The positions of revisions first..last of `stream` (-1 where there is none), one read per
+   * chunk of CHUNK revisions: read one revision at a time, a long stream's read decoded every
+   * chunk CHUNK times over.
+   */
+  positionsAt(stream: string, first: number, last: number): number[] {
+    const digest = this.digestOf(stream);
+    const positions: number[] = [];
+    for (let revision = first; revision <= last; ) {
+      const chunk = Math.floor(revision / CHUNK);
+      const stored = this.streams.get(streamKey(digest, chunk));
+      const end = Math.min(last, chunk * CHUNK + CHUNK - 1);
+      for (; revision <= end; revision++) {
+        const position = stored?.[revision % CHUNK] ?? -1;
+        positions.push(position < this.limit ? position : -1);
+      }
+    }
+    return positions;
+  }
+
   /** positionAt() of the stream with this digest. */
   private positionIn(digest: Buffer, revision: number): number {
     const position = this.streams.get(streamKey(digest, Math.floor(revision / CHUNK)))?.[revision % CHUNK] ?? -1;

@@ -90,6 +90,16 @@ export class LogIndex {
     return this.persisted?.positionAt(stream, revision) ?? -1;
   }
 
+  /** positionAt() of revisions first..last, in order: what a read of a stream's window looks up. */
+  positionsAt(stream: string, first: number, last: number): number[] {
+    const positions = this.streams.get(stream);
+    const persistedLength = positions ? (this.persistedLengthOf.get(stream) ?? 0) : Number.POSITIVE_INFINITY;
+    const persistedLast = Math.min(last, persistedLength - 1);
+    const found = first <= persistedLast ? (this.persisted?.positionsAt(stream, first, persistedLast) ?? new Array<number>(persistedLast - first + 1).fill(-1)) : [];
+    for (let revision = Math.max(first, persistedLength); revision <= last; revision++) found.push(positions![revision - persistedLength] ?? -1);
+    return found;
+  }
+
   /** The id of the event at a reserved position. */
   idAt(position: number): string | undefined {
     if (position >= this.base) return this.idOf.at(position - this.base);

@@ -255,8 +255,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     // The window of revisions, lowest first: a stream's events lie in the log in revision order.
     const last = backwards ? Math.min(Number(readOptions.fromRevision ?? BigInt(visible - 1)), visible - 1) : Math.min(visible - 1, Number(readOptions.fromRevision ?? 0n) + max - 1);
     const first = backwards ? Math.max(0, last - max + 1) : Number(readOptions.fromRevision ?? 0n);
-    const locations = [];
-    for (let r = first; r <= last; r++) locations.push(index.location(index.positionAt(stream, r))!);
+    const locations = index.positionsAt(stream, first, last).map((position) => index.location(position)!);
     const events = await reader.readEvents(locations);
     return backwards ? events.reverse() : events;
   }
