@@ -31,12 +31,14 @@ const { paymentRequirements } = await importCompiled<typeof import('../src/payme
 const { startService } = await importCompiled<typeof import('../src/service.ts')>('service.js');
 const governor = await importCompiled<typeof import('../src/families/governance/spend-governor/decider.ts')>('families/governance/spend-governor/decider.js');
 const { payersAgent } = await importCompiled<typeof import('../src/families/governance/spend-governor/agent-stream.ts')>('families/governance/spend-governor/agent-stream.js');
-const { FOLDED_BYTES_KEPT } = await importCompiled<typeof import('../src/kernel/decider.ts')>('kernel/decider.js');
+const { FOLDED_BYTES_KEPT, keepFoldedStates } = await importCompiled<typeof import('../src/kernel/decider.ts')>('kernel/decider.js');
 
 /** A busy agent's stream, kept folded (it was past the bound when the bound counted 10,000 events). */
 const LONG_STREAM = 12_000;
 /** Past the kept folds' bound (a lease and its settlement are about 0.6 KB of JSON each): kept apart, as the last such stream loaded. */
 const PAST_THE_BOUND = Math.ceil(FOLDED_BYTES_KEPT / 440);
+/** Agents that together hold about 1.5 times the default bound, each well within it. */
+const TAKING_TURNS = { agents: 12, events: 4_000 };
 
 export default async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-stateful-'));
@@ -70,6 +72,7 @@ export default async function run(): Promise<void> {
     await longAgentStream(service.url, store, settings, PAST_THE_BOUND, 'open');
     await longAgentStream(service.url, store, settings, LONG_STREAM, 'expired');
     await longAgentStream(service.url, store, settings, LONG_STREAM, 'settled in order');
+    await agentsTakingTurns(service.url, store, settings, TAKING_TURNS.agents, TAKING_TURNS.events);
   } finally {
     await service.close();
     await store.close();
@@ -105,34 +108,7 @@ async function longAgentStream(url: string, store: Store, settings: ReturnType<t
     return performance.now() - started;
   };
   const short = await call(0);
-  // The agent is the payer's own: every call of the run is paid by one payer.
-  const { authorization } = decodePaymentSignatureHeader(payments[0]!).payload as { authorization: { from: string } };
-  const payersStream = await payersAgent(store, authorization.from, agent);
-  const stream = payersStream.stream;
-  let state = payersStream.state;
-  let length = (await store.readStream(stream)).length;
-  const now = Math.floor(Date.now() / 1000);
-  let bytes = 0;
-  const leases: string[] = [];
-  while (length < events) {
-    const batch: import('../src/events/port.ts').EventData[] = [];
-    while (batch.length < 500 && length + batch.length < events) {
-      const paymentId = `bench-${length + batch.length}`;
-      const payer = state.budget!.owner;
-      const settling = shape === 'settled in order' && length + batch.length >= events / 2 && leases.length > 0;
-      const command = settling
-        ? { kind: 'settle' as const, agent_id: agent, lease_id: leases.shift()!, payer, actualMicros: 1n, now, paymentId }
-        : { kind: 'reserve' as const, agent_id: agent, payer, amountMicros: 1n, purpose: 'bench', ttlSeconds: 600, now: shape === 'expired' ? now - 3_600 : now, paymentId };
-      if (command.kind === 'reserve') leases.push(governor.leaseIdFor(agent, paymentId));
-      for (const event of governor.governorDecider.decide(command, state)) {
-        state = governor.evolveGovernor(state, event);
-        bytes += JSON.stringify(event.data).length;
-        batch.push({ id: crypto.randomUUID(), type: event.type, data: event.data });
-      }
-    }
-    await store.appendToStream(stream, batch, { expectedRevision: BigInt(length - 1) });
-    length += batch.length;
-  }
+  const { length, bytes } = await appendLeases(store, payerOf(payments[0]!), agent, events, shape);
   // The first call reads and folds everything appended above, as the first call after a restart
   // would; meanwhile another caller asks /health, to see how long the fold holds everyone else.
   const firstCall = call(1);
@@ -144,4 +120,84 @@ async function longAgentStream(url: string, store: Store, settings: ReturnType<t
   const kept = bytes <= FOLDED_BYTES_KEPT;
   console.log(`  governance.reserve on an agent stream of ${length} events, leases ${shape} (${(bytes / 2 ** 20).toFixed(1)} MiB of event data; the kept folds hold ${FOLDED_BYTES_KEPT / 2 ** 20} MiB, so ${kept ? 'it is kept with the others' : 'it is kept apart, the last such stream loaded'}):`);
   console.log(`    the first call ${first.toFixed(1)} ms (the longest /health answer meanwhile ${healthWait.toFixed(1)} ms), then median ${median.toFixed(1)} ms a call over ${calls.length} calls, against ${short.toFixed(1)} ms on an empty stream`);
+}
+
+/** The payer of a pre-signed payment: every call of the run is paid by one payer, whose agents they are. */
+function payerOf(payment: string): string {
+  return (decodePaymentSignatureHeader(payment).payload as { authorization: { from: string } }).authorization.from;
+}
+
+/**
+ * Extends the payer's agent, whose budget a paid call opened, to `events` events of leases in
+ * `shape`, decided by the governor itself and appended straight to the log, as paid reserves and
+ * settlements would append them. Returns the stream's length and its events' data as JSON.
+ */
+async function appendLeases(store: Store, payer: string, agent: string, events: number, shape: LeaseShape): Promise<{ length: number; bytes: number }> {
+  const payersStream = await payersAgent(store, payer, agent);
+  const stream = payersStream.stream;
+  let state = payersStream.state;
+  let length = (await store.readStream(stream)).length;
+  const now = Math.floor(Date.now() / 1000);
+  let bytes = 0;
+  const leases: string[] = [];
+  while (length < events) {
+    const batch: import('../src/events/port.ts').EventData[] = [];
+    while (batch.length < 500 && length + batch.length < events) {
+      const paymentId = `bench-${length + batch.length}`;
+      const owner = state.budget!.owner;
+      const settling = shape === 'settled in order' && length + batch.length >= events / 2 && leases.length > 0;
+      const command = settling
+        ? { kind: 'settle' as const, agent_id: agent, lease_id: leases.shift()!, payer: owner, actualMicros: 1n, now, paymentId }
+        : { kind: 'reserve' as const, agent_id: agent, payer: owner, amountMicros: 1n, purpose: 'bench', ttlSeconds: 600, now: shape === 'expired' ? now - 3_600 : now, paymentId };
+      if (command.kind === 'reserve') leases.push(governor.leaseIdFor(agent, paymentId));
+      for (const event of governor.governorDecider.decide(command, state)) {
+        state = governor.evolveGovernor(state, event);
+        bytes += JSON.stringify(event.data).length;
+        batch.push({ id: crypto.randomUUID(), type: event.type, data: event.data });
+      }
+    }
+    await store.appendToStream(stream, batch, { expectedRevision: BigInt(length - 1) });
+    length += batch.length;
+  }
+  return { length, bytes };
+}
+
+/**
+ * Many busy agents whose calls take turns, together past the kept folds' bound (STATE_CACHE_MB):
+ * each call finds its agent pushed out by the others and reads and folds its stream whole. Then
+ * the same with the bound raised to hold them all: after one call each, a call reads only what
+ * was appended since its last. Median ms a call of a round in which every agent is called once.
+ */
+async function agentsTakingTurns(url: string, store: Store, settings: ReturnType<typeof loadSettings>, agents: number, eventsEach: number): Promise<void> {
+  const op = findOperation('governance.reserve')!;
+  const rounds = 4;
+  const payments = presignPayments(paymentRequirements(op, settings), `${url}${op.path}`, agents * (rounds + 1));
+  let next = 0;
+  const call = async (agent: string): Promise<number> => {
+    const body = JSON.stringify({ ...(op.example as Record<string, unknown>), agent_id: agent, budget: { cap: '1000000', period: 86_400 * 365 } });
+    const started = performance.now();
+    const res = await fetch(url + op.path, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payments[next++]! }, body });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`governance.reserve of ${agent} answered ${res.status}`);
+    return performance.now() - started;
+  };
+  const names = Array.from({ length: agents }, (_, i) => `bench-turns-${i}`);
+  let bytes = 0;
+  for (const agent of names) {
+    await call(agent);
+    bytes += (await appendLeases(store, payerOf(payments[0]!), agent, eventsEach, 'open')).bytes;
+  }
+  const round = async (): Promise<number> => {
+    const times: number[] = [];
+    for (const agent of names) times.push(await call(agent));
+    return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+  };
+  await round();
+  const pushedOut = await round();
+  keepFoldedStates(store, 2 * Math.ceil(bytes / 2 ** 20) * 2 ** 20);
+  await round();
+  const kept = await round();
+  keepFoldedStates(store, settings.STATE_CACHE_MB * 2 ** 20);
+  console.log(`  governance.reserve on ${agents} agents of ${eventsEach} events, calls taking turns (${(bytes / 2 ** 20).toFixed(1)} MiB of event data in all):`);
+  console.log(`    ${pushedOut.toFixed(1)} ms a call (median) with STATE_CACHE_MB=${settings.STATE_CACHE_MB}, each agent folded whole at every call; ${kept.toFixed(1)} ms with STATE_CACHE_MB=${2 * Math.ceil(bytes / 2 ** 20)}, which holds them all`);
 }

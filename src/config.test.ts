@@ -19,7 +19,8 @@ describe('settings from the environment', () => {
   });
 
   it('numbers are whole numbers in decimal digits within their range, each problem on its own line', () => {
-    expect(loadSettings({ PORT: '8080', OCR_QUEUE: '0' })).toMatchObject({ PORT: 8080, OCR_QUEUE: 0 });
+    expect(loadSettings({ PORT: '8080', OCR_QUEUE: '0', STATE_CACHE_MB: '256' })).toMatchObject({ PORT: 8080, OCR_QUEUE: 0, STATE_CACHE_MB: 256 });
+    expect(loadSettings({}).STATE_CACHE_MB).toBe(24);
     const problems = problemsOf({ PORT: '0x10', REQUEST_TIMEOUT_MS: '1e3', OCR_WORKERS: '17', HEADERS_TIMEOUT_MS: ' 500' });
     expect(problems).toEqual([
       expect.stringMatching(/^PORT: must be a whole number in decimal digits/),

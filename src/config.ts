@@ -51,6 +51,13 @@ const settingsSchema = z
     USDC_ADDRESS: address.default(BASE_USDC),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     MEMORY_VALUE_CAP_BYTES: wholeNumber(1, 1024 * 1024).default(64 * 1024),
+    /**
+     * Megabytes of event data (as JSON) whose folded states stay in memory, for each kind of
+     * state (agents' budgets, memory stores, catalogue entries, containment): a call on a stream
+     * kept reads only its new events, and one on a stream pushed out reads and folds it whole
+     * (kernel/decider.ts, docs/operations.md).
+     */
+    STATE_CACHE_MB: wholeNumber(0, 65_536).default(24),
     STATS_CACHE_SECONDS: wholeNumber(1, 3600).default(30),
     /** A client must send its request line and headers within this (slowloris). */
     HEADERS_TIMEOUT_MS: wholeNumber(100, 600_000).default(10_000),

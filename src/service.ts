@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { catalog, readModels } from './catalog/index.ts';
 import { MAX_HEADER_BYTES } from './kernel/limits.ts';
+import { keepFoldedStates } from './kernel/decider.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { HttpDeps } from './http/routes.ts';
 import { publicBaseUrl, type Settings } from './config.ts';
@@ -48,6 +49,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
   const keyring = loadKeyring(secret.secret, settings.DATA_DIR);
   checkDataManifest(settings.DATA_DIR, keyring);
 
+  keepFoldedStates(store, settings.STATE_CACHE_MB * 2 ** 20);
   const stopRemovingStaleUploads = keepRemovingStaleUploads(staleUploadAgeMs(settings.REQUEST_TIMEOUT_MS), log);
   const checkpoints = createFileCheckpointStore(projectionCheckpointDirectory(settings.DATA_DIR));
   const stats = await startProjection(store, publicStatsProjection, { checkpoints, log });

@@ -4,7 +4,7 @@ import { withOwnAppend } from '../events/borrowed-store.ts';
 import { createMemoryEventStore } from '../events/memory-store.ts';
 import type { EventStore, ReadStreamOptions, RecordedEvent } from '../events/port.ts';
 import { withStagedAppends } from '../events/staged-store.ts';
-import { FOLD_PAGE_EVENTS, FOLDED_BYTES_KEPT, handleCommand, loadState, type Decider, type DomainEvent } from './decider.ts';
+import { FOLD_PAGE_EVENTS, FOLDED_BYTES_KEPT, handleCommand, keepFoldedStates, loadState, type Decider, type DomainEvent } from './decider.ts';
 import { History } from './history.ts';
 
 type Noted = DomainEvent & { type: 'Noted'; data: { text: string } };
@@ -144,5 +144,35 @@ describe('loading a stream state', () => {
     expect(reads.at(-1)?.fromRevision).toBe(BigInt(each));
     await loadState(store, 'notes-big-1', notes, parse);
     expect(reads.at(-1)?.fromRevision).toBeUndefined();
+  });
+
+  it('keeps as much as the bound set for its store: streams taking turns that fit it are each read only for their new events, and past it each is folded from its start', async () => {
+    const text = 'z'.repeat(64 * 1024);
+    // Four streams of a quarter of the default bound each: together past it, and within twice it.
+    const each = Math.ceil(FOLDED_BYTES_KEPT / 4 / text.length) + 2;
+    const streams = ['notes-turn-1', 'notes-turn-2', 'notes-turn-3', 'notes-turn-4'];
+    /** Two rounds of calls taking turns, a new event before each call: where each call's read started. */
+    const readsTakingTurns = async (bound: number | undefined): Promise<Array<bigint | undefined>> => {
+      const { store, reads } = watched(createMemoryEventStore());
+      if (bound !== undefined) keepFoldedStates(store, bound);
+      for (const stream of streams) for (let at = 0; at < each; at += 50) await store.appendToStream(stream, Array.from({ length: Math.min(50, each - at) }, () => note(text)));
+      const starts: Array<bigint | undefined> = [];
+      for (let round = 0; round < 2; round++) {
+        for (const stream of streams) {
+          await store.appendToStream(stream, [note(`round ${round}`)]);
+          const before = reads.length;
+          const { state } = await loadState(store, stream, notes, parse);
+          expect(state.last()).toBe(`round ${round}`);
+          expect(state.length).toBe(each + round + 1);
+          starts.push(reads[before]?.fromRevision);
+        }
+      }
+      return starts;
+    };
+    // The default bound holds three of them: each call pushes out the stream called next.
+    expect(await readsTakingTurns(undefined)).toEqual(Array.from({ length: 8 }, () => undefined));
+    // Twice the default holds all four: after the first round, each call reads its one new event.
+    expect(await readsTakingTurns(2 * FOLDED_BYTES_KEPT)).toEqual([...Array.from({ length: 4 }, () => undefined), ...Array.from({ length: 4 }, () => BigInt(each + 1))]);
+    expect(() => keepFoldedStates(createMemoryEventStore(), -1)).toThrow(/whole number of bytes/);
   });
 });
