@@ -146,6 +146,24 @@ describe('loading a stream state', () => {
     expect(reads.at(-1)?.fromRevision).toBeUndefined();
   });
 
+  it("counts what the decider says its state keeps of each event, where it says so, instead of the event's data", async () => {
+    const { store, reads } = watched(createMemoryEventStore());
+    // A state that keeps only how many notes there were: each event weighs one character.
+    const counted: Decider<{ text: string }, Noted, number> = { initialState: 0, decide: (command) => [{ type: 'Noted', data: { text: command.text } }], evolve: (n) => n + 1, weigh: () => 1 };
+    const text = 'w'.repeat(64 * 1024);
+    const each = Math.ceil(FOLDED_BYTES_KEPT / text.length) + 5;
+    for (const stream of ['notes-counted-1', 'notes-counted-2']) {
+      for (let at = 0; at < each; at += 50) await store.appendToStream(stream, Array.from({ length: Math.min(50, each - at) }, () => note(text)));
+      expect((await loadState(store, stream, counted, parse)).state).toBe(each);
+    }
+    // Each is past the bound in data, not in what is kept: neither pushed the other out.
+    for (const stream of ['notes-counted-1', 'notes-counted-2']) {
+      await store.appendToStream(stream, [note('one more')]);
+      expect((await loadState(store, stream, counted, parse)).state).toBe(each + 1);
+      expect(reads.at(-1)?.fromRevision).toBe(BigInt(each));
+    }
+  });
+
   it('keeps as much as the bound set for its store: streams taking turns that fit it are each read only for their new events, and past it each is folded from its start', async () => {
     const text = 'z'.repeat(64 * 1024);
     // Four streams of a quarter of the default bound each: together past it, and within twice it.

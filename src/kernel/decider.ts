@@ -20,6 +20,12 @@ export interface Decider<C, E extends DomainEvent, S> {
   initialState: S;
   decide(command: C, state: S): E[];
   evolve(state: S, event: E): S;
+  /**
+   * What the state keeps of an event, in characters of JSON: what a kept fold of it counts
+   * against the bound (keepFoldedStates). By default the event's whole data, for a state that
+   * keeps what its events carry; a state that keeps less says how much.
+   */
+  weigh?(event: E): number;
 }
 
 export function fold<E extends DomainEvent, S>(decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>, events: E[]): S {
@@ -60,9 +66,10 @@ export interface LoadedState<S> {
  *
  * The bound is in bytes of the events folded, not in events, because a state's memory follows
  * what its events carry: a spend governor's lease is about 0.5 KB of JSON (0.9 KB of heap once
- * folded), a memory version as large as the value the caller stored. A bound of 10,000 events
- * kept 9 MB of a governor (so a busy agent past 10,000 events was folded whole at every call,
- * 1.3 s) and could keep 640 MB of a memory store written with 64 KB values.
+ * folded). A bound of 10,000 events kept 9 MB of a governor (so a busy agent past 10,000 events
+ * was folded whole at every call, 1.3 s) and could keep 640 MB of a memory store written with
+ * 64 KB values. A state that keeps less than its events carry counts what it keeps (Decider.weigh:
+ * a memory store keeps its latest value and, of the other versions, where they lie).
  *
  * A stream whose fold is past the bound is kept apart, one per decider (the last one loaded):
  * the memory a call on it holds anyway, kept until another such stream is loaded. A busy agent
@@ -88,7 +95,7 @@ export function keepFoldedStates(store: EventStore, bytes: number): void {
 
 interface KeptFold {
   loaded: LoadedState<unknown>;
-  /** Of the data of the events folded into it, as JSON (UTF-16 code units). */
+  /** What its state keeps of the events folded into it, as characters of JSON (weightOf). */
   bytes: number;
 }
 
@@ -150,13 +157,9 @@ function keep(kept: KeptFolds, stream: string, fold: KeptFold): void {
   }
 }
 
-/** What the events add to a fold's weight, counted no further than the bound (past it, the fold is kept apart and its weight no longer matters). */
-function weightAfter(bytes: number, events: readonly RecordedEvent[], bound: number): number {
-  for (const event of events) {
-    if (bytes > bound) break;
-    bytes += JSON.stringify(event.data).length;
-  }
-  return bytes;
+/** What an event adds to a fold's weight: what the decider says its state keeps of it, or its data as JSON. */
+function weightOf<E extends DomainEvent>(decider: Pick<Decider<unknown, E, unknown>, 'weigh'>, event: RecordedEvent, parsed: E): number {
+  return decider.weigh ? decider.weigh(parsed) : JSON.stringify(event.data).length;
 }
 
 /**
@@ -168,7 +171,7 @@ function weightAfter(bytes: number, events: readonly RecordedEvent[], bound: num
 export const FOLD_PAGE_EVENTS = 512;
 
 /** The state of `stream`: the kept fold, extended by the events appended since (by anyone). */
-export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
+export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState' | 'weigh'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
   const folds = keptFoldsOf(readingStore(store), decider);
   const kept = keptFold(folds, stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
   const pageFrom = (from: bigint | undefined) => store.readStream(stream, from === undefined ? { maxCount: FOLD_PAGE_EVENTS } : { fromRevision: from, maxCount: FOLD_PAGE_EVENTS });
@@ -183,8 +186,12 @@ export async function loadState<E extends DomainEvent, S>(store: EventStore, str
   let revision = kept?.loaded.revision;
   let bytes = kept?.bytes ?? 0;
   for (;;) {
-    for (const event of page) state = decider.evolve(state, parse(event));
-    bytes = weightAfter(bytes, page, folds.bound.bytes);
+    for (const event of page) {
+      const parsed = parse(event);
+      state = decider.evolve(state, parsed);
+      // Counted no further than the bound: past it, the fold is kept apart and its weight no longer matters.
+      if (bytes <= folds.bound.bytes) bytes += weightOf(decider, event, parsed);
+    }
     revision = page.at(-1)?.revision ?? revision;
     if (page.length < FOLD_PAGE_EVENTS) break;
     await setImmediate();

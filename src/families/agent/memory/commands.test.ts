@@ -43,6 +43,22 @@ describe('memory put and get commands', () => {
     expect(await ctx.store.readStream(streamOf(PAYER_A))).toHaveLength(2);
   });
 
+  it('answers every earlier version, and a put resumed after later ones, with the very record its put signed, read back from the stream', async () => {
+    const shared = createMemoryEventStore();
+    const contexts = Array.from({ length: 5 }, () => testCallContext({ store: shared }));
+    const puts = [];
+    for (const [i, ctx] of contexts.entries()) puts.push(await runOperation(put, { ...store, value: { n: i, text: 'x'.repeat(1_000) } }, ctx));
+    for (const [i, written] of puts.entries()) {
+      const got = await runOperation(get, { ...store, version: i + 1 }, testCallContext({ store: shared }));
+      expect(got.record).toEqual(written.record);
+      expect(got.seal.sha256).toBe(written.seal.sha256);
+    }
+    // The second put resumed (its payment again): the version it wrote, now three versions back.
+    const resumed = await runOperation(put, { ...store, value: { n: 1, text: 'x'.repeat(1_000) } }, contexts[1]!);
+    expect(resumed.record).toEqual(puts[1]!.record);
+    expect(await shared.readStream(streamOf(PAYER_A))).toHaveLength(6);
+  });
+
   it('gets the latest or a given version as the very record the put signed, and NOT-FOUND otherwise', async () => {
     const shared = createMemoryEventStore();
     const p1 = await runOperation(put, { ...store, value: 'first' }, testCallContext({ store: shared }));

@@ -3,7 +3,7 @@ import { MEMORY_CHAIN_RULESET, rulesetOf, type MemoryVersion } from './chain.ts'
 import { legacyMemoryStreamName, MEMORY_EVENT_TYPES, memoryStoreOpenedSchema, memoryStreamName, parseMemoryEvent } from './events.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import { handleCommand, loadState } from '../../../kernel/decider.ts';
-import { assertOwnStore, latestVersion, memoryDecider, versionNumbered, versionWrittenBy, type MemoryState } from './decider.ts';
+import { assertOwnStore, latestVersion, memoryDecider, versionNumbered, versionWrittenBy, type MemoryState, type VersionPlace } from './decider.ts';
 
 export interface MemoryPutInput {
   agent_id: string;
@@ -70,11 +70,24 @@ export const memoryPut: Command<MemoryPutInput> = {
       { agent_id: input.agent_id, key: input.key, value: input.value, payer: ctx.payer, paymentId: ctx.paymentId, now: ctx.now },
       { origin: ctx.paymentId, parse: parseMemoryEvent, metadata: { paymentId: ctx.paymentId } },
     );
-    const written = versionWrittenBy(handled.state, ctx.paymentId);
-    if (!written) throw new Error(`memory put by ${ctx.paymentId} left no version in ${stream}`);
-    return { record: asRecord(written) };
+    const place = versionWrittenBy(handled.state, ctx.paymentId);
+    if (!place) throw new Error(`memory put by ${ctx.paymentId} left no version in ${stream}`);
+    return { record: asRecord(await versionAt(ctx, stream, handled.state, place)) };
   },
 };
+
+/**
+ * The version at `place` of the store's stream: the state's latest, or read from the stream (the
+ * state keeps earlier versions' places only: decider.ts).
+ */
+async function versionAt(ctx: CallContext, stream: string, state: MemoryState, place: VersionPlace): Promise<MemoryVersion> {
+  if (state.latest?.version === place.version) return state.latest;
+  const [event] = await ctx.store.readStream(stream, { fromRevision: BigInt(place.revision), maxCount: 1 });
+  const parsed = event && parseMemoryEvent(event);
+  if (parsed?.type !== MEMORY_EVENT_TYPES.versionWritten || parsed.data.version !== place.version) throw new Error(`${stream}: revision ${place.revision} is not version ${place.version}`);
+  const { paymentId: _paymentId, ...version } = parsed.data;
+  return version as MemoryVersion;
+}
 
 /**
  * Reads the payer's own store only: the stored version record itself, so that a put and a get
@@ -84,9 +97,10 @@ export const memoryPut: Command<MemoryPutInput> = {
 export const memoryGet: Command<MemoryGetInput> = {
   stateStream: storeOfPayer,
   async execute(input, ctx) {
-    const { state } = await storeStreamOf(ctx, input.agent_id, input.key);
+    const { stream, state } = await storeStreamOf(ctx, input.agent_id, input.key);
     assertOwnStore(state, ctx.payer);
-    const found = input.version === undefined ? latestVersion(state) : versionNumbered(state, input.version);
+    const place = input.version === undefined ? undefined : versionNumbered(state, input.version);
+    const found = input.version === undefined ? latestVersion(state) : place && (await versionAt(ctx, stream, state, place));
     if (found) return { record: asRecord(found) };
     return {
       record: {

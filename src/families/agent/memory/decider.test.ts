@@ -54,8 +54,19 @@ describe('memory decider', () => {
     const spec = given([opened(PAYER_A), legacyWritten]).when(put({ paymentId: 'payment-a-2', value: 2 }));
     spec.thenMatches([{ type: MEMORY_EVENT_TYPES.versionWritten, data: { owner: PAYER_A, version: 2, prevStateHash: legacyFirstVersion.stateHash } }]);
     const state = spec.thenState();
-    expect(verifyMemoryChain(state.versions.toArray().map((v) => v.version))).toEqual([]);
+    expect(verifyMemoryChain([legacyFirstVersion, latestVersion(state)!])).toEqual([]);
     expect(latestVersion(state)?.owner).toBe(PAYER_A);
+  });
+
+  it('keeps the latest version whole and, for every version, only where its event lies in the stream and which payment wrote it', () => {
+    const state = given([opened(), written]).when(put({ paymentId: 'payment-a-2', value: 2 })).thenState();
+    expect(latestVersion(state)).toMatchObject({ version: 2, value: 2, prevStateHash: firstVersion.stateHash });
+    expect(state.versions.toArray()).toEqual([
+      { version: 1, revision: 1, paymentId: 'payment-a-1' },
+      { version: 2, revision: 2, paymentId: 'payment-a-2' },
+    ]);
+    expect(state.events).toBe(3);
+    expect(JSON.stringify(state.versions.toArray())).not.toContain('lang');
   });
 
   it("given another payer's store, when a put, then the decider never extends it and answers no refusal (no 403: that would tell who keeps which store)", () => {
