@@ -125,6 +125,17 @@ describe('governance.reserve and governance.settle commands', () => {
     expect(governorStateView(state, ctx.now + 30)).toMatchObject({ spent: '2.5', reserved: '0', available: '2.5' });
     const body = first.body as unknown as Ev;
     expect(check(ctx.keyring, 'governance', body.evidenceCore, body.sha256, body.ed25519Sig).valid).toBe(true);
+
+    // A refusal, then every call resumed after later ones: each answers the record it signed, read back from where it lies in the stream.
+    const refusedInput = input(reserveOp, { agent_id: 'payee', amount: '9', purpose: 'too much', ttl_seconds: 600 });
+    const refusedCtx = testCallContext({ store, now: ctx.now + 40 });
+    const refused = await runOperation(reserveOp, refusedInput, refusedCtx);
+    expect(refused.record.outcome).toBe('BUDGET-EXCEEDED');
+    await runOperation(reserveOp, input(reserveOp, { agent_id: 'payee', amount: '1', purpose: 'later', ttl_seconds: 600 }), testCallContext({ store, now: ctx.now + 50 }));
+    expect((await runOperation(reserveOp, reserveInput, { ...ctx, now: ctx.now + 60 })).body).toEqual(lease.body);
+    expect((await runOperation(reserveOp, refusedInput, { ...refusedCtx, now: ctx.now + 60 })).body).toEqual(refused.body);
+    expect((await runOperation(settleOp, input(settleOp, { lease_id: leaseId, actual_amount: '2.5' }), testCallContext({ store, now: ctx.now + 60 }))).body).toEqual(first.body);
+    expect(await store.readStream(agentStreamName(PAYER_A, 'payee'))).toHaveLength(5);
   });
 
   it('input validation names the field and the reason', () => {

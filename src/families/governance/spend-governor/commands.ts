@@ -3,13 +3,15 @@ import {
   agentOfLease,
   governorDecider,
   leaseNotFoundMessage,
-  resultRecordOf,
+  resultRevisionOf,
   type GovernorCommand,
+  type GovernorEvent,
   type GovernorState,
   type ReserveCommand,
   type SettleCommand,
 } from './decider.ts';
 import { parseAmount } from '../../../kernel/decimal-amount.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { agentStreamName } from '../events.ts';
 import { DomainRefusal, handleCommand } from '../../../kernel/decider.ts';
 import { storedRecordResult } from '../../../kernel/signing-stamp.ts';
@@ -50,10 +52,25 @@ async function executeGovernor(command: GovernorCommand, ctx: CallContext) {
     // Contention is the point of this aggregate: the many calls of one payer's agent race on its stream.
     maxAttempts: 500,
   });
-  const record = resultRecordOf(command, handled.state);
-  if (!record) throw new Error(`governor produced no record for ${command.kind} of ${command.agent_id}`);
+  const record = handled.events.find(carriesRecord)?.data.record ?? (await recordAt(ctx, stream, command, handled.state));
   // A settlement settled again is answered with the original receipt: sealed with the key of its time.
   return storedRecordResult(record);
+}
+
+type RecordEvent = Extract<GovernorEvent, { data: { record: JsonObject } }>;
+const carriesRecord = (event: GovernorEvent): event is RecordEvent => 'record' in event.data;
+
+/**
+ * The signed record of an earlier call that this one answers with (a resumed call, a settlement
+ * settled again), read back from the agent's stream at the revision the state keeps for it.
+ */
+async function recordAt(ctx: CallContext, stream: string, command: GovernorCommand, state: GovernorState): Promise<JsonObject> {
+  const revision = resultRevisionOf(command, state);
+  if (revision === undefined) throw new Error(`governor produced no record for ${command.kind} of ${command.agent_id}`);
+  const [event] = await ctx.store.readStream(stream, { fromRevision: BigInt(revision), maxCount: 1 });
+  const parsed = event && parseAgentEvent(event);
+  if (!parsed || !carriesRecord(parsed)) throw new Error(`${stream}: revision ${revision} holds no signed record`);
+  return parsed.data.record;
 }
 
 /** Amounts arrive as decimal strings, already validated against AMOUNT_PATTERN by the input schema. */

@@ -12,7 +12,7 @@ import {
   openLeasesAt,
   usageAt,
   windowStartOf,
-  resultRecordOf,
+  resultRevisionOf,
   type GovernorCommand,
   type GovernorEvent,
   type GovernorState,
@@ -135,7 +135,10 @@ describe('spend governor: reserve', () => {
     const events = when(initialGovernorState, cmd);
     const state = given(events);
     expect(when(state, cmd)).toEqual([]);
-    expect(resultRecordOf(cmd, state)).toEqual((events[1] as Extract<GovernorEvent, { type: 'LeaseReserved' }>).data.record);
+    // The state says where the record lies in the stream; it keeps no record itself.
+    expect(resultRevisionOf(cmd, state)).toBe(1);
+    expect(events[1]!.type).toBe('LeaseReserved');
+    expect([...state.leases.values()].map((lease) => Object.keys(lease))).toEqual([['lease_id', 'amountMicros', 'purpose', 'reservedAt', 'expiresAt', 'paymentId', 'revision']]);
   });
 });
 
@@ -153,10 +156,12 @@ describe('spend governor: settle', () => {
 
   it('given a settled lease, when settled again with the same amount, then no events and the original receipt', () => {
     const first = settle(leaseId, '0.4');
-    const settled = given([...start, ...when(state, first)]);
+    const stream = [...start, ...when(state, first)];
+    const settled = given(stream);
     const again = settle(leaseId, '0.4', { now: T0 + 99 });
     expect(when(settled, again)).toEqual([]);
-    expect(resultRecordOf(again, settled)).toEqual(resultRecordOf(first, settled));
+    expect(resultRevisionOf(again, settled)).toBe(stream.length - 1);
+    expect(recordOf(stream[resultRevisionOf(again, settled)!]!)).toMatchObject({ outcome: 'SETTLED', actual_amount: '0.4' });
     expect(governorStateView(settled, T0 + 100)!.spent).toBe('0.4');
     expect(refusalOf(settled, settle(leaseId, '0.5'))).toMatchObject({ status: 409, error: 'lease_already_settled' });
   });
@@ -263,15 +268,26 @@ describe('spend governor: the windows kept by evolve', () => {
 
   it('stay exact, and find the record of every payment, over 20,000 reserves and settles', () => {
     // The cost of such a stream is measured by `npm run bench -- stateful`; here, its figures.
-    let state = given(when(initialGovernorState, reserve('0.000001', { budget: budget('1000000', 86_400 * 365), paymentId: 'o', ttlSeconds: 86_400 * 365 })));
+    const stream = when(initialGovernorState, reserve('0.000001', { budget: budget('1000000', 86_400 * 365), paymentId: 'o', ttlSeconds: 86_400 * 365 }));
+    let state = given(stream);
     for (let i = 0; i < 20_000; i++) {
       const reserved = when(state, reserve('0.000002', { paymentId: `r${i}`, now: T0 + i, ttlSeconds: 86_400 * 365 }));
       state = reserved.reduce(evolveGovernor, state);
-      if (i % 2 === 0) state = when(state, settle(leaseIdFor('agent-1', `r${i}`), '0.000001', { now: T0 + i, paymentId: `s${i}` })).reduce(evolveGovernor, state);
+      stream.push(...reserved);
+      if (i % 2 === 0) {
+        const settled = when(state, settle(leaseIdFor('agent-1', `r${i}`), '0.000001', { now: T0 + i, paymentId: `s${i}` }));
+        state = settled.reduce(evolveGovernor, state);
+        stream.push(...settled);
+      }
     }
     expect(state.leases.size).toBe(20_001);
+    expect(state.events).toBe(stream.length);
     expect(usageAt(state, T0 + 20_000)).toMatchObject({ reservedMicros: 1n + 10_000n * 2n, spentMicros: 10_000n });
-    expect(resultRecordOf(reserve('1', { paymentId: 'r19999' }), state)).toMatchObject({ outcome: 'RESERVED' });
+    for (const [paymentId, command] of [['r19999', reserve('1', { paymentId: 'r19999' })], ['r0', reserve('1', { paymentId: 'r0' })], ['s0', settle(leaseIdFor('agent-1', 'r0'), '0.000001', { paymentId: 's0' })]] as const) {
+      const event = stream[resultRevisionOf(command, state)!]!;
+      expect(event.data.paymentId).toBe(paymentId);
+      expect(recordOf(event)).toMatchObject({ outcome: paymentId.startsWith('s') ? 'SETTLED' : 'RESERVED' });
+    }
   });
 });
 

@@ -33,8 +33,9 @@ export interface Lease {
   reservedAt: number;
   expiresAt: number;
   paymentId: string;
-  record: JsonObject;
-  settlement?: { actualMicros: bigint; settledAt: number; paymentId: string; record: JsonObject };
+  /** Of its LeaseReserved event in the agent's stream, where its signed record is (records are read back: commands.ts). */
+  revision: number;
+  settlement?: { actualMicros: bigint; settledAt: number; paymentId: string; revision: number };
 }
 
 /**
@@ -57,10 +58,12 @@ export interface GovernorState {
   budget?: Budget;
   /** Every lease of the agent, by lease id. */
   leases: HashTrie<Lease>;
-  /** Signed BUDGET-EXCEEDED records by payment, so a resumed call answers the same. */
-  refusals: HashTrie<JsonObject>;
+  /** The revisions of the signed BUDGET-EXCEEDED records, by payment, so a resumed call answers the same. */
+  refusals: HashTrie<number>;
   /** By the window's start (`windowStartOf`), as a decimal string. */
   windows: HashTrie<WindowTally>;
+  /** Events folded: the revision of the next one. */
+  events: number;
 }
 
 /** The events of an agent stream, with amounts as the integer strings they are stored as. */
@@ -111,7 +114,7 @@ function assertOwnAgent(state: GovernorState, payer: string): void {
   if (state.budget && state.budget.owner !== payer) throw new ForeignAgentBudget(state.budget.owner, payer);
 }
 
-export const initialGovernorState: GovernorState = { leases: HashTrie.empty(), refusals: HashTrie.empty(), windows: HashTrie.empty() };
+export const initialGovernorState: GovernorState = { leases: HashTrie.empty(), refusals: HashTrie.empty(), windows: HashTrie.empty(), events: 0 };
 
 const EMPTY_WINDOW: WindowTally = { spentMicros: 0n, open: OrderedSumTree.empty() };
 
@@ -200,9 +203,17 @@ function withSettled(state: GovernorState, lease: Lease, settlement: NonNullable
 
 /**
  * Decide writes each of these once (a budget opens once, a lease is reserved and settled once);
- * a repeat in a stream is ignored, first one wins, so the windows' figures stay exact.
+ * a repeat in a stream is ignored, first one wins, so the windows' figures stay exact. Every
+ * event counts (`events`): the state says at which revision each signed record lies, and keeps
+ * no record itself (an agent of 57,000 leases held 49 MiB of heap with them, 26 without).
  */
 export function evolveGovernor(state: GovernorState, event: GovernorEvent): GovernorState {
+  const next = applied(state, event);
+  return { ...next, events: state.events + 1 };
+}
+
+function applied(state: GovernorState, event: GovernorEvent): GovernorState {
+  const revision = state.events;
   switch (event.type) {
     case 'BudgetOpened': {
       const d = event.data;
@@ -212,16 +223,34 @@ export function evolveGovernor(state: GovernorState, event: GovernorEvent): Gove
     case 'LeaseReserved': {
       const d = event.data;
       if (state.leases.has(d.lease_id)) return state;
-      return withReserved(state, { lease_id: d.lease_id, amountMicros: BigInt(d.amountMicros), purpose: d.purpose, reservedAt: d.reservedAt, expiresAt: d.expiresAt, paymentId: d.paymentId, record: d.record });
+      return withReserved(state, { lease_id: d.lease_id, amountMicros: BigInt(d.amountMicros), purpose: d.purpose, reservedAt: d.reservedAt, expiresAt: d.expiresAt, paymentId: d.paymentId, revision });
     }
     case 'ReserveRefused':
-      return state.refusals.has(event.data.paymentId) ? state : { ...state, refusals: state.refusals.set(event.data.paymentId, event.data.record) };
+      return state.refusals.has(event.data.paymentId) ? state : { ...state, refusals: state.refusals.set(event.data.paymentId, revision) };
     case 'LeaseSettled': {
       const d = event.data;
       const lease = state.leases.get(d.lease_id);
       if (!lease || lease.settlement) return state;
-      return withSettled(state, lease, { actualMicros: BigInt(d.actualMicros), settledAt: d.settledAt, paymentId: d.paymentId, record: d.record });
+      return withSettled(state, lease, { actualMicros: BigInt(d.actualMicros), settledAt: d.settledAt, paymentId: d.paymentId, revision });
     }
+  }
+}
+
+/**
+ * What the state keeps of an event, in characters of JSON (the kept folds' bound counts them,
+ * kernel/decider.ts): a lease's figures, ids and purpose, a settlement's, a refusal's payment;
+ * never the signed record.
+ */
+export function governorEventWeight(event: GovernorEvent): number {
+  switch (event.type) {
+    case 'BudgetOpened':
+      return 96 + event.data.agent_id.length + event.data.owner.length + event.data.paymentId.length;
+    case 'LeaseReserved':
+      return 96 + event.data.lease_id.length + event.data.purpose.length + event.data.paymentId.length;
+    case 'ReserveRefused':
+      return 32 + event.data.paymentId.length;
+    case 'LeaseSettled':
+      return 48 + event.data.paymentId.length;
   }
 }
 
@@ -334,14 +363,15 @@ export const governorDecider: Decider<GovernorCommand, GovernorEvent, GovernorSt
   initialState: initialGovernorState,
   decide: (command, state) => (command.kind === 'reserve' ? decideReserve(command, state) : decideSettle(command, state)),
   evolve: evolveGovernor,
+  weigh: governorEventWeight,
 };
 
-/** The signed record a command's call answers with, once its events are folded in. */
-export function resultRecordOf(command: GovernorCommand, state: GovernorState): JsonObject | undefined {
+/** The revision, in the agent's stream, of the event whose signed record a command's call answers with, once its events are folded in. */
+export function resultRevisionOf(command: GovernorCommand, state: GovernorState): number | undefined {
   if (command.kind === 'reserve') {
-    return state.refusals.get(command.paymentId) ?? leaseReservedBy(state, command.agent_id, command.paymentId)?.record;
+    return state.refusals.get(command.paymentId) ?? leaseReservedBy(state, command.agent_id, command.paymentId)?.revision;
   }
-  return state.leases.get(command.lease_id)?.settlement?.record;
+  return state.leases.get(command.lease_id)?.settlement?.revision;
 }
 
 /** The read model of GET /v1/governance/state/{agent_id}, at `now`. */
