@@ -41,7 +41,7 @@ const LONG_STREAM = 12_000;
  * keep where the records lie.
  */
 const BUSY_STREAM = Math.ceil(FOLDED_BYTES_KEPT / 440);
-/** Agents whose states together weigh about 1.3 times the default bound (what a state keeps of a lease: governorEventWeight), each well within it. */
+/** Agents whose states together weigh about 1.3 times the default bound (what a state keeps of a lease: keptCharsOf), each well within it. */
 const TAKING_TURNS = { agents: 24, events: 5_000 };
 
 export default async function run(): Promise<void> {
@@ -159,7 +159,7 @@ async function appendLeases(store: Store, payer: string, agent: string, events: 
       for (const event of governor.governorDecider.decide(command, state)) {
         state = governor.evolveGovernor(state, event);
         bytes += JSON.stringify(event.data).length;
-        weight += governor.governorEventWeight(event);
+        weight += governor.keptCharsOf(event);
         batch.push({ id: crypto.randomUUID(), type: event.type, data: event.data });
       }
     }

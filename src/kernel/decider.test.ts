@@ -146,10 +146,10 @@ describe('loading a stream state', () => {
     expect(reads.at(-1)?.fromRevision).toBeUndefined();
   });
 
-  it("counts what the decider says its state keeps of each event, where it says so, instead of the event's data", async () => {
+  it("counts what the decider says its state holds, where it says so, instead of its events' data", async () => {
     const { store, reads } = watched(createMemoryEventStore());
-    // A state that keeps only how many notes there were: each event weighs one character.
-    const counted: Decider<{ text: string }, Noted, number> = { initialState: 0, decide: (command) => [{ type: 'Noted', data: { text: command.text } }], evolve: (n) => n + 1, weigh: () => 1 };
+    // A state that keeps only how many notes there were, and says it holds that many characters.
+    const counted: Decider<{ text: string }, Noted, number> = { initialState: 0, decide: (command) => [{ type: 'Noted', data: { text: command.text } }], evolve: (n) => n + 1, keptSize: (n) => n };
     const text = 'w'.repeat(64 * 1024);
     const each = Math.ceil(FOLDED_BYTES_KEPT / text.length) + 5;
     for (const stream of ['notes-counted-1', 'notes-counted-2']) {

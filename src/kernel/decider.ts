@@ -21,11 +21,11 @@ export interface Decider<C, E extends DomainEvent, S> {
   decide(command: C, state: S): E[];
   evolve(state: S, event: E): S;
   /**
-   * What the state keeps of an event, in characters of JSON: what a kept fold of it counts
-   * against the bound (keepFoldedStates). By default the event's whole data, for a state that
-   * keeps what its events carry; a state that keeps less says how much.
+   * How much the state holds, in characters of JSON: what a kept fold of it counts against the
+   * bound (keepFoldedStates). By default the data of every event folded into it, for a state
+   * that keeps what its events carry; a state that keeps less says how much it holds.
    */
-  weigh?(event: E): number;
+  keptSize?(state: S): number;
 }
 
 export function fold<E extends DomainEvent, S>(decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>, events: E[]): S {
@@ -57,19 +57,18 @@ export interface LoadedState<S> {
 }
 
 /**
- * Folds kept per store and decider, most recently used last, at most the store's bound of
- * their events' data (as JSON) for each (keepFoldedStates; FOLDED_BYTES_KEPT unless set): a stream is append-only, so a state folded up to
+ * Folds kept per store and decider, most recently used last, within the store's bound for each
+ * (keepFoldedStates; FOLDED_BYTES_KEPT unless set): a stream is append-only, so a state folded up to
  * revision r stays the state of its first r + 1 events, and the next call reads and folds only
  * what came after. Without it every call read and parsed its whole stream: a memory store, a
  * catalogue entry or an agent's containment with 800 paid writes cost 40-140 ms a call, and more
  * with every write; with it, 3.5-5 ms, flat.
  *
- * The bound is in bytes of the events folded, not in events, because a state's memory follows
- * what its events carry: a spend governor's lease is about 0.5 KB of JSON (0.9 KB of heap once
- * folded). A bound of 10,000 events kept 9 MB of a governor (so a busy agent past 10,000 events
- * was folded whole at every call, 1.3 s) and could keep 640 MB of a memory store written with
- * 64 KB values. A state that keeps less than its events carry counts what it keeps (Decider.weigh:
- * a memory store keeps its latest value and, of the other versions, where they lie).
+ * The bound is in characters of JSON, not in events, because a state's memory follows what it
+ * keeps: by default the data of the events folded (a state that keeps less says how much it
+ * holds: Decider.keptSize). A bound of 10,000 events kept 9 MB of a governor (so a busy agent
+ * past 10,000 events was folded whole at every call, 1.3 s) and could keep 640 MB of a memory
+ * store written with 64 KB values, when each held every record and value of its stream.
  *
  * A stream whose fold is past the bound is kept apart, one per decider (the last one loaded):
  * the memory a call on it holds anyway, kept until another such stream is loaded. A busy agent
@@ -84,7 +83,7 @@ export interface LoadedState<S> {
 export const FOLDED_BYTES_KEPT = 24 * 2 ** 20;
 
 /**
- * Sets how many bytes of event data (as JSON) the folds kept on `store` may hold, for each
+ * Sets how much the folds kept on `store` may hold, in characters of JSON (keptSize), for each
  * decider: memory for states against reading and folding their streams again. Set by the
  * service at its start; a lower bound set later applies from the next fold kept.
  */
@@ -95,7 +94,7 @@ export function keepFoldedStates(store: EventStore, bytes: number): void {
 
 interface KeptFold {
   loaded: LoadedState<unknown>;
-  /** What its state keeps of the events folded into it, as characters of JSON (weightOf). */
+  /** How much its state holds, in characters of JSON (Decider.keptSize, or its events' data). */
   bytes: number;
 }
 
@@ -157,9 +156,13 @@ function keep(kept: KeptFolds, stream: string, fold: KeptFold): void {
   }
 }
 
-/** What an event adds to a fold's weight: what the decider says its state keeps of it, or its data as JSON. */
-function weightOf<E extends DomainEvent>(decider: Pick<Decider<unknown, E, unknown>, 'weigh'>, event: RecordedEvent, parsed: E): number {
-  return decider.weigh ? decider.weigh(parsed) : JSON.stringify(event.data).length;
+/** What events add to a fold's weight when its state does not say how much it holds: their data as JSON, counted no further than the bound (past it, the fold is kept apart and its weight no longer matters). */
+function weightAfter(bytes: number, events: readonly RecordedEvent[], bound: number): number {
+  for (const event of events) {
+    if (bytes > bound) break;
+    bytes += JSON.stringify(event.data).length;
+  }
+  return bytes;
 }
 
 /**
@@ -171,7 +174,7 @@ function weightOf<E extends DomainEvent>(decider: Pick<Decider<unknown, E, unkno
 export const FOLD_PAGE_EVENTS = 512;
 
 /** The state of `stream`: the kept fold, extended by the events appended since (by anyone). */
-export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState' | 'weigh'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
+export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState' | 'keptSize'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
   const folds = keptFoldsOf(readingStore(store), decider);
   const kept = keptFold(folds, stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
   const pageFrom = (from: bigint | undefined) => store.readStream(stream, from === undefined ? { maxCount: FOLD_PAGE_EVENTS } : { fromRevision: from, maxCount: FOLD_PAGE_EVENTS });
@@ -186,19 +189,15 @@ export async function loadState<E extends DomainEvent, S>(store: EventStore, str
   let revision = kept?.loaded.revision;
   let bytes = kept?.bytes ?? 0;
   for (;;) {
-    for (const event of page) {
-      const parsed = parse(event);
-      state = decider.evolve(state, parsed);
-      // Counted no further than the bound: past it, the fold is kept apart and its weight no longer matters.
-      if (bytes <= folds.bound.bytes) bytes += weightOf(decider, event, parsed);
-    }
+    for (const event of page) state = decider.evolve(state, parse(event));
+    if (!decider.keptSize) bytes = weightAfter(bytes, page, folds.bound.bytes);
     revision = page.at(-1)?.revision ?? revision;
     if (page.length < FOLD_PAGE_EVENTS) break;
     await setImmediate();
     page = await pageFrom(revision! + 1n);
   }
   const loaded = { state, revision };
-  keep(folds, stream, { loaded, bytes });
+  keep(folds, stream, { loaded, bytes: decider.keptSize ? decider.keptSize(state) : bytes });
   return loaded;
 }
 

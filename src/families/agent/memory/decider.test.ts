@@ -69,6 +69,13 @@ describe('memory decider', () => {
     expect(JSON.stringify(state.versions.toArray())).not.toContain('lang');
   });
 
+  it('says it holds every version\'s place and one value, the latest: an earlier value, however large, no longer counts', () => {
+    const large = given([opened(), written]).when(put({ paymentId: 'payment-a-2', value: 'v'.repeat(10_000) })).thenState();
+    expect(memoryDecider.keptSize!(large)).toBe(2 * 200 + 10_002);
+    const next = memoryDecider.decide(put({ paymentId: 'payment-a-3', value: 1 }), large).reduce(memoryDecider.evolve, large);
+    expect(memoryDecider.keptSize!(next)).toBe(3 * 200 + 1);
+  });
+
   it("given another payer's store, when a put, then the decider never extends it and answers no refusal (no 403: that would tell who keeps which store)", () => {
     given([opened(PAYER_A), written]).when(put({ payer: PAYER_B, paymentId: 'payment-b-1' })).thenThrows(ForeignMemoryStore);
   });

@@ -17,6 +17,8 @@ export interface MemoryState {
   versions: KeyedHistory<VersionPlace>;
   /** Events folded: the revision of the next one. */
   events: number;
+  /** The latest version's value, in characters of JSON: with the places, what the kept states' bound counts (keptSize). */
+  latestValueChars: number;
 }
 
 /** Where a version lies: its number, the revision of its event in the store's stream, and the payment that wrote it. */
@@ -35,7 +37,7 @@ export interface PutMemory {
   now: number;
 }
 
-export const initialMemoryState: MemoryState = { owner: null, latest: undefined, versions: KeyedHistory.empty((v) => v.paymentId), events: 0 };
+export const initialMemoryState: MemoryState = { owner: null, latest: undefined, versions: KeyedHistory.empty((v) => v.paymentId), events: 0, latestValueChars: 0 };
 
 /**
  * A stream of another payer's store handed to a put or a get of this payer. Every store is its
@@ -74,13 +76,14 @@ export const memoryDecider: Decider<PutMemory, MemoryEvent, MemoryState> = {
         return { ...state, owner: event.data.owner, events };
       case MEMORY_EVENT_TYPES.versionWritten: {
         const { paymentId, ...version } = event.data;
-        return { ...state, latest: version as MemoryVersion, versions: state.versions.append({ version: version.version, revision: state.events, paymentId }), events };
+        const versions = state.versions.append({ version: version.version, revision: state.events, paymentId });
+        return { ...state, latest: version as MemoryVersion, versions, events, latestValueChars: JSON.stringify(version.value).length };
       }
     }
   },
-  // What the state keeps of an event, in characters of JSON (the kept folds' bound counts them):
-  // a version's place, not its value; the latest value is one value, within MEMORY_VALUE_CAP_BYTES.
-  weigh: (event) => 64 + event.data.paymentId.length,
+  // What the state holds: a version's place (number, revision, payment: about 200 characters of
+  // JSON with the payment's id) for every version, and one value, the latest.
+  keptSize: (state) => state.versions.length * 200 + state.latestValueChars,
 };
 
 /** The place of the version this payment wrote, if it wrote one. */

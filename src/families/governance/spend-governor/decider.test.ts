@@ -12,6 +12,7 @@ import {
   openLeasesAt,
   usageAt,
   windowStartOf,
+  keptCharsOf,
   resultRevisionOf,
   type GovernorCommand,
   type GovernorEvent,
@@ -282,6 +283,9 @@ describe('spend governor: the windows kept by evolve', () => {
     }
     expect(state.leases.size).toBe(20_001);
     expect(state.events).toBe(stream.length);
+    // What it says it holds: the leases' and settlements' ids and figures, a fraction of the events' data (their records).
+    expect(state.keptChars).toBe(stream.reduce((sum, event) => sum + keptCharsOf(event), 0));
+    expect(state.keptChars).toBeLessThan(stream.reduce((sum, event) => sum + JSON.stringify(event.data).length, 0) / 2);
     expect(usageAt(state, T0 + 20_000)).toMatchObject({ reservedMicros: 1n + 10_000n * 2n, spentMicros: 10_000n });
     for (const [paymentId, command] of [['r19999', reserve('1', { paymentId: 'r19999' })], ['r0', reserve('1', { paymentId: 'r0' })], ['s0', settle(leaseIdFor('agent-1', 'r0'), '0.000001', { paymentId: 's0' })]] as const) {
       const event = stream[resultRevisionOf(command, state)!]!;

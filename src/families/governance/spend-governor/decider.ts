@@ -64,6 +64,8 @@ export interface GovernorState {
   windows: HashTrie<WindowTally>;
   /** Events folded: the revision of the next one. */
   events: number;
+  /** How much of them it keeps, in characters of JSON (keptCharsOf): what the kept states' bound counts. */
+  keptChars: number;
 }
 
 /** The events of an agent stream, with amounts as the integer strings they are stored as. */
@@ -114,7 +116,7 @@ function assertOwnAgent(state: GovernorState, payer: string): void {
   if (state.budget && state.budget.owner !== payer) throw new ForeignAgentBudget(state.budget.owner, payer);
 }
 
-export const initialGovernorState: GovernorState = { leases: HashTrie.empty(), refusals: HashTrie.empty(), windows: HashTrie.empty(), events: 0 };
+export const initialGovernorState: GovernorState = { leases: HashTrie.empty(), refusals: HashTrie.empty(), windows: HashTrie.empty(), events: 0, keptChars: 0 };
 
 const EMPTY_WINDOW: WindowTally = { spentMicros: 0n, open: OrderedSumTree.empty() };
 
@@ -209,7 +211,7 @@ function withSettled(state: GovernorState, lease: Lease, settlement: NonNullable
  */
 export function evolveGovernor(state: GovernorState, event: GovernorEvent): GovernorState {
   const next = applied(state, event);
-  return { ...next, events: state.events + 1 };
+  return { ...next, events: state.events + 1, keptChars: state.keptChars + (next === state ? 0 : keptCharsOf(event)) };
 }
 
 function applied(state: GovernorState, event: GovernorEvent): GovernorState {
@@ -237,11 +239,10 @@ function applied(state: GovernorState, event: GovernorEvent): GovernorState {
 }
 
 /**
- * What the state keeps of an event, in characters of JSON (the kept folds' bound counts them,
- * kernel/decider.ts): a lease's figures, ids and purpose, a settlement's, a refusal's payment;
- * never the signed record.
+ * About what the state keeps of an event, in characters of JSON: a budget, a lease's figures,
+ * ids and purpose, a settlement's, a refusal's payment; never the signed record.
  */
-export function governorEventWeight(event: GovernorEvent): number {
+export function keptCharsOf(event: GovernorEvent): number {
   switch (event.type) {
     case 'BudgetOpened':
       return 96 + event.data.agent_id.length + event.data.owner.length + event.data.paymentId.length;
@@ -363,7 +364,7 @@ export const governorDecider: Decider<GovernorCommand, GovernorEvent, GovernorSt
   initialState: initialGovernorState,
   decide: (command, state) => (command.kind === 'reserve' ? decideReserve(command, state) : decideSettle(command, state)),
   evolve: evolveGovernor,
-  weigh: governorEventWeight,
+  keptSize: (state) => state.keptChars,
 };
 
 /** The revision, in the agent's stream, of the event whose signed record a command's call answers with, once its events are folded in. */
