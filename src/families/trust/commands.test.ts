@@ -22,7 +22,11 @@ describe('trust commands', () => {
     const entryId = (a.record as JsonObject).entryId as string;
     expect((await store.readStream(catalogEntryStream(entryId))).length).toBe(1);
     // Another payment registering the same entry is a second registration in the same stream.
-    await runOperation(op('verify-catalog.register'), input, testCallContext({ store }));
+    const later = await runOperation(op('verify-catalog.register'), input, testCallContext({ store, now: first.now + 60 }));
+    expect((await store.readStream(catalogEntryStream(entryId))).length).toBe(2);
+    expect(later.record).not.toEqual(a.record);
+    // The first call resumed once more, after the later registration: its own record, read back from the stream.
+    expect((await runOperation(op('verify-catalog.register'), input, { ...first, now: first.now + 90 })).body).toEqual(a.body);
     expect((await store.readStream(catalogEntryStream(entryId))).length).toBe(2);
   });
 

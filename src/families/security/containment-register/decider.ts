@@ -1,6 +1,5 @@
 import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
 import { KeyedHistory } from '../../../kernel/keyed-history.ts';
-import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { checkAgentProof } from './agent-proof.ts';
 import { assessContainment, type AgentProofVerdict, type ContainmentInput } from './engine.ts';
 import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
@@ -8,18 +7,25 @@ import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
 /**
  * One chain of an agent's containment registrations (the agent's own, or one payer's: see
  * registration-chain.ts): who registered first, the signed_at of the latest registration the
- * agent itself proved (null while it has proved none), and every registration in order with the
- * paid call that made it.
+ * agent itself proved (null while it has proved none), the id of the latest registration (the
+ * next one supersedes it), and every registration in order with the paid call that made it and
+ * the revision of its event, where its record is: the records are read back when a call answers
+ * with one (operation.ts), not held in memory.
  */
 export interface ContainmentState {
   registrar: string | null;
   agentProofSignedAt: number | null;
-  registrations: KeyedHistory<{ registration: JsonObject; paymentId: string }>;
+  latestRegistrationId: string | null;
+  registrations: KeyedHistory<RegistrationPlace>;
 }
 
-/** The registration the paid call `paymentId` made, if it did. */
-export const registrationBy = (state: ContainmentState, paymentId: string): JsonObject | undefined =>
-  state.registrations.latestWithKey(paymentId)?.registration;
+export interface RegistrationPlace {
+  paymentId: string;
+  revision: number;
+}
+
+/** Where the registration the paid call `paymentId` made is, if it made one. */
+export const registrationBy = (state: ContainmentState, paymentId: string): RegistrationPlace | undefined => state.registrations.latestWithKey(paymentId);
 
 /** Once the agent has proved a registration, only the agent (a later proof) may supersede it. */
 export const isAgentControlled = (state: Pick<ContainmentState, 'agentProofSignedAt'>): boolean => state.agentProofSignedAt !== null;
@@ -31,7 +37,7 @@ export interface RegisterContainment {
   now: number;
 }
 
-export const initialContainmentState: ContainmentState = { registrar: null, agentProofSignedAt: null, registrations: KeyedHistory.empty((r) => r.paymentId) };
+export const initialContainmentState: ContainmentState = { registrar: null, agentProofSignedAt: null, latestRegistrationId: null, registrations: KeyedHistory.empty((r) => r.paymentId) };
 
 /** Why a proof that was sent did not count, for a refusal that would have accepted a proof. */
 function unprovenBecause(proof: AgentProofVerdict): string {
@@ -73,23 +79,26 @@ export const containmentDecider: Decider<RegisterContainment, ContainmentEvent, 
     const agentProof = checkAgentProof(command.input, command.now);
     const refusal = supersessionRefusal(state, command.payer, agentProof);
     if (refusal) throw refusal;
-    const previous = state.registrations.last()?.registration;
     const proved = agentProof.status === 'VERIFIED' ? { agentProofSignedAt: agentProof.signed_at } : {};
     const registration = assessContainment(command.input, {
       registeredBy: agentProof.status === 'VERIFIED' ? { party: 'agent', did: command.input.agent_did } : { party: 'payer', address: command.payer.toLowerCase() },
       version: state.registrations.length + 1,
-      supersedes: previous ? String(previous['registration_id']) : null,
+      supersedes: state.latestRegistrationId,
       now: command.now,
       agentProof,
       agentControlled: isAgentControlled(state) || agentProof.status === 'VERIFIED',
     });
     return [{ type: CONTAINMENT_REGISTERED, data: { registration, registration_id: String(registration['registration_id']), registrar: command.payer.toLowerCase(), paymentId: command.paymentId, ...proved } }];
   },
+  // Every event of a chain is a registration: its revision is its place in the list.
   evolve(state, event) {
     return {
       registrar: state.registrar ?? event.data.registrar,
       agentProofSignedAt: event.data.agentProofSignedAt ?? state.agentProofSignedAt,
-      registrations: state.registrations.append({ registration: event.data.registration, paymentId: event.data.paymentId }),
+      latestRegistrationId: event.data.registration_id,
+      registrations: state.registrations.append({ paymentId: event.data.paymentId, revision: state.registrations.length }),
     };
   },
+  // A place is a payment's id (about 120 characters) and a revision.
+  keptSize: (state) => 200 + state.registrations.length * 160,
 };

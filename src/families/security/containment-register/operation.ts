@@ -5,10 +5,10 @@ import { jsonObject, signedResponse } from '../../../kernel/route-kit/schemas.ts
 import { bodyVerifyParams, rebuildFromBody, verifyRouteOnGetAndPost } from '../../../kernel/route-kit/verify-route.ts';
 import { SIGNED_PROOF_WINDOW_SECONDS } from '../../../kernel/offline-signatures.ts';
 import { checkAgentProof, staleAgentProofRefusal } from './agent-proof.ts';
-import { containmentDecider, registrationBy, supersessionRefusal } from './decider.ts';
+import { containmentDecider, supersessionRefusal } from './decider.ts';
 import { canonicalDid } from './dids.ts';
 import { agentChainStream, parseContainmentEvent } from './events.ts';
-import { registrationChain } from './registration-chain.ts';
+import { recordedRegistration, registrationChain } from './registration-chain.ts';
 
 const rule = z
   .object({
@@ -109,9 +109,8 @@ export const containmentRegister = pricedOperation({
     async execute(i, ctx) {
       const { stream } = await registrationChain(ctx.store, i.agent_did, ctx.payer, checkAgentProof(i, ctx.now));
       const handled = await handleCommand(ctx.store, stream, containmentDecider, { input: i, payer: ctx.payer, paymentId: ctx.paymentId, now: ctx.now }, { origin: ctx.paymentId, parse: parseContainmentEvent, metadata: { paymentId: ctx.paymentId } });
-      const record = registrationBy(handled.state, ctx.paymentId);
-      if (!record) throw new Error(`containment registration by ${ctx.paymentId} left no event`);
-      return { record };
+      // A new registration answers with its record; a resumed call, with the one it wrote then.
+      return { record: handled.events[0]?.data.registration ?? (await recordedRegistration(ctx.store, stream, handled.state, ctx.paymentId)) };
     },
   },
 });

@@ -1,6 +1,7 @@
 import type { EventStore } from '../../../events/port.ts';
 import { loadState } from '../../../kernel/decider.ts';
-import { containmentDecider, isAgentControlled, type ContainmentState } from './decider.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
+import { containmentDecider, isAgentControlled, registrationBy, type ContainmentState } from './decider.ts';
 import type { AgentProofVerdict } from './engine.ts';
 import { agentChainStream, parseContainmentEvent, payerChainStream } from './events.ts';
 
@@ -29,4 +30,16 @@ export async function registrationChain(store: EventStore, agentDid: string, pay
   const agents = await load(store, agentChainStream(agentDid));
   const opened = agents.state.registrar === payer.toLowerCase() && !isAgentControlled(agents.state);
   return opened ? agents : own;
+}
+
+/**
+ * The registration the paid call `paymentId` made in the chain, as recorded: read back from the
+ * stream at the revision its state keeps (decider.ts keeps where, not what).
+ */
+export async function recordedRegistration(store: EventStore, stream: string, state: ContainmentState, paymentId: string): Promise<JsonObject> {
+  const place = registrationBy(state, paymentId);
+  if (!place) throw new Error(`containment registration by ${paymentId} left no event`);
+  const [event] = await store.readStream(stream, { fromRevision: BigInt(place.revision), maxCount: 1 });
+  if (!event) throw new Error(`${stream}: no registration at revision ${place.revision}`);
+  return parseContainmentEvent(event).data.registration;
 }

@@ -1,4 +1,5 @@
-import type { Command } from '../../../kernel/operation.ts';
+import type { CallContext, Command } from '../../../kernel/operation.ts';
+import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { assessRegistration, catalogEntryId, type CatalogRegistration } from './engine.ts';
 import { catalogEntryStream, parseCatalogEntryEvent } from './events.ts';
 import { handleCommand } from '../../../kernel/decider.ts';
@@ -20,6 +21,16 @@ export const verifyCatalogRegisterCommand: Command<CatalogRegistration> = {
       origin: ctx.paymentId,
       parse: parseCatalogEntryEvent,
     });
-    return { record: registeredBy(handled.state, ctx.paymentId) ?? evidenceCore };
+    // A new registration answers with its record; a resumed call, with the one it wrote then.
+    const written = handled.events[0]?.data.evidenceCore;
+    return { record: written ?? (await recordedEvidence(ctx, stream, registeredBy(handled.state, ctx.paymentId)?.revision)) };
   },
 };
+
+/** The evidence recorded at `revision` of the entry's stream (decider.ts keeps where, not what). */
+async function recordedEvidence(ctx: CallContext, stream: string, revision: number | undefined): Promise<JsonObject> {
+  if (revision === undefined) throw new Error(`${stream}: the paid call ${ctx.paymentId} left no registration`);
+  const [event] = await ctx.store.readStream(stream, { fromRevision: BigInt(revision), maxCount: 1 });
+  if (!event) throw new Error(`${stream}: no registration at revision ${revision}`);
+  return parseCatalogEntryEvent(event).data.evidenceCore;
+}

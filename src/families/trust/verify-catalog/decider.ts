@@ -9,11 +9,21 @@ export interface Register {
   evidenceCore: JsonObject;
 }
 
-/** State of one entry: its registrations in order, each with the paid call that made it. */
-export type EntryState = KeyedHistory<{ paymentId: string; evidenceCore: JsonObject }>;
+/**
+ * State of one entry: its registrations in order, each with the paid call that made it and the
+ * revision of its event in the entry's stream, where its record is (read back by the command
+ * that answers with it). The records themselves are not kept: an entry registered again and
+ * again held every one of them in memory.
+ */
+export type EntryState = KeyedHistory<RegistrationPlace>;
 
-/** The evidence the paid call `paymentId` registered, if it did. */
-export const registeredBy = (state: EntryState, paymentId: string): JsonObject | undefined => state.latestWithKey(paymentId)?.evidenceCore;
+export interface RegistrationPlace {
+  paymentId: string;
+  revision: number;
+}
+
+/** Where the registration of the paid call `paymentId` is, if it made one. */
+export const registeredBy = (state: EntryState, paymentId: string): RegistrationPlace | undefined => state.latestWithKey(paymentId);
 
 /**
  * One registration per paid call: a call that finds its own registration already written (a
@@ -32,8 +42,9 @@ export const catalogEntryDecider: Decider<Register, CatalogEntryRegistered, Entr
       },
     ];
   },
-  evolve(state, event) {
-    return state.append({ paymentId: event.data.paymentId, evidenceCore: event.data.evidenceCore });
-  },
+  // Every event of an entry's stream is a registration: its revision is its place in the list.
+  evolve: (state, event) => state.append({ paymentId: event.data.paymentId, revision: state.length }),
+  // A place is a payment's id (about 120 characters) and a revision.
+  keptSize: (state) => state.length * 160,
 };
 
