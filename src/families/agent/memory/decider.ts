@@ -9,7 +9,7 @@ import { KeyedHistory } from '../../../kernel/keyed-history.ts';
  * in the stream, in order, with the payment that wrote it (how a resumed put finds the version it
  * already wrote). Earlier versions are read from the stream when asked for (commands.ts): a
  * store's state held every value it was ever given, so a store of 1,000 versions of 60 KB held
- * 58 MiB of heap on every call, and one of 40,000 more than a process has.
+ * 58 MiB of heap on every call, and one of 40,000 about 2.3 GiB.
  */
 export interface MemoryState {
   owner: string | null;
