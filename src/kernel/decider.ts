@@ -202,6 +202,17 @@ export async function loadState<E extends DomainEvent, S>(store: EventStore, str
 }
 
 /**
+ * The event at `revision` of `stream`, parsed: what a state that keeps where its records lie,
+ * not the records, reads back when a call answers with one. Throws when the stream has no such
+ * event (the state and the stream would disagree: a fault, never an answer).
+ */
+export async function eventAt<E>(store: EventStore, stream: string, revision: number, parse: (event: RecordedEvent) => E): Promise<E> {
+  const [event] = await store.readStream(stream, { fromRevision: BigInt(revision), maxCount: 1 });
+  if (event?.revision !== BigInt(revision)) throw new Error(`${stream}: no event at revision ${revision}`);
+  return parse(event);
+}
+
+/**
  * Read -> fold -> decide -> append at the expected revision, retried on a concurrent write.
  * The stream stays linear under contention, and a decider that recognises its own earlier
  * events (by the payment in their data) makes a resumed call a no-op. The state is loaded with

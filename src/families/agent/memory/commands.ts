@@ -2,7 +2,7 @@ import type { CallContext, Command } from '../../../kernel/operation.ts';
 import { MEMORY_CHAIN_RULESET, rulesetOf, type MemoryVersion } from './chain.ts';
 import { legacyMemoryStreamName, MEMORY_EVENT_TYPES, memoryStoreOpenedSchema, memoryStreamName, parseMemoryEvent } from './events.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
-import { handleCommand, loadState } from '../../../kernel/decider.ts';
+import { eventAt, handleCommand, loadState } from '../../../kernel/decider.ts';
 import { assertOwnStore, latestVersion, memoryDecider, versionNumbered, versionWrittenBy, type MemoryState, type VersionPlace } from './decider.ts';
 
 export interface MemoryPutInput {
@@ -82,9 +82,8 @@ export const memoryPut: Command<MemoryPutInput> = {
  */
 async function versionAt(ctx: CallContext, stream: string, state: MemoryState, place: VersionPlace): Promise<MemoryVersion> {
   if (state.latest?.version === place.version) return state.latest;
-  const [event] = await ctx.store.readStream(stream, { fromRevision: BigInt(place.revision), maxCount: 1 });
-  const parsed = event && parseMemoryEvent(event);
-  if (parsed?.type !== MEMORY_EVENT_TYPES.versionWritten || parsed.data.version !== place.version) throw new Error(`${stream}: revision ${place.revision} is not version ${place.version}`);
+  const parsed = await eventAt(ctx.store, stream, place.revision, parseMemoryEvent);
+  if (parsed.type !== MEMORY_EVENT_TYPES.versionWritten || parsed.data.version !== place.version) throw new Error(`${stream}: revision ${place.revision} is not version ${place.version}`);
   const { paymentId: _paymentId, ...version } = parsed.data;
   return version as MemoryVersion;
 }

@@ -13,7 +13,7 @@ import {
 import { parseAmount } from '../../../kernel/decimal-amount.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { agentStreamName } from '../events.ts';
-import { DomainRefusal, handleCommand } from '../../../kernel/decider.ts';
+import { DomainRefusal, eventAt, handleCommand } from '../../../kernel/decider.ts';
 import { storedRecordResult } from '../../../kernel/signing-stamp.ts';
 import { parseAgentEvent, payersAgent } from './agent-stream.ts';
 
@@ -67,9 +67,8 @@ const carriesRecord = (event: GovernorEvent): event is RecordEvent => 'record' i
 async function recordAt(ctx: CallContext, stream: string, command: GovernorCommand, state: GovernorState): Promise<JsonObject> {
   const revision = resultRevisionOf(command, state);
   if (revision === undefined) throw new Error(`governor produced no record for ${command.kind} of ${command.agent_id}`);
-  const [event] = await ctx.store.readStream(stream, { fromRevision: BigInt(revision), maxCount: 1 });
-  const parsed = event && parseAgentEvent(event);
-  if (!parsed || !carriesRecord(parsed)) throw new Error(`${stream}: revision ${revision} holds no signed record`);
+  const parsed = await eventAt(ctx.store, stream, revision, parseAgentEvent);
+  if (!carriesRecord(parsed)) throw new Error(`${stream}: revision ${revision} holds no signed record`);
   return parsed.data.record;
 }
 

@@ -1,5 +1,5 @@
 import type { EventStore } from '../../../events/port.ts';
-import { loadState } from '../../../kernel/decider.ts';
+import { eventAt, loadState } from '../../../kernel/decider.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { containmentDecider, isAgentControlled, registrationBy, type ContainmentState } from './decider.ts';
 import type { AgentProofVerdict } from './engine.ts';
@@ -39,7 +39,5 @@ export async function registrationChain(store: EventStore, agentDid: string, pay
 export async function recordedRegistration(store: EventStore, stream: string, state: ContainmentState, paymentId: string): Promise<JsonObject> {
   const place = registrationBy(state, paymentId);
   if (!place) throw new Error(`containment registration by ${paymentId} left no event`);
-  const [event] = await store.readStream(stream, { fromRevision: BigInt(place.revision), maxCount: 1 });
-  if (!event) throw new Error(`${stream}: no registration at revision ${place.revision}`);
-  return parseContainmentEvent(event).data.registration;
+  return (await eventAt(store, stream, place.revision, parseContainmentEvent)).data.registration;
 }

@@ -2,7 +2,7 @@ import type { CallContext, Command } from '../../../kernel/operation.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { assessRegistration, catalogEntryId, type CatalogRegistration } from './engine.ts';
 import { catalogEntryStream, parseCatalogEntryEvent } from './events.ts';
-import { handleCommand } from '../../../kernel/decider.ts';
+import { eventAt, handleCommand } from '../../../kernel/decider.ts';
 import { catalogEntryDecider, registeredBy } from './decider.ts';
 
 function hostOf(baseUrl: string): string {
@@ -30,7 +30,5 @@ export const verifyCatalogRegisterCommand: Command<CatalogRegistration> = {
 /** The evidence recorded at `revision` of the entry's stream (decider.ts keeps where, not what). */
 async function recordedEvidence(ctx: CallContext, stream: string, revision: number | undefined): Promise<JsonObject> {
   if (revision === undefined) throw new Error(`${stream}: the paid call ${ctx.paymentId} left no registration`);
-  const [event] = await ctx.store.readStream(stream, { fromRevision: BigInt(revision), maxCount: 1 });
-  if (!event) throw new Error(`${stream}: no registration at revision ${revision}`);
-  return parseCatalogEntryEvent(event).data.evidenceCore;
+  return (await eventAt(ctx.store, stream, revision, parseCatalogEntryEvent)).data.evidenceCore;
 }
