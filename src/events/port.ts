@@ -47,6 +47,14 @@ export interface ReadStreamOptions {
   /** Inclusive; defaults to the start (forwards) or the end (backwards). */
   fromRevision?: bigint;
   maxCount?: number;
+  /**
+   * A bound on the bytes a read holds: events are taken, in the read's direction, while those
+   * taken so far hold fewer than this many bytes (each event's size as the store keeps it: at
+   * least its data's JSON), so a read takes at least one event and stops at the first that
+   * reaches the bound. A read cut short by it is marked (`wasCutShort` in stream-window.ts): its
+   * window goes on after it, whether or not it has maxCount events.
+   */
+  maxBytes?: number;
 }
 
 export interface ReadAllOptions {

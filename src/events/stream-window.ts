@@ -1,12 +1,43 @@
 import type { ReadStreamOptions, RecordedEvent } from './port.ts';
 
 /** The events of a whole stream (in revision order) that a read with `options` answers, as EventStore.readStream does. */
-export function streamWindow(events: readonly RecordedEvent[], options: ReadStreamOptions): RecordedEvent[] {
+export function streamWindow(events: readonly RecordedEvent[], options: ReadStreamOptions, sizeOf: (event: RecordedEvent) => number = dataSize): RecordedEvent[] {
   const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-  if (options.direction === 'backwards') {
-    const from = options.fromRevision ?? BigInt(events.length - 1);
-    return events.filter((e) => e.revision <= from).reverse().slice(0, max);
-  }
-  const from = options.fromRevision ?? 0n;
-  return events.filter((e) => e.revision >= from).slice(0, max);
+  const inWindow =
+    options.direction === 'backwards'
+      ? events.filter((e) => e.revision <= (options.fromRevision ?? BigInt(events.length - 1))).reverse()
+      : events.filter((e) => e.revision >= (options.fromRevision ?? 0n));
+  const window = inWindow.slice(0, max);
+  if (options.maxBytes === undefined) return window;
+  const taken = window.slice(0, takenWithin(window.map(sizeOf), options.maxBytes));
+  return taken.length < window.length ? markCutShort(taken) : taken;
+}
+
+/**
+ * How many of the events of `sizes` (in the read's order) a read bounded by `maxBytes` takes:
+ * while those taken hold fewer than maxBytes, so at least one, and the first that reaches it.
+ */
+export function takenWithin(sizes: readonly number[], maxBytes: number): number {
+  let held = 0;
+  let taken = 0;
+  while (taken < sizes.length && (taken === 0 || held < maxBytes)) held += sizes[taken++]!;
+  return taken;
+}
+
+/** An event's size as a store that keeps events parsed measures it: its data's JSON. */
+export function dataSize(event: RecordedEvent): number {
+  return JSON.stringify(event.data).length;
+}
+
+/** Reads that ReadStreamOptions.maxBytes cut short of their window (a store marks the array it answers). */
+const cutShort = new WeakSet<readonly RecordedEvent[]>();
+
+export function markCutShort(events: RecordedEvent[]): RecordedEvent[] {
+  cutShort.add(events);
+  return events;
+}
+
+/** Whether a read was cut short by its maxBytes: its window goes on after its last event. */
+export function wasCutShort(events: readonly RecordedEvent[]): boolean {
+  return cutShort.has(events);
 }

@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withOwnAppend } from '../events/borrowed-store.ts';
+import { openFileEventStore } from '../events/file-log/store.ts';
 import { createMemoryEventStore } from '../events/memory-store.ts';
 import type { EventStore, ReadStreamOptions, RecordedEvent } from '../events/port.ts';
 import { withStagedAppends } from '../events/staged-store.ts';
-import { FOLD_PAGE_EVENTS, FOLDED_BYTES_KEPT, handleCommand, keepFoldedStates, loadState, type Decider, type DomainEvent } from './decider.ts';
+import { dataSize, wasCutShort } from '../events/stream-window.ts';
+import { FOLD_PAGE_BYTES, FOLD_PAGE_EVENTS, FOLDED_BYTES_KEPT, handleCommand, keepFoldedStates, loadState, type Decider, type DomainEvent } from './decider.ts';
 import { History } from './history.ts';
 
 type Noted = DomainEvent & { type: 'Noted'; data: { text: string } };
@@ -21,6 +26,14 @@ function watched(store: EventStore): { store: EventStore; reads: Array<ReadStrea
   const reads: Array<ReadStreamOptions | undefined> = [];
   return { reads, store: { ...store, readStream: (stream, options) => (reads.push(options), store.readStream(stream, options)) } };
 }
+
+/** The store, and what every stream read made through it answered. */
+function answered(store: EventStore): { store: EventStore; pages: RecordedEvent[][] } {
+  const pages: RecordedEvent[][] = [];
+  return { pages, store: { ...store, readStream: async (stream, options) => { const page = await store.readStream(stream, options); pages.push(page); return page; } } };
+}
+
+const PAGE = { maxCount: FOLD_PAGE_EVENTS, maxBytes: FOLD_PAGE_BYTES };
 
 describe('loading a stream state', () => {
   it('reads only the events appended since the last load, whoever appended them, and folds them onto the state it kept', async () => {
@@ -54,12 +67,39 @@ describe('loading a stream state', () => {
     loading = false;
     expect(loaded.state.toArray()).toEqual(texts);
     expect(loaded.revision).toBe(BigInt(total - 1));
-    expect(reads).toEqual([0, 1, 2, 3].map((page) => (page === 0 ? { maxCount: FOLD_PAGE_EVENTS } : { fromRevision: BigInt(page * FOLD_PAGE_EVENTS), maxCount: FOLD_PAGE_EVENTS })));
+    expect(reads).toEqual([0, 1, 2, 3].map((page) => (page === 0 ? PAGE : { fromRevision: BigInt(page * FOLD_PAGE_EVENTS), ...PAGE })));
     // The memory store answers without I/O: only the fold's own pauses let the other work in.
     expect(turns).toBeGreaterThanOrEqual(3);
     await store.appendToStream('notes-paged', [note('next')]);
     expect((await loadState(store, 'notes-paged', notes, parse)).state.last()).toBe('next');
-    expect(reads.at(-1)).toEqual({ fromRevision: BigInt(total), maxCount: FOLD_PAGE_EVENTS });
+    expect(reads.at(-1)).toEqual({ fromRevision: BigInt(total), ...PAGE });
+  });
+
+  it('reads a stream of large events in pages of at most FOLD_PAGE_BYTES, on the file log and in memory, and folds it whole', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fold-pages-'));
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+    const stores = { memory: createMemoryEventStore(), file: await openFileEventStore({ dir, log: quiet }) };
+    try {
+      // 40 events of 300,000 characters: 12 MB, three pages' worth, in fewer events than a page may hold.
+      const texts = Array.from({ length: 40 }, (_, i) => `${i}:`.padEnd(300_000, 'x'));
+      for (const [name, plain] of Object.entries(stores)) {
+        for (let at = 0; at < texts.length; at += 10) await plain.appendToStream(`big-${name}`, texts.slice(at, at + 10).map(note));
+        const { store, pages } = answered(plain);
+        const loaded = await loadState(store, `big-${name}`, notes, parse);
+        expect(loaded.state.toArray(), name).toEqual(texts);
+        expect(pages.length, name).toBeGreaterThanOrEqual(3);
+        for (const page of pages.slice(0, -1)) {
+          expect(wasCutShort(page), name).toBe(true);
+          // Taken while under the bound: all but the page's last event hold less than it.
+          expect(page.slice(0, -1).reduce((sum, e) => sum + dataSize(e), 0), name).toBeLessThan(FOLD_PAGE_BYTES);
+        }
+        expect(wasCutShort(pages.at(-1)!), name).toBe(false);
+        expect(pages.flat().map((e) => Number(e.revision)), name).toEqual(texts.map((_, i) => i));
+      }
+    } finally {
+      await stores.file.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('answers no stream as the initial state at no revision, and a command on it appends at "no stream"', async () => {
@@ -115,10 +155,12 @@ describe('loading a stream state', () => {
     expect(reads.at(-1)?.fromRevision).toBe(BigInt(total));
 
     // Another stream past the bound takes its place: the first is folded from its start again.
+    let first = reads.length;
     await loadState(store, 'notes-long-2', notes, parse);
-    expect(reads.at(-1)?.fromRevision).toBeUndefined();
+    expect(reads[first]?.fromRevision).toBeUndefined();
+    first = reads.length;
     expect((await loadState(store, 'notes-long-1', notes, parse)).state.length).toBe(total + 1);
-    expect(reads.at(-1)?.fromRevision).toBeUndefined();
+    expect(reads[first]?.fromRevision).toBeUndefined();
     // The short stream's fold was not pushed out by either.
     await loadState(store, 'notes-short', notes, parse);
     expect(reads.at(-1)?.fromRevision).toBe(1n);
@@ -142,8 +184,9 @@ describe('loading a stream state', () => {
     }
     await loadState(store, 'notes-big-2', notes, parse);
     expect(reads.at(-1)?.fromRevision).toBe(BigInt(each));
+    const first = reads.length;
     await loadState(store, 'notes-big-1', notes, parse);
-    expect(reads.at(-1)?.fromRevision).toBeUndefined();
+    expect(reads[first]?.fromRevision).toBeUndefined();
   });
 
   it("counts what the decider says its state holds, where it says so, instead of its events' data", async () => {

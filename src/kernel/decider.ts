@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { readingStore } from '../events/borrowed-store.ts';
 import { eventId } from '../events/event-ids.ts';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../events/port.ts';
+import { wasCutShort } from '../events/stream-window.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import type { Refusal } from './refusal.ts';
 
@@ -166,18 +167,26 @@ function weightAfter(bytes: number, events: readonly RecordedEvent[], bound: num
 }
 
 /**
- * Events read and folded at a time. A long stream (an agent's budget of 50,000 events: 36 MiB of
- * data, a second to read and fold) is read a page at a time, letting other requests run between
- * pages: the event loop is held for a page (a few milliseconds), not for the whole stream, and
- * only one page of events is held beside the state.
+ * Events read and folded at a time, at most. A long stream (an agent's budget of 50,000 events:
+ * 36 MiB of data, a second to read and fold) is read a page at a time, letting other requests
+ * run between pages: the event loop is held for a page (a few milliseconds), not for the whole
+ * stream, and only one page of events is held beside the state.
  */
 export const FOLD_PAGE_EVENTS = 512;
+/**
+ * Bytes of events in one page, at most (but for a page of one event larger than this): 512
+ * memory versions at the largest MEMORY_VALUE_CAP_BYTES would be half a gigabyte read, and
+ * as much again parsed, for one fold.
+ */
+export const FOLD_PAGE_BYTES = 4 * 1024 * 1024;
+
+const PAGE = { maxCount: FOLD_PAGE_EVENTS, maxBytes: FOLD_PAGE_BYTES } as const;
 
 /** The state of `stream`: the kept fold, extended by the events appended since (by anyone). */
 export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState' | 'keptSize'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
   const folds = keptFoldsOf(readingStore(store), decider);
   const kept = keptFold(folds, stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
-  const pageFrom = (from: bigint | undefined) => store.readStream(stream, from === undefined ? { maxCount: FOLD_PAGE_EVENTS } : { fromRevision: from, maxCount: FOLD_PAGE_EVENTS });
+  const pageFrom = (from: bigint | undefined) => store.readStream(stream, from === undefined ? PAGE : { fromRevision: from, ...PAGE });
   const from = kept?.loaded.revision === undefined ? undefined : kept.loaded.revision + 1n;
   let page = await pageFrom(from);
   // Only a continuation of the kept fold extends it; anything else is folded from the start.
@@ -192,7 +201,7 @@ export async function loadState<E extends DomainEvent, S>(store: EventStore, str
     for (const event of page) state = decider.evolve(state, parse(event));
     if (!decider.keptSize) bytes = weightAfter(bytes, page, folds.bound.bytes);
     revision = page.at(-1)?.revision ?? revision;
-    if (page.length < FOLD_PAGE_EVENTS) break;
+    if (page.length < FOLD_PAGE_EVENTS && !wasCutShort(page)) break;
     await setImmediate();
     page = await pageFrom(revision! + 1n);
   }

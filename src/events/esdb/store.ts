@@ -3,6 +3,7 @@ import type { HeadAwareEventStore } from '../file-log/store.ts';
 import type { EventLogger } from '../file-log/logger.ts';
 import { stderrLogger } from '../file-log/logger.ts';
 import { appendBytes, checkAppendSize } from '../append-rules.ts';
+import { dataSize, markCutShort } from '../stream-window.ts';
 import {
   AppendTooLargeError,
   EventStoreUnavailableError,
@@ -86,9 +87,14 @@ export function createEsdbEventStore(options: EsdbEventStoreOptions): HeadAwareE
         fromRevision: readOptions.fromRevision ?? (direction === 'forwards' ? START : END),
         ...(readOptions.maxCount === undefined ? {} : { maxCount: readOptions.maxCount }),
       });
+      let held = 0;
       for await (const resolved of read) {
         const event = fromResolvedEvent(resolved);
-        if (event) out.push(event);
+        if (!event) continue;
+        // The client hands events over parsed: past the bound, stop the read rather than hold more.
+        if (readOptions.maxBytes !== undefined && out.length > 0 && held >= readOptions.maxBytes) return markCutShort(out);
+        out.push(event);
+        if (readOptions.maxBytes !== undefined) held += dataSize(event);
       }
     } catch (err) {
       if (err instanceof StreamNotFoundError) return [];

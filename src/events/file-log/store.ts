@@ -15,8 +15,10 @@ import {
   type StoreReadiness,
 } from '../port.ts';
 import { createSubscriptionHub, published, type PublishedEvent } from '../subscription-hub.ts';
+import { markCutShort, takenWithin } from '../stream-window.ts';
 import { decodeEvent } from './event-decoding.ts';
 import { BATCH_HEADER_BYTES, FRAME_HEADER_BYTES } from './framing.ts';
+import type { Location } from './location.ts';
 import { GroupCommitWriter } from './group-commit.ts';
 import { IndexCheckpointer } from './index-checkpointer.ts';
 import { INDEX_DIRECTORY, PersistedIndex } from './lmdb-index.ts';
@@ -255,9 +257,11 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     // The window of revisions, lowest first: a stream's events lie in the log in revision order.
     const last = backwards ? Math.min(Number(readOptions.fromRevision ?? BigInt(visible - 1)), visible - 1) : Math.min(visible - 1, Number(readOptions.fromRevision ?? 0n) + max - 1);
     const first = backwards ? Math.max(0, last - max + 1) : Number(readOptions.fromRevision ?? 0n);
-    const locations = index.positionsAt(stream, first, last).map((position) => index.location(position)!);
+    const window = index.positionsAt(stream, first, last).map((position) => index.location(position)!);
+    const locations = readOptions.maxBytes === undefined ? window : withinBytes(window, readOptions.maxBytes, backwards);
     const events = await reader.readEvents(locations);
-    return backwards ? events.reverse() : events;
+    if (backwards) events.reverse();
+    return locations.length < window.length ? markCutShort(events) : events;
   }
 
   async function* readAll(readOptions: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -341,6 +345,17 @@ class ReadOnlyWriter implements Pick<GroupCommitWriter, 'durableCount' | 'failed
   }
   async drain(): Promise<void> {}
   async closeTail(): Promise<void> {}
+}
+
+/**
+ * The part of a window (lowest revision first) a read bounded by `maxBytes` takes, counting
+ * frames as they lie on disk, from its low end or, for a backwards read, its high end: nothing
+ * past the bound is read.
+ */
+function withinBytes(window: Location[], maxBytes: number, backwards: boolean): Location[] {
+  const inReadOrder = backwards ? [...window].reverse() : window;
+  const taken = takenWithin(inReadOrder.map((location) => location.length), maxBytes);
+  return backwards ? window.slice(window.length - taken) : window.slice(0, taken);
 }
 
 function passedOver(): never {
