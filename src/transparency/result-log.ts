@@ -327,6 +327,36 @@ export async function startResultLog(
   }
   const issueOnce = () => (issuing ??= issue().finally(() => (issuing = undefined)));
 
+  /**
+   * The first checkpoint signed by the log key `keyId`, in about log2(checkpoints) reads of one
+   * event: a checkpoint is signed by the log key of its time and log keys only roll forward, so
+   * the generations that signed the stream's checkpoints never fall along it. (The key-history
+   * route asks this on every request until a new key has signed; a read of the whole stream each
+   * time grew with the service's age.)
+   */
+  async function firstSignedBy(keyId: string): Promise<CheckpointIssued | undefined> {
+    const generationOf = new Map(keyring.history().filter((key) => key.family === 'log').map((key) => [key.keyId, key.generation]));
+    const wanted = generationOf.get(keyId);
+    const end = latest === undefined ? 0n : latest.revision + 1n;
+    if (wanted === undefined) return undefined;
+    const checkpointAt = async (revision: bigint) => {
+      const [event] = await store.readStream(RESULT_LOG_STREAM, { fromRevision: revision, maxCount: 1 });
+      return checkpointIssuedSchema.parse(event!.data);
+    };
+    // The first revision whose signer is of the wanted generation or a later one lies in [low, high].
+    let [low, high] = [0n, end];
+    while (low < high) {
+      const middle = (low + high) / 2n;
+      // A key the history does not hold (a secret replaced since) signed before every key it holds.
+      const signer = generationOf.get((await checkpointAt(middle)).key_id) ?? -1;
+      if (signer >= wanted) high = middle;
+      else low = middle + 1n;
+    }
+    if (low === end) return undefined;
+    const found = await checkpointAt(low);
+    return found.key_id === keyId ? found : undefined;
+  }
+
   const timer = setInterval(() => {
     issueOnce().catch((err: Error) => options.log.warn({ error: err.message }, 'checkpoint not issued this round; the next round retries'));
   }, options.checkpointIntervalMs);
@@ -362,13 +392,9 @@ export async function startResultLog(
     async firstCheckpointSignedBy(keyId) {
       const known = firstByKey.get(keyId);
       if (known) return known;
-      for (const event of await store.readStream(RESULT_LOG_STREAM)) {
-        const checkpoint = checkpointIssuedSchema.parse(event.data);
-        if (checkpoint.key_id !== keyId) continue;
-        firstByKey.set(keyId, checkpoint);
-        return checkpoint;
-      }
-      return undefined;
+      const first = await firstSignedBy(keyId);
+      if (first) firstByKey.set(keyId, first);
+      return first;
     },
     async signedResult(sha256) {
       const index = leafIndexOf(sha256);
