@@ -4,8 +4,7 @@ import { createMemoryEventStore } from '../../src/events/memory-store.ts';
 import type { EventStore } from '../../src/events/port.ts';
 import { createRotatingKeyring } from '../../src/signing/keyring.ts';
 import { CHECKPOINT_ISSUED, RESULT_LOG_STREAM } from '../../src/transparency/events.ts';
-import { startResultLog } from '../../src/transparency/result-log.ts';
-import type { ResultLog } from '../../src/kernel/result-log-port.ts';
+import { startResultLog, type ResultLog } from '../../src/transparency/result-log.ts';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, child: () => quiet } as never;
 // Five generations of keys; the fourth (3) is the current one, the fifth starts later.
