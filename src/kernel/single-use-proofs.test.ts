@@ -73,6 +73,16 @@ describe('SingleUseProofs', () => {
     );
   });
 
+  it('given the second its process started, refuses every proof signed before it, which an earlier process may have accepted', () => {
+    const started = 1_000;
+    const proofs = new SingleUseProofs(WINDOW, 100, started);
+    expect(proofs.use('signed before the start', started - 1, started + 10)).toBe('too-old');
+    expect(proofs.check('signed long before', started - WINDOW, started)).toBe('too-old');
+    expect(proofs.use('signed at the start', started, started + 10)).toBe('first');
+    expect(proofs.use('signed at the start', started, started + 11)).toBe('again');
+    expect(proofs.use('signed ahead of the clock', started + WINDOW, started)).toBe('first');
+  });
+
   it('refuses a capacity that is not a positive integer', () => {
     expect(() => new SingleUseProofs(WINDOW, 0)).toThrow(/capacity/);
   });

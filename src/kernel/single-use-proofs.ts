@@ -9,7 +9,9 @@
  * window check refuses them anyway); if that is not enough, the ones that close first are
  * dropped too, and from then on every proof whose window closes no later than theirs is refused
  * as too old. A forgotten proof is therefore never accepted a second time: at worst a client is
- * asked for a fresher one. Remembered in this process only (see docs/operations/governance.md).
+ * asked for a fresher one. Remembered in this process only (see docs/operations/governance.md):
+ * given `signedFrom`, the second the process started, it refuses as too old every proof signed
+ * before it, which an earlier process may have accepted.
  */
 export type ProofUse = 'first' | 'again' | 'too-old';
 
@@ -22,8 +24,11 @@ export class SingleUseProofs {
   constructor(
     private readonly windowSeconds: number,
     private readonly capacity = 100_000,
+    signedFrom?: number,
   ) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new Error(`capacity must be a positive integer, not ${capacity}`);
+    // Refused: closes <= forgottenUpTo, that is signedAt < signedFrom.
+    if (signedFrom !== undefined) this.forgottenUpTo = signedFrom - 1 + windowSeconds;
   }
 
   /**

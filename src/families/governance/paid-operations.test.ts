@@ -119,10 +119,11 @@ function otherFormOf(signature: string): string {
 describe('spend governor over HTTP', () => {
   const stateUrl = (agent: string, proof?: { signedAt: number; signature: string }) =>
     `${service.url}/v1/governance/state/${agent}${proof ? `?signed_at=${proof.signedAt}&owner_signature=${proof.signature}` : ''}`;
-  // A proof reads once: each read here signs its own, at a second before every earlier one (all
-  // within the window), however the clock moved in between; the same second would sign the same proof.
-  let earliestSignedAt = Number.POSITIVE_INFINITY;
-  const nextSignedAt = () => (earliestSignedAt = Math.min(Math.floor(Date.now() / 1000), earliestSignedAt - 1));
+  // A proof reads once: each read here signs its own, at a second after every earlier one (all
+  // within the window), however the clock moved in between; the same second would sign the same
+  // proof, and one before the service's start is refused.
+  let latestSignedAt = Number.NEGATIVE_INFINITY;
+  const nextSignedAt = () => (latestSignedAt = Math.max(Math.floor(Date.now() / 1000), latestSignedAt + 1));
   const proofBy = async (signer: typeof pay, agent: string, signedAt = nextSignedAt()) => ({
     signedAt,
     signature: await signer.account.signMessage({ message: ownerProofMessage(agent, signedAt) }),
@@ -193,6 +194,10 @@ describe('spend governor over HTTP', () => {
       expect(body).not.toHaveProperty('owner');
       expect(body).not.toHaveProperty('openLeases');
     }
+    // Inside the window, but signed before this process started: a process before it may have read with it.
+    const beforeTheStart = await fetch(stateUrl('state-agent', await proofBy(pay, 'state-agent', Math.floor(Date.now() / 1000) - 200)));
+    expect(beforeTheStart.status).toBe(403);
+    expect(await beforeTheStart.json()).toMatchObject({ error: 'forbidden', message: expect.stringContaining('it may have restarted since') });
     // A proof reads once: the same URL again (a copy from a proxy's log) reads nothing, while a fresh proof does.
     const proof = await proofBy(pay, 'state-agent');
     // HEAD changes nothing: it answers as GET would, and leaves the proof unused.

@@ -29,10 +29,11 @@ export function ownerOfProof(agentId: string, signedAt: number, signature: strin
 /**
  * The read proofs this process has accepted: each reads once, so a copy of one (a URL in a
  * proxy's log) reads nothing. A proof is named by what it proves (payer, agent, signed_at), not
- * by its signature, which has a second valid form.
+ * by its signature, which has a second valid form. A proof signed before the process started is
+ * refused: the process before it may have accepted it, and only it would know.
  */
 class ReadProofs {
-  private readonly used = new SingleUseProofs(SIGNED_PROOF_WINDOW_SECONDS);
+  private readonly used = new SingleUseProofs(SIGNED_PROOF_WINDOW_SECONDS, undefined, Math.floor(Date.now() / 1000));
 
   /** Undefined the first time this proof is used, which uses it up; otherwise why it reads nothing. */
   use(owner: string, agentId: string, signedAt: number, now: number): string | undefined {
@@ -54,7 +55,7 @@ function refusalOf(use: ProofUse, signedAt: number): string | undefined {
     case 'again':
       return `this proof (signed_at ${signedAt}) was used already: a proof reads once; sign a fresh one (another signed_at)`;
     case 'too-old':
-      return `signed_at ${signedAt} is older than the proofs this service still remembers; sign a fresh one`;
+      return `signed_at ${signedAt} is older than the proofs this service still remembers (it may have restarted since); sign a fresh one`;
   }
 }
 
