@@ -175,18 +175,23 @@ describe('loading a stream state', () => {
     expect((await loadState(store, 'notes-many', notes, parse)).state.last()).toBe('last');
     expect(reads.at(-1)?.fromRevision).toBe(30_000n);
 
-    // Two large streams, each over half the bound: keeping the second pushes out the first (most recently used stays).
+    // Three large streams of a few hundred events, each over half the bound: two do not fit together.
     const text = 'y'.repeat(64 * 1024);
     const each = Math.ceil(FOLDED_BYTES_KEPT / 2 / text.length) + 5;
-    for (const stream of ['notes-big-1', 'notes-big-2']) {
+    for (const stream of ['notes-big-1', 'notes-big-2', 'notes-big-3']) {
       for (let at = 0; at < each; at += 50) await store.appendToStream(stream, Array.from({ length: Math.min(50, each - at) }, () => note(text)));
       await loadState(store, stream, notes, parse);
     }
-    await loadState(store, 'notes-big-2', notes, parse);
-    expect(reads.at(-1)?.fromRevision).toBe(BigInt(each));
-    const first = reads.length;
-    await loadState(store, 'notes-big-1', notes, parse);
-    expect(reads[first]?.fromRevision).toBeUndefined();
+    // The first is kept beside the small stream (whose many events weigh little); the second
+    // went to the slot apart and the third took it from there, so the second is folded again.
+    const startOf = async (stream: string) => {
+      const first = reads.length;
+      await loadState(store, stream, notes, parse);
+      return reads[first]?.fromRevision;
+    };
+    expect(await startOf('notes-big-1')).toBe(BigInt(each));
+    expect(await startOf('notes-big-3')).toBe(BigInt(each));
+    expect(await startOf('notes-big-2')).toBeUndefined();
   });
 
   it("counts what the decider says its state holds, where it says so, instead of its events' data", async () => {
@@ -207,33 +212,43 @@ describe('loading a stream state', () => {
     }
   });
 
-  it('keeps as much as the bound set for its store: streams taking turns that fit it are each read only for their new events, and past it each is folded from its start', async () => {
+  it('keeps as much as the bound set for its store: streams taking turns that fit it are each read only for their new events; past it, those kept stay kept and only the others are folded again', async () => {
     const text = 'z'.repeat(64 * 1024);
-    // Four streams of a quarter of the default bound each: together past it, and within twice it.
+    // Six streams of a quarter of the default bound each: three fit it, all six fit twice it.
     const each = Math.ceil(FOLDED_BYTES_KEPT / 4 / text.length) + 2;
-    const streams = ['notes-turn-1', 'notes-turn-2', 'notes-turn-3', 'notes-turn-4'];
-    /** Two rounds of calls taking turns, a new event before each call: where each call's read started. */
-    const readsTakingTurns = async (bound: number | undefined): Promise<Array<bigint | undefined>> => {
-      const { store, reads } = watched(createMemoryEventStore());
-      if (bound !== undefined) keepFoldedStates(store, bound);
-      for (const stream of streams) for (let at = 0; at < each; at += 50) await store.appendToStream(stream, Array.from({ length: Math.min(50, each - at) }, () => note(text)));
+    const streams = Array.from({ length: 6 }, (_, i) => `notes-turn-${i + 1}`);
+    const fresh = async (bound: number | undefined) => {
+      const watching = watched(createMemoryEventStore());
+      if (bound !== undefined) keepFoldedStates(watching.store, bound);
+      for (const stream of streams) for (let at = 0; at < each; at += 50) await watching.store.appendToStream(stream, Array.from({ length: Math.min(50, each - at) }, () => note(text)));
+      return watching;
+    };
+    /** A call on `stream` after a new event: where its read started (undefined: from the start). */
+    const call = async ({ store, reads }: Awaited<ReturnType<typeof fresh>>, stream: string, label: string) => {
+      await store.appendToStream(stream, [note(label)]);
+      const before = reads.length;
+      const { state } = await loadState(store, stream, notes, parse);
+      expect(state.last()).toBe(label);
+      return reads[before]?.fromRevision;
+    };
+    const twoRounds = async (watching: Awaited<ReturnType<typeof fresh>>) => {
       const starts: Array<bigint | undefined> = [];
-      for (let round = 0; round < 2; round++) {
-        for (const stream of streams) {
-          await store.appendToStream(stream, [note(`round ${round}`)]);
-          const before = reads.length;
-          const { state } = await loadState(store, stream, notes, parse);
-          expect(state.last()).toBe(`round ${round}`);
-          expect(state.length).toBe(each + round + 1);
-          starts.push(reads[before]?.fromRevision);
-        }
-      }
+      for (const round of [0, 1]) for (const stream of streams) starts.push(await call(watching, stream, `round ${round}`));
       return starts;
     };
-    // The default bound holds three of them: each call pushes out the stream called next.
-    expect(await readsTakingTurns(undefined)).toEqual(Array.from({ length: 8 }, () => undefined));
-    // Twice the default holds all four: after the first round, each call reads its one new event.
-    expect(await readsTakingTurns(2 * FOLDED_BYTES_KEPT)).toEqual([...Array.from({ length: 4 }, () => undefined), ...Array.from({ length: 4 }, () => BigInt(each + 1))]);
+    const fromStart = (n: number) => Array.from({ length: n }, () => undefined);
+    const newEventsOnly = (n: number) => Array.from({ length: n }, () => BigInt(each + 1));
+
+    // Twice the default holds all six: after the first round, each call reads its one new event.
+    expect(await twoRounds(await fresh(2 * FOLDED_BYTES_KEPT))).toEqual([...fromStart(6), ...newEventsOnly(6)]);
+    // The default holds three: they stay kept (the others are used no more than they are), and
+    // only the other three are folded again. Keeping the most recently used would fold all six.
+    const atDefault = await fresh(undefined);
+    expect(await twoRounds(atDefault)).toEqual([...fromStart(6), ...newEventsOnly(3), ...fromStart(3)]);
+    // A stream that grows busier than those kept gets in, and pushes out the least recently used.
+    for (let i = 0; i < 3; i++) await call(atDefault, 'notes-turn-4', `busy ${i}`);
+    expect(await call(atDefault, 'notes-turn-4', 'kept now')).toBe(BigInt(each + 5));
+    expect(await call(atDefault, 'notes-turn-1', 'pushed out')).toBeUndefined();
     expect(() => keepFoldedStates(createMemoryEventStore(), -1)).toThrow(/whole number of bytes/);
   });
 });

@@ -5,6 +5,7 @@ import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from 
 import { wasCutShort } from '../events/stream-window.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import type { Refusal } from './refusal.ts';
+import { StreamUses, USES_HALF_LIFE_LOADS } from './stream-uses.ts';
 
 /** A domain event as deciders see it: a type and a JSON payload. */
 export interface DomainEvent {
@@ -76,10 +77,14 @@ export interface LoadedState<S> {
  * then pays for its stream once, not twice a call; two such agents taking turns each fold
  * their stream from its start.
  *
- * The same goes for any set of streams taking turns that holds more than the bound: every call
- * on one of them folds it from its start (20 agents of 5,000 events: about 100 ms a call, and
- * 0.1 ms once they fit). So the bound is the service's STATE_CACHE_MB (keepFoldedStates), and
- * this is its default.
+ * Streams taking turns that together hold more than the bound are the worst case of keeping the
+ * most recently used: each call pushes out the stream called next, so every call folds its
+ * stream from its start (24 agents of 5,000 events: 73-93 ms a call, 3.5 ms once they fit). So
+ * a fold that would push others out is kept only if its stream weighed more, over its loads
+ * lately, than each of them (stream-uses.ts: LRFU, weighed before this load); otherwise it goes
+ * to the slot apart. Streams taking turns then keep the folds that fit, and only the others are
+ * folded again, while a stream that grows busy still gets in and one busy long ago fades. The
+ * bound is the service's STATE_CACHE_MB (keepFoldedStates), and this is its default.
  */
 export const FOLDED_BYTES_KEPT = 24 * 2 ** 20;
 
@@ -105,9 +110,11 @@ interface KeptFolds {
   bytes: number;
   /** What `bytes` may reach: the store's bound, shared by its deciders. */
   bound: { bytes: number };
-  /** The last fold loaded that is past the bound on its own. */
-  oversized?: { stream: string; fold: KeptFold };
+  /** The last fold loaded and not kept with the others: past the bound on its own, or used less than those it would push out. */
+  apart?: { stream: string; fold: KeptFold };
+  uses: StreamUses;
 }
+
 
 /** The folds kept on one store, by decider, and the bound each decider's may reach. */
 interface StoreFolds {
@@ -126,27 +133,40 @@ function keptOn(store: EventStore): StoreFolds {
 function keptFoldsOf(store: EventStore, decider: object): KeptFolds {
   const { bound, byDecider } = keptOn(store);
   let kept = byDecider.get(decider);
-  if (!kept) byDecider.set(decider, (kept = { byStream: new Map(), bytes: 0, bound }));
+  if (!kept) {
+    const byStream = new Map<string, KeptFold>();
+    // Half-lives of a few turns of the streams kept: those taking turns keep their weight.
+    const uses = new StreamUses(() => Math.max(USES_HALF_LIFE_LOADS, 4 * byStream.size));
+    byDecider.set(decider, (kept = { byStream, bytes: 0, bound, uses }));
+  }
   return kept;
 }
 
 function keptFold(kept: KeptFolds, stream: string): KeptFold | undefined {
-  return kept.byStream.get(stream) ?? (kept.oversized?.stream === stream ? kept.oversized.fold : undefined);
+  return kept.byStream.get(stream) ?? (kept.apart?.stream === stream ? kept.apart.fold : undefined);
 }
 
 function forget(kept: KeptFolds, stream: string): void {
-  if (kept.oversized?.stream === stream) delete kept.oversized;
+  if (kept.apart?.stream === stream) delete kept.apart;
   const previous = kept.byStream.get(stream);
   if (!previous) return;
   kept.byStream.delete(stream);
   kept.bytes -= previous.bytes;
 }
 
-function keep(kept: KeptFolds, stream: string, fold: KeptFold): void {
+/**
+ * Keeps `fold`: with the others if its stream was kept with them, or if it fits, or if its stream
+ * weighed more (`uses`, before this load) than each of the least recently used folds whose room
+ * it needs; else in the slot apart, pushing out nothing. A fold found in the slot apart pushes
+ * out nothing either: it was served from there, and competes for room at its next fold whole.
+ */
+function keep(kept: KeptFolds, stream: string, fold: KeptFold, uses: number): void {
+  const wasKept = kept.byStream.has(stream);
+  const wasApart = kept.apart?.stream === stream;
   forget(kept, stream);
-  // A stream that could never fit takes the slot apart, and pushes out nothing.
-  if (fold.bytes > kept.bound.bytes) {
-    kept.oversized = { stream, fold };
+  const fits = kept.bytes + fold.bytes <= kept.bound.bytes;
+  if (fold.bytes > kept.bound.bytes || !(wasKept || fits || (!wasApart && worthItsRoom(kept, uses, fold.bytes)))) {
+    kept.apart = { stream, fold };
     return;
   }
   kept.byStream.set(stream, fold);
@@ -155,6 +175,17 @@ function keep(kept: KeptFolds, stream: string, fold: KeptFold): void {
     if (kept.bytes <= kept.bound.bytes) break;
     forget(kept, oldest);
   }
+}
+
+/** Whether a fold not kept yet may push out the least recently used folds it needs the room of: only if its stream weighs more than each of theirs. */
+function worthItsRoom(kept: KeptFolds, uses: number, bytes: number): boolean {
+  let over = kept.bytes + bytes - kept.bound.bytes;
+  for (const [oldest, fold] of kept.byStream) {
+    if (over <= 0) break;
+    if (kept.uses.of(oldest) >= uses) return false;
+    over -= fold.bytes;
+  }
+  return true;
 }
 
 /** What events add to a fold's weight when its state does not say how much it holds: their data as JSON, counted no further than the bound (past it, the fold is kept apart and its weight no longer matters). */
@@ -185,6 +216,7 @@ const PAGE = { maxCount: FOLD_PAGE_EVENTS, maxBytes: FOLD_PAGE_BYTES } as const;
 /** The state of `stream`: the kept fold, extended by the events appended since (by anyone). */
 export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState' | 'keptSize'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
   const folds = keptFoldsOf(readingStore(store), decider);
+  const uses = folds.uses.count(stream);
   const kept = keptFold(folds, stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
   const pageFrom = (from: bigint | undefined) => store.readStream(stream, from === undefined ? PAGE : { fromRevision: from, ...PAGE });
   const from = kept?.loaded.revision === undefined ? undefined : kept.loaded.revision + 1n;
@@ -206,7 +238,7 @@ export async function loadState<E extends DomainEvent, S>(store: EventStore, str
     page = await pageFrom(revision! + 1n);
   }
   const loaded = { state, revision };
-  keep(folds, stream, { loaded, bytes: decider.keptSize ? decider.keptSize(state) : bytes });
+  keep(folds, stream, { loaded, bytes: decider.keptSize ? decider.keptSize(state) : bytes }, uses);
   return loaded;
 }
 
