@@ -5,7 +5,7 @@ import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from 
 import { wasCutShort } from '../events/stream-window.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import type { Refusal } from './refusal.ts';
-import { StreamUses, USES_HALF_LIFE_LOADS } from './stream-uses.ts';
+import { StreamUses, USES_HALF_LIFE_LOADS, USES_HALF_LIFE_MAX_LOADS } from './stream-uses.ts';
 
 /** A domain event as deciders see it: a type and a JSON payload. */
 export interface DomainEvent {
@@ -135,8 +135,9 @@ function keptFoldsOf(store: EventStore, decider: object): KeptFolds {
   let kept = byDecider.get(decider);
   if (!kept) {
     const byStream = new Map<string, KeptFold>();
-    // Half-lives of a few turns of the streams kept: those taking turns keep their weight.
-    const uses = new StreamUses(() => Math.max(USES_HALF_LIFE_LOADS, 4 * byStream.size));
+    // A half-life of two turns of the streams kept, within bounds: the weights kept are of at
+    // most five half-lives of streams (stream-uses.ts), so at most about 41,000 however many fit.
+    const uses = new StreamUses(() => Math.min(USES_HALF_LIFE_MAX_LOADS, Math.max(USES_HALF_LIFE_LOADS, 2 * byStream.size)));
     byDecider.set(decider, (kept = { byStream, bytes: 0, bound, uses }));
   }
   return kept;

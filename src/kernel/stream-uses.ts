@@ -1,5 +1,6 @@
-/** The fewest loads over which a stream's uses lose half their weight. */
+/** The fewest and the most loads over which a stream's uses lose half their weight. */
 export const USES_HALF_LIFE_LOADS = 64;
+export const USES_HALF_LIFE_MAX_LOADS = 8_192;
 
 /**
  * How much each stream was loaded lately: every load counts one, and a count loses half its
