@@ -115,7 +115,6 @@ interface KeptFolds {
   uses: StreamUses;
 }
 
-
 /** The folds kept on one store, by decider, and the bound each decider's may reach. */
 interface StoreFolds {
   bound: { bytes: number };
