@@ -11,7 +11,7 @@ import { presignPayments } from './support/paid-payments.ts';
  * catalogue entry, one agent's containment, one agent's budget): the mean time of a paid call in each quarter of
  * WRITES calls, over HTTP, one at a time, the service compiled and in this process. Target: flat,
  * the last quarter within 1.5x of the first (a call reads only what was appended since the last
- * one: src/kernel/decider.ts). Before, each call read and folded its whole stream.
+ * one: src/kernel/decider.ts and kept-folds.ts). Before, each call read and folded its whole stream.
  */
 const WRITES = 800;
 const WARM_UP = 150;
@@ -31,7 +31,7 @@ const { paymentRequirements } = await importCompiled<typeof import('../src/payme
 const { startService } = await importCompiled<typeof import('../src/service.ts')>('service.js');
 const governor = await importCompiled<typeof import('../src/families/governance/spend-governor/decider.ts')>('families/governance/spend-governor/decider.js');
 const { payersAgent } = await importCompiled<typeof import('../src/families/governance/spend-governor/agent-stream.ts')>('families/governance/spend-governor/agent-stream.js');
-const { FOLDED_BYTES_KEPT, keepFoldedStates } = await importCompiled<typeof import('../src/kernel/decider.ts')>('kernel/decider.js');
+const { FOLDED_BYTES_KEPT, keepFoldedStates } = await importCompiled<typeof import('../src/kernel/kept-folds.ts')>('kernel/kept-folds.js');
 
 /** A busy agent's stream, kept folded (it was past the bound when the bound counted 10,000 events). */
 const LONG_STREAM = 12_000;
@@ -172,7 +172,7 @@ async function appendLeases(store: Store, payer: string, agent: string, events: 
 /**
  * Many busy agents whose calls take turns, together past the kept folds' bound (STATE_CACHE_MB):
  * the agents whose folds fit stay kept, and a call on one of the others reads and folds its
- * stream whole (kernel/decider.ts). Then the same with the bound raised to hold them all: after
+ * stream whole (kernel/kept-folds.ts). Then the same with the bound raised to hold them all: after
  * one call each, a call reads only what was appended since its last. Mean and median ms a call
  * of a round in which every agent is called once.
  */

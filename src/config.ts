@@ -55,7 +55,7 @@ const settingsSchema = z
      * Megabytes of event data (as JSON) whose folded states stay in memory, for each kind of
      * state (agents' budgets, memory stores, catalogue entries, containment): a call on a stream
      * kept reads only its new events, and one on a stream pushed out reads and folds it whole
-     * (kernel/decider.ts, docs/operations.md).
+     * (kernel/kept-folds.ts, docs/operations.md).
      */
     STATE_CACHE_MB: wholeNumber(0, 65_536).default(24),
     STATS_CACHE_SECONDS: wholeNumber(1, 3600).default(30),

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { catalog, readModels } from './catalog/index.ts';
 import { MAX_HEADER_BYTES } from './kernel/limits.ts';
-import { keepFoldedStates } from './kernel/decider.ts';
+import { keepFoldedStates } from './kernel/kept-folds.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { HttpDeps } from './http/routes.ts';
 import { publicBaseUrl, type Settings } from './config.ts';

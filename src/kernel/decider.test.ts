@@ -9,7 +9,8 @@ import { createMemoryEventStore } from '../events/memory-store.ts';
 import type { EventStore, ReadStreamOptions, RecordedEvent } from '../events/port.ts';
 import { withStagedAppends } from '../events/staged-store.ts';
 import { dataSize, wasCutShort } from '../events/stream-window.ts';
-import { FOLD_PAGE_BYTES, FOLD_PAGE_EVENTS, FOLDED_BYTES_KEPT, handleCommand, keepFoldedStates, loadState, type Decider, type DomainEvent } from './decider.ts';
+import { FOLD_PAGE_BYTES, FOLD_PAGE_EVENTS, handleCommand, loadState, type Decider, type DomainEvent } from './decider.ts';
+import { FOLDED_BYTES_KEPT, keepFoldedStates } from './kept-folds.ts';
 import { History } from './history.ts';
 
 type Noted = DomainEvent & { type: 'Noted'; data: { text: string } };

@@ -5,7 +5,7 @@ export const USES_HALF_LIFE_MAX_LOADS = 8_192;
 /**
  * How much each stream was loaded lately: every load counts one, and a count loses half its
  * weight over `halfLife()` loads since (LRFU, Lee et al. 2001: between least recently and least
- * frequently used). What decides which folds are worth their room (decider.ts): a stream busy
+ * frequently used). What decides which folds are worth their room (kept-folds.ts): a stream busy
  * long ago fades below one busy now, while streams taking turns weigh the same, so that the one
  * used last longest ago weighs least.
  */
