@@ -9,18 +9,19 @@ export function streamWindow(events: readonly RecordedEvent[], options: ReadStre
       : events.filter((e) => e.revision >= (options.fromRevision ?? 0n));
   const window = inWindow.slice(0, max);
   if (options.maxBytes === undefined) return window;
-  const taken = window.slice(0, takenWithin(window.map(sizeOf), options.maxBytes));
+  const taken = window.slice(0, takenWithin(window.length, (i) => sizeOf(window[i]!), options.maxBytes));
   return taken.length < window.length ? markCutShort(taken) : taken;
 }
 
 /**
- * How many of the events of `sizes` (in the read's order) a read bounded by `maxBytes` takes:
- * while those taken hold fewer than maxBytes, so at least one, and the first that reaches it.
+ * How many of `count` events (the size of the i-th in the read's order: `sizeAt(i)`, asked only
+ * of those looked at) a read bounded by `maxBytes` takes: while those taken hold fewer than
+ * maxBytes, so at least one, and the first that reaches it.
  */
-export function takenWithin(sizes: readonly number[], maxBytes: number): number {
+export function takenWithin(count: number, sizeAt: (i: number) => number, maxBytes: number): number {
   let held = 0;
   let taken = 0;
-  while (taken < sizes.length && (taken === 0 || held < maxBytes)) held += sizes[taken++]!;
+  while (taken < count && (taken === 0 || held < maxBytes)) held += sizeAt(taken++);
   return taken;
 }
 

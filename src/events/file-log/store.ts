@@ -353,8 +353,8 @@ class ReadOnlyWriter implements Pick<GroupCommitWriter, 'durableCount' | 'failed
  * past the bound is read.
  */
 function withinBytes(window: Location[], maxBytes: number, backwards: boolean): Location[] {
-  const inReadOrder = backwards ? [...window].reverse() : window;
-  const taken = takenWithin(inReadOrder.map((location) => location.length), maxBytes);
+  const last = window.length - 1;
+  const taken = takenWithin(window.length, (i) => window[backwards ? last - i : i]!.length, maxBytes);
   return backwards ? window.slice(window.length - taken) : window.slice(0, taken);
 }
 
