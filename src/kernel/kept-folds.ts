@@ -50,7 +50,7 @@ export interface KeptFold {
 }
 
 /** One decider's kept folds on one store, most recently used last, and the bytes they hold. */
-interface KeptFolds {
+export interface KeptFolds {
   byStream: Map<string, KeptFold>;
   bytes: number;
   /** What `bytes` may reach: the store's bound, shared by its deciders. */

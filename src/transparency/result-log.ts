@@ -337,11 +337,12 @@ export async function startResultLog(
   async function firstSignedBy(keyId: string): Promise<CheckpointIssued | undefined> {
     const generationOf = new Map(keyring.history().filter((key) => key.family === 'log').map((key) => [key.keyId, key.generation]));
     const wanted = generationOf.get(keyId);
-    const end = latest === undefined ? 0n : latest.revision + 1n;
     if (wanted === undefined) return undefined;
+    const end = latest === undefined ? 0n : latest.revision + 1n;
     const checkpointAt = async (revision: bigint) => {
       const [event] = await store.readStream(RESULT_LOG_STREAM, { fromRevision: revision, maxCount: 1 });
-      return checkpointIssuedSchema.parse(event!.data);
+      if (!event) throw new Error(`the result log's checkpoint ${revision} is missing from its stream`);
+      return checkpointIssuedSchema.parse(event.data);
     };
     // The first revision whose signer is of the wanted generation or a later one lies in [low, high].
     let [low, high] = [0n, end];
