@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import {
   ANY,
+  EventStoreDBClient,
   NO_STREAM,
   STREAM_EXISTS,
   UnavailableError,
   WrongExpectedVersionError,
   type AllStreamResolvedEvent,
 } from '@eventstore/db-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   fromClientExpectedRevision,
   fromResolvedEvent,
@@ -20,6 +21,7 @@ import {
 import { createEsdbEventStore, normaliseConnectionString } from '../../src/events/esdb/store.ts';
 import { openEventStore } from '../../src/events/open-store.ts';
 import { AppendTooLargeError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../../src/events/port.ts';
+import { wasCutShort } from '../../src/events/stream-window.ts';
 import { silentLogger } from './helpers.ts';
 
 describe('EventStoreDB adapter: mapping to and from the client', () => {
@@ -138,5 +140,40 @@ describe('EventStoreDB adapter against an unreachable server', () => {
     expect(errors).toEqual([]);
     await subscription.close();
     await store.close();
+  });
+});
+
+describe('EventStoreDB adapter: a stream read bounded by maxBytes', () => {
+  it('stops pulling from the client past the bound, ends the read, and marks it cut short', async () => {
+    // Ten events of about 10 KB as the client hands them over (parsed), counting what is pulled.
+    let pulled = 0;
+    let ended = false;
+    async function* served() {
+      try {
+        for (let n = 0; n < 10; n++) {
+          pulled++;
+          yield { event: { id: randomUUID(), type: 'Counted', data: { n, text: 'x'.repeat(10_000) }, metadata: {}, isJson: true, streamId: 's', revision: BigInt(n), position: { commit: BigInt(n), prepare: BigInt(n) }, created: new Date() } };
+        }
+      } finally {
+        ended = true;
+      }
+    }
+    const spy = vi.spyOn(EventStoreDBClient.prototype, 'readStream').mockImplementation((() => served()) as never);
+    const store = createEsdbEventStore({ connectionString: 'esdb://127.0.0.1:1?tls=false', log: silentLogger });
+    try {
+      const cut = await store.readStream('s', { maxBytes: 25_000 });
+      expect(cut.map((e) => Number(e.revision))).toEqual([0, 1, 2]);
+      expect(wasCutShort(cut)).toBe(true);
+      // The fourth was pulled to learn the window goes on, and the read was ended there.
+      expect({ pulled, ended }).toEqual({ pulled: 4, ended: true });
+      pulled = 0;
+      const whole = await store.readStream('s', { maxBytes: 1_000_000 });
+      expect(whole).toHaveLength(10);
+      expect(wasCutShort(whole)).toBe(false);
+      expect(pulled).toBe(10);
+    } finally {
+      spy.mockRestore();
+      await store.close();
+    }
   });
 });
