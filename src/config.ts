@@ -52,10 +52,10 @@ const settingsSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     MEMORY_VALUE_CAP_BYTES: wholeNumber(1, 1024 * 1024).default(64 * 1024),
     /**
-     * Megabytes of event data (as JSON) whose folded states stay in memory, for each kind of
-     * state (agents' budgets, memory stores, catalogue entries, containment): a call on a stream
-     * kept reads only its new events, and one on a stream pushed out reads and folds it whole
-     * (kernel/kept-folds.ts, docs/operations.md).
+     * Megabytes (of JSON: Decider.keptSize) the folded states kept in memory may hold, for each
+     * kind of state (agents' budgets, memory stores, catalogue entries, containment): a call on
+     * a stream kept reads only its new events, and one on a stream not kept reads and folds it
+     * whole (kernel/kept-folds.ts, docs/operations.md).
      */
     STATE_CACHE_MB: wholeNumber(0, 65_536).default(24),
     STATS_CACHE_SECONDS: wholeNumber(1, 3600).default(30),
