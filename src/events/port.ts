@@ -51,8 +51,9 @@ export interface ReadStreamOptions {
    * A bound on the bytes a read holds: events are taken, in the read's direction, while those
    * taken so far hold fewer than this many bytes (each event's size as the store keeps it: at
    * least its data's JSON), so a read takes at least one event and stops at the first that
-   * reaches the bound. A read cut short by it is marked (`wasCutShort` in stream-window.ts): its
-   * window goes on after it, whether or not it has maxCount events.
+   * reaches the bound. A read the bound cut nothing of is marked (`heldWholeWindow` in
+   * stream-window.ts); one without the mark may have more of its window after it, whether or not
+   * it has maxCount events.
    */
   maxBytes?: number;
 }

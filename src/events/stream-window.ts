@@ -10,7 +10,7 @@ export function streamWindow(events: readonly RecordedEvent[], options: ReadStre
   const window = inWindow.slice(0, max);
   if (options.maxBytes === undefined) return window;
   const taken = window.slice(0, takenWithin(window.length, (i) => sizeOf(window[i]!), options.maxBytes));
-  return taken.length < window.length ? markCutShort(taken) : taken;
+  return taken.length < window.length ? taken : markWholeWindow(taken);
 }
 
 /**
@@ -30,15 +30,20 @@ export function dataSize(event: RecordedEvent): number {
   return JSON.stringify(event.data).length;
 }
 
-/** Reads that ReadStreamOptions.maxBytes cut short of their window (a store marks the array it answers). */
-const cutShort = new WeakSet<readonly RecordedEvent[]>();
+/**
+ * Reads bounded by ReadStreamOptions.maxBytes that hold their whole window: the bound cut
+ * nothing (a store marks the array it answers). The mark says what is safe to skip, so a mark
+ * lost (a wrapper answering a copy) costs a reader paging through a stream one read more, and
+ * never a page missed.
+ */
+const wholeWindows = new WeakSet<readonly RecordedEvent[]>();
 
-export function markCutShort(events: RecordedEvent[]): RecordedEvent[] {
-  cutShort.add(events);
+export function markWholeWindow(events: RecordedEvent[]): RecordedEvent[] {
+  wholeWindows.add(events);
   return events;
 }
 
-/** Whether a read was cut short by its maxBytes: its window goes on after its last event. */
-export function wasCutShort(events: readonly RecordedEvent[]): boolean {
-  return cutShort.has(events);
+/** Whether a read holds its whole window: maxBytes cut nothing, and no event of its window lies after its last. */
+export function heldWholeWindow(events: readonly RecordedEvent[]): boolean {
+  return wholeWindows.has(events);
 }

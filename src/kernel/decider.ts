@@ -2,7 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { readingStore } from '../events/borrowed-store.ts';
 import { eventId } from '../events/event-ids.ts';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../events/port.ts';
-import { wasCutShort } from '../events/stream-window.ts';
+import { heldWholeWindow } from '../events/stream-window.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import type { Refusal } from './refusal.ts';
 import { forget, keep, keptFold, keptFoldsOf, weightAfter, type KeptFold } from './kept-folds.ts';
@@ -94,7 +94,8 @@ export async function loadState<E extends DomainEvent, S>(store: EventStore, str
     for (const event of page) state = decider.evolve(state, parse(event));
     if (!decider.keptSize) bytes = weightAfter(bytes, page, folds.bound.bytes);
     revision = page.at(-1)?.revision ?? revision;
-    if (page.length < FOLD_PAGE_EVENTS && !wasCutShort(page)) break;
+    // A short page is the stream's end only if the store says maxBytes cut nothing of it.
+    if (page.length === 0 || (page.length < FOLD_PAGE_EVENTS && heldWholeWindow(page))) break;
     await setImmediate();
     page = await pageFrom(revision! + 1n);
   }

@@ -21,7 +21,7 @@ import {
 import { createEsdbEventStore, normaliseConnectionString } from '../../src/events/esdb/store.ts';
 import { openEventStore } from '../../src/events/open-store.ts';
 import { AppendTooLargeError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../../src/events/port.ts';
-import { wasCutShort } from '../../src/events/stream-window.ts';
+import { heldWholeWindow } from '../../src/events/stream-window.ts';
 import { silentLogger } from './helpers.ts';
 
 describe('EventStoreDB adapter: mapping to and from the client', () => {
@@ -144,7 +144,7 @@ describe('EventStoreDB adapter against an unreachable server', () => {
 });
 
 describe('EventStoreDB adapter: a stream read bounded by maxBytes', () => {
-  it('stops pulling from the client past the bound, ends the read, and marks it cut short', async () => {
+  it('stops pulling from the client past the bound and ends the read there, and marks a read it cut nothing of', async () => {
     // Ten events of about 10 KB as the client hands them over (parsed), counting what is pulled.
     let pulled = 0;
     let ended = false;
@@ -163,13 +163,13 @@ describe('EventStoreDB adapter: a stream read bounded by maxBytes', () => {
     try {
       const cut = await store.readStream('s', { maxBytes: 25_000 });
       expect(cut.map((e) => Number(e.revision))).toEqual([0, 1, 2]);
-      expect(wasCutShort(cut)).toBe(true);
+      expect(heldWholeWindow(cut)).toBe(false);
       // The fourth was pulled to learn the window goes on, and the read was ended there.
       expect({ pulled, ended }).toEqual({ pulled: 4, ended: true });
       pulled = 0;
       const whole = await store.readStream('s', { maxBytes: 1_000_000 });
       expect(whole).toHaveLength(10);
-      expect(wasCutShort(whole)).toBe(false);
+      expect(heldWholeWindow(whole)).toBe(true);
       expect(pulled).toBe(10);
     } finally {
       spy.mockRestore();

@@ -3,7 +3,7 @@ import type { HeadAwareEventStore } from '../file-log/store.ts';
 import type { EventLogger } from '../file-log/logger.ts';
 import { stderrLogger } from '../file-log/logger.ts';
 import { appendBytes, checkAppendSize } from '../append-rules.ts';
-import { dataSize, markCutShort } from '../stream-window.ts';
+import { dataSize, markWholeWindow } from '../stream-window.ts';
 import {
   AppendTooLargeError,
   EventStoreUnavailableError,
@@ -92,10 +92,11 @@ export function createEsdbEventStore(options: EsdbEventStoreOptions): HeadAwareE
         const event = fromResolvedEvent(resolved);
         if (!event) continue;
         // The client hands events over parsed: past the bound, stop the read rather than hold more.
-        if (readOptions.maxBytes !== undefined && out.length > 0 && held >= readOptions.maxBytes) return markCutShort(out);
+        if (readOptions.maxBytes !== undefined && out.length > 0 && held >= readOptions.maxBytes) return out;
         out.push(event);
         if (readOptions.maxBytes !== undefined) held += dataSize(event);
       }
+      if (readOptions.maxBytes !== undefined) markWholeWindow(out);
     } catch (err) {
       if (err instanceof StreamNotFoundError) return [];
       throw mapClientError(err, stream);

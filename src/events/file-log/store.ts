@@ -15,7 +15,7 @@ import {
   type StoreReadiness,
 } from '../port.ts';
 import { createSubscriptionHub, published, type PublishedEvent } from '../subscription-hub.ts';
-import { markCutShort, takenWithin } from '../stream-window.ts';
+import { markWholeWindow, takenWithin } from '../stream-window.ts';
 import { decodeEvent } from './event-decoding.ts';
 import { BATCH_HEADER_BYTES, FRAME_HEADER_BYTES } from './framing.ts';
 import type { Location } from './location.ts';
@@ -261,7 +261,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     const locations = readOptions.maxBytes === undefined ? window : withinBytes(window, readOptions.maxBytes, backwards);
     const events = await reader.readEvents(locations);
     if (backwards) events.reverse();
-    return locations.length < window.length ? markCutShort(events) : events;
+    return readOptions.maxBytes !== undefined && locations.length === window.length ? markWholeWindow(events) : events;
   }
 
   async function* readAll(readOptions: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
