@@ -1,7 +1,7 @@
 import type { ReadStreamOptions, RecordedEvent } from './port.ts';
 
 /** The events of a whole stream (in revision order) that a read with `options` answers, as EventStore.readStream does. */
-export function streamWindow(events: readonly RecordedEvent[], options: ReadStreamOptions, sizeOf: (event: RecordedEvent) => number = dataSize): RecordedEvent[] {
+export function streamWindow(events: readonly RecordedEvent[], options: ReadStreamOptions): RecordedEvent[] {
   const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
   const inWindow =
     options.direction === 'backwards'
@@ -9,7 +9,7 @@ export function streamWindow(events: readonly RecordedEvent[], options: ReadStre
       : events.filter((e) => e.revision >= (options.fromRevision ?? 0n));
   const window = inWindow.slice(0, max);
   if (options.maxBytes === undefined) return window;
-  const taken = window.slice(0, takenWithin(window.length, (i) => sizeOf(window[i]!), options.maxBytes));
+  const taken = window.slice(0, takenWithin(window.length, (i) => dataSize(window[i]!), options.maxBytes));
   return taken.length < window.length ? taken : markWholeWindow(taken);
 }
 

@@ -78,14 +78,15 @@ const PAGE = { maxCount: FOLD_PAGE_EVENTS, maxBytes: FOLD_PAGE_BYTES } as const;
 export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState' | 'keptSize'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
   const folds = keptFoldsOf(readingStore(store), decider);
   const uses = folds.uses.count(stream);
-  const kept = keptFold(folds, stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
+  let kept = keptFold(folds, stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
   const pageFrom = (from: bigint | undefined) => store.readStream(stream, from === undefined ? PAGE : { fromRevision: from, ...PAGE });
   const from = kept?.loaded.revision === undefined ? undefined : kept.loaded.revision + 1n;
   let page = await pageFrom(from);
   // Only a continuation of the kept fold extends it; anything else is folded from the start.
   if (kept && page.length > 0 && page[0]!.revision !== (from ?? 0n)) {
     forget(folds, stream);
-    return loadState(store, stream, decider, parse);
+    kept = undefined;
+    page = await pageFrom(undefined);
   }
   let state = kept?.loaded.state ?? decider.initialState;
   let revision = kept?.loaded.revision;
@@ -102,6 +103,12 @@ export async function loadState<E extends DomainEvent, S>(store: EventStore, str
   const loaded = { state, revision };
   keep(folds, stream, { loaded, bytes: decider.keptSize ? decider.keptSize(state) : bytes }, uses);
   return loaded;
+}
+
+/** Where the event holding a paid call's record lies in an aggregate's stream: what a state keeps instead of the record (eventAt reads it back). */
+export interface RecordPlace {
+  paymentId: string;
+  revision: number;
 }
 
 /**

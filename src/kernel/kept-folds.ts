@@ -1,5 +1,6 @@
 import { readingStore } from '../events/borrowed-store.ts';
 import type { EventStore, RecordedEvent } from '../events/port.ts';
+import { dataSize } from '../events/stream-window.ts';
 import { StreamUses, USES_HALF_LIFE_LOADS, USES_HALF_LIFE_MAX_LOADS } from './stream-uses.ts';
 
 /**
@@ -137,7 +138,7 @@ function worthItsRoom(kept: KeptFolds, uses: number, bytes: number): boolean {
 export function weightAfter(bytes: number, events: readonly RecordedEvent[], bound: number): number {
   for (const event of events) {
     if (bytes > bound) break;
-    bytes += JSON.stringify(event.data).length;
+    bytes += dataSize(event);
   }
   return bytes;
 }

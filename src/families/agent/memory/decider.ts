@@ -1,7 +1,7 @@
 import { nextVersion, type MemoryVersion } from './chain.ts';
 import { MEMORY_EVENT_TYPES, type MemoryEvent } from './events.ts';
 import type { JsonValue } from '../../../signing/rfc8785.ts';
-import type { Decider } from '../../../kernel/decider.ts';
+import type { Decider, RecordPlace } from '../../../kernel/decider.ts';
 import { KeyedHistory } from '../../../kernel/keyed-history.ts';
 
 /**
@@ -22,10 +22,8 @@ export interface MemoryState {
 }
 
 /** Where a version lies: its number, the revision of its event in the store's stream, and the payment that wrote it. */
-export interface VersionPlace {
+export interface VersionPlace extends RecordPlace {
   version: number;
-  revision: number;
-  paymentId: string;
 }
 
 export interface PutMemory {

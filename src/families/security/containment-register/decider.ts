@@ -1,4 +1,4 @@
-import { DomainRefusal, type Decider } from '../../../kernel/decider.ts';
+import { DomainRefusal, type Decider, type RecordPlace } from '../../../kernel/decider.ts';
 import { KeyedHistory } from '../../../kernel/keyed-history.ts';
 import { checkAgentProof } from './agent-proof.ts';
 import { assessContainment, type AgentProofVerdict, type ContainmentInput } from './engine.ts';
@@ -16,16 +16,12 @@ export interface ContainmentState {
   registrar: string | null;
   agentProofSignedAt: number | null;
   latestRegistrationId: string | null;
-  registrations: KeyedHistory<RegistrationPlace>;
+  registrations: KeyedHistory<RecordPlace>;
 }
 
-export interface RegistrationPlace {
-  paymentId: string;
-  revision: number;
-}
 
 /** Where the registration the paid call `paymentId` made is, if it made one. */
-export const registrationBy = (state: ContainmentState, paymentId: string): RegistrationPlace | undefined => state.registrations.latestWithKey(paymentId);
+export const registrationBy = (state: ContainmentState, paymentId: string): RecordPlace | undefined => state.registrations.latestWithKey(paymentId);
 
 /** Once the agent has proved a registration, only the agent (a later proof) may supersede it. */
 export const isAgentControlled = (state: Pick<ContainmentState, 'agentProofSignedAt'>): boolean => state.agentProofSignedAt !== null;

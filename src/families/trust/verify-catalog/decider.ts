@@ -1,4 +1,4 @@
-import type { Decider } from '../../../kernel/decider.ts';
+import type { Decider, RecordPlace } from '../../../kernel/decider.ts';
 import { KeyedHistory } from '../../../kernel/keyed-history.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
@@ -15,15 +15,11 @@ export interface Register {
  * that answers with it). The records themselves are not kept: an entry registered again and
  * again held every one of them in memory.
  */
-export type EntryState = KeyedHistory<RegistrationPlace>;
+export type EntryState = KeyedHistory<RecordPlace>;
 
-export interface RegistrationPlace {
-  paymentId: string;
-  revision: number;
-}
 
 /** Where the registration of the paid call `paymentId` is, if it made one. */
-export const registeredBy = (state: EntryState, paymentId: string): RegistrationPlace | undefined => state.latestWithKey(paymentId);
+export const registeredBy = (state: EntryState, paymentId: string): RecordPlace | undefined => state.latestWithKey(paymentId);
 
 /**
  * One registration per paid call: a call that finds its own registration already written (a
