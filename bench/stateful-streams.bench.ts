@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
@@ -25,7 +26,9 @@ const OPERATIONS: Record<string, (example: Record<string, unknown>) => Record<st
 
 const { findOperation } = await importCompiled<typeof import('../src/catalog/index.ts')>('catalog/index.js');
 const { loadSettings } = await importCompiled<typeof import('../src/config.ts')>('config.js');
-const { openEventStore } = await importCompiled<typeof import('../src/events/open-store.ts')>('events/open-store.js');
+const { eventLogDirectory, openEventStore } = await importCompiled<typeof import('../src/events/open-store.ts')>('events/open-store.js');
+const { STATES_DIRECTORY } = await importCompiled<typeof import('../src/events/file-log/state-shelf.ts')>('events/file-log/state-shelf.js');
+const { snapshotsWritten } = await importCompiled<typeof import('../src/kernel/state-snapshots.ts')>('kernel/state-snapshots.js');
 const { createLogger } = await importCompiled<typeof import('../src/logger.ts')>('logger.js');
 const { paymentRequirements } = await importCompiled<typeof import('../src/payments/x402/quote.ts')>('payments/x402/quote.js');
 const { startService } = await importCompiled<typeof import('../src/service.ts')>('service.js');
@@ -80,6 +83,72 @@ export default async function run(): Promise<void> {
   } finally {
     await service.close();
     await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  await firstCallAfterRestart(BUSY_STREAM, 3);
+}
+
+/** A port free now, for a service restarted on the same address (the payments name its URL). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * The first call on a busy agent after a restart of the service: folded from the agent's state
+ * snapshot and the few events after it (kernel/state-snapshots.ts), against the same call after a
+ * restart with the log's snapshots removed, which folds the agent's stream from its start.
+ * Restarts alternate, `rounds` of each; each call adds a lease to the stream.
+ */
+async function firstCallAfterRestart(events: number, rounds: number): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-restart-'));
+  const settings = loadSettings({ PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SETTLEMENT: 'local', ATTESTATION_SECRET: 'bench-attestation-secret-0123456789abcdef' });
+  const log = createLogger(settings);
+  const op = findOperation('governance.reserve')!;
+  const agent = 'bench-restarted-agent';
+  const body = JSON.stringify({ ...(op.example as Record<string, unknown>), agent_id: agent, budget: { cap: '1000000', period: 86_400 * 365 } });
+  let payments: string[] = [];
+  let next = 0;
+  /** Starts the service, makes one call and answers its time, waits for the snapshots it wrote, and stops the service. */
+  const restartAndCall = async (prepare: (store: Store) => Promise<void> = async () => {}): Promise<number> => {
+    const store = await openEventStore(settings, log);
+    const service = await startService(settings, store, log);
+    try {
+      if (payments.length === 0) payments = presignPayments(paymentRequirements(op, settings), `${service.url}${op.path}`, 2 + 2 * rounds);
+      await prepare(store);
+      const started = performance.now();
+      const res = await fetch(service.url + op.path, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payments[next++]! }, body });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`governance.reserve after a restart answered ${res.status}`);
+      const ms = performance.now() - started;
+      await snapshotsWritten(store.stateShelf!);
+      return ms;
+    } finally {
+      await service.close();
+      await store.close();
+    }
+  };
+  try {
+    await restartAndCall(async (store) => {
+      const first = await fetch(`http://127.0.0.1:${settings.PORT}${op.path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payments[next++]! }, body });
+      await first.arrayBuffer();
+      await appendLeases(store, payerOf(payments[0]!), agent, events, 'open');
+    });
+    const fromSnapshot: number[] = [];
+    const fromStart: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      fromSnapshot.push(await restartAndCall());
+      rmSync(join(eventLogDirectory(dataDir), STATES_DIRECTORY), { recursive: true, force: true });
+      fromStart.push(await restartAndCall());
+    }
+    const median = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+    const list = (times: number[]) => times.map((ms) => ms.toFixed(0)).join(', ');
+    console.log(`  governance.reserve, the first call after a restart on an agent stream of about ${events} events (restarts alternated, ${rounds} each):`);
+    console.log(`    from its state snapshot ${list(fromSnapshot)} ms; from the stream's start (snapshots removed) ${list(fromStart)} ms; median from the snapshot / from the start ${(median(fromSnapshot) / median(fromStart)).toFixed(2)}`);
+  } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -106,6 +106,26 @@ export interface EventStore {
    * is refused before the payment is taken.
    */
   readonly appendLimitBytes?: number;
+  /**
+   * Where folded states of long streams are kept beside the log (state snapshots: what can be
+   * made again from the log, never the truth of it), when the store keeps them: absent, every
+   * state not held in memory is folded from its stream's start.
+   */
+  readonly stateShelf?: StateShelf;
+}
+
+/**
+ * Texts kept under a name beside the log, across restarts: a cache of what the log holds. A
+ * text may be lost, or be older than the log, and a reader checks it against the log before
+ * using it (kernel/state-snapshots.ts).
+ */
+export interface StateShelf {
+  /** The text put last under `name`, or undefined when there is none (answered without touching the disk for a name never put). */
+  get(name: string): Promise<string | undefined>;
+  /** Puts `text` under `name`, in place of any there, whole or not at all. */
+  put(name: string, text: string): Promise<void>;
+  /** Forgets `name`'s text (one found unusable). */
+  drop(name: string): Promise<void>;
 }
 
 export type StoreReadiness = { ready: true } | { ready: false; reason: string };

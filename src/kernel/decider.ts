@@ -1,11 +1,12 @@
 import { setImmediate } from 'node:timers/promises';
 import { readingStore } from '../events/borrowed-store.ts';
 import { eventId } from '../events/event-ids.ts';
-import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../events/port.ts';
+import { WrongExpectedRevisionError, type EventStore, type RecordedEvent, type StateShelf } from '../events/port.ts';
 import { heldWholeWindow } from '../events/stream-window.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import type { Refusal } from './refusal.ts';
-import { forget, keep, keptFold, keptFoldsOf, weightAfter, type KeptFold } from './kept-folds.ts';
+import { forget, keep, keptFold, keptFoldsOf, weightAfter, type KeptFolds } from './kept-folds.ts';
+import { dropSnapshot, matchesEvent, shelvedSnapshot, shelveSnapshot, snapshotDue, type Snapshot, type StateCodec } from './state-snapshots.ts';
 
 /** A domain event as deciders see it: a type and a JSON payload. */
 export interface DomainEvent {
@@ -28,6 +29,12 @@ export interface Decider<C, E extends DomainEvent, S> {
    * that keeps what its events carry; a state that keeps less says how much it holds.
    */
   keptSize?(state: S): number;
+  /**
+   * How the state is written to a snapshot beside the log and read back (state-snapshots.ts), for
+   * a stream that grows long: its state is then folded, after a restart or when it was not kept
+   * in memory, from the snapshot and the events after it, not from the stream's start.
+   */
+  snapshot?: StateCodec<S>;
 }
 
 export function fold<E extends DomainEvent, S>(decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>, events: E[]): S {
@@ -74,35 +81,79 @@ export const FOLD_PAGE_BYTES = 4 * 1024 * 1024;
 
 const PAGE = { maxCount: FOLD_PAGE_EVENTS, maxBytes: FOLD_PAGE_BYTES } as const;
 
-/** The state of `stream`: the kept fold, extended by the events appended since (by anyone). */
-export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState' | 'keptSize'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
-  const folds = keptFoldsOf(readingStore(store), decider);
+/** Where a fold begins: a kept fold, a snapshot (whose last event the stream must still hold), or the stream's start. */
+interface FoldStart<S> {
+  state: S;
+  revision: bigint | undefined;
+  bytes: number;
+  /** The revision of the stream's latest snapshot, if one was read or written. */
+  shelved?: bigint;
+  snapshot?: Snapshot<S>;
+}
+
+/**
+ * The state of `stream`: the kept fold, extended by the events appended since (by anyone); or,
+ * when none is kept, the stream's snapshot (state-snapshots.ts), extended the same way; or the
+ * stream folded from its start.
+ */
+export async function loadState<E extends DomainEvent, S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState' | 'keptSize' | 'snapshot'>, parse: (event: RecordedEvent) => E): Promise<LoadedState<S>> {
+  const reading = readingStore(store);
+  const folds = keptFoldsOf(reading, decider);
   const uses = folds.uses.count(stream);
-  let kept = keptFold(folds, stream) as (KeptFold & { loaded: LoadedState<S> }) | undefined;
+  const shelf = decider.snapshot ? reading.stateShelf : undefined;
   const pageFrom = (from: bigint | undefined) => store.readStream(stream, from === undefined ? PAGE : { fromRevision: from, ...PAGE });
-  const from = kept?.loaded.revision === undefined ? undefined : kept.loaded.revision + 1n;
-  let page = await pageFrom(from);
-  // Only a continuation of the kept fold extends it; anything else is folded from the start.
-  if (kept && page.length > 0 && page[0]!.revision !== (from ?? 0n)) {
+  let start = keptStart<S>(folds, stream) ?? (shelf && (await snapshotStart(shelf, decider.snapshot!, stream, decider.keptSize)));
+  // A snapshot's first read begins at its last event, to check that the stream still holds it.
+  let page = await pageFrom(start?.snapshot ? start.revision : start?.revision === undefined ? undefined : start.revision + 1n);
+  if (start && !continuedBy(start, page)) {
+    // Only a continuation of the kept fold or snapshot extends it; anything else is folded from the start.
     forget(folds, stream);
-    kept = undefined;
+    if (start.snapshot) await dropSnapshot(shelf!, decider.snapshot!, stream);
+    start = undefined;
     page = await pageFrom(undefined);
   }
-  let state = kept?.loaded.state ?? decider.initialState;
-  let revision = kept?.loaded.revision;
-  let bytes = kept?.bytes ?? 0;
-  for (;;) {
-    for (const event of page) state = decider.evolve(state, parse(event));
-    if (!decider.keptSize) bytes = weightAfter(bytes, page, folds.bound.bytes);
+  let { state, revision, bytes } = start ?? { state: decider.initialState, revision: undefined, bytes: 0 };
+  let last: RecordedEvent | undefined;
+  for (let skip = start?.snapshot ? 1 : 0; ; skip = 0) {
+    for (let i = skip; i < page.length; i++) state = decider.evolve(state, parse(page[i]!));
+    if (!decider.keptSize) bytes = weightAfter(bytes, skip ? page.slice(skip) : page, folds.bound.bytes);
+    if (page.length > skip) last = page.at(-1);
     revision = page.at(-1)?.revision ?? revision;
     // A short page is the stream's end only if the store says maxBytes cut nothing of it.
     if (page.length === 0 || (page.length < FOLD_PAGE_EVENTS && heldWholeWindow(page))) break;
     await setImmediate();
     page = await pageFrom(revision! + 1n);
   }
+  let shelved = start?.shelved;
+  if (shelf && last && snapshotDue(last.revision, shelved)) {
+    shelveSnapshot(shelf, decider.snapshot!, stream, state, last);
+    shelved = last.revision;
+  }
   const loaded = { state, revision };
-  keep(folds, stream, { loaded, bytes: decider.keptSize ? decider.keptSize(state) : bytes }, uses);
+  keep(folds, stream, { loaded, bytes: decider.keptSize ? decider.keptSize(state) : bytes, ...(shelved === undefined ? {} : { shelved }) }, uses);
   return loaded;
+}
+
+function keptStart<S>(folds: KeptFolds, stream: string): FoldStart<S> | undefined {
+  const kept = keptFold(folds, stream);
+  if (!kept) return undefined;
+  const { state, revision } = kept.loaded as LoadedState<S>;
+  return { state, revision, bytes: kept.bytes, ...(kept.shelved === undefined ? {} : { shelved: kept.shelved }) };
+}
+
+async function snapshotStart<S>(shelf: StateShelf, codec: StateCodec<S>, stream: string, keptSize: ((state: S) => number) | undefined): Promise<FoldStart<S> | undefined> {
+  const snapshot = await shelvedSnapshot(shelf, codec, stream);
+  if (!snapshot) return undefined;
+  const { state, upTo } = snapshot;
+  // A decider without keptSize weighs its fold by its events' data, which a snapshot does not carry: its encoding stands in.
+  const bytes = keptSize ? keptSize(state) : JSON.stringify(codec.encode(state)).length;
+  return { state, revision: upTo.revision, bytes, shelved: upTo.revision, snapshot };
+}
+
+/** Whether the first page read after `start` continues it: the next revision (a kept fold), or the very event a snapshot was folded up to. */
+function continuedBy(start: FoldStart<unknown>, page: readonly RecordedEvent[]): boolean {
+  if (start.snapshot) return matchesEvent(start.snapshot.upTo, page[0]);
+  return page.length === 0 || page[0]!.revision === (start.revision === undefined ? 0n : start.revision + 1n);
 }
 
 /** Where the event holding a paid call's record lies in an aggregate's stream: what a state keeps instead of the record (eventAt reads it back). */

@@ -48,6 +48,8 @@ export interface KeptFold {
   loaded: { state: unknown; revision: bigint | undefined };
   /** How much its state holds, in characters of JSON (Decider.keptSize, or its events' data). */
   bytes: number;
+  /** The revision of its stream's latest snapshot (state-snapshots.ts), when one was read or written. */
+  shelved?: bigint;
 }
 
 /** One decider's kept folds on one store, most recently used last, and the bytes they hold. */

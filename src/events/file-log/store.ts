@@ -27,6 +27,7 @@ import { WriterCheckpoint } from './writer-checkpoint.ts';
 import { stderrLogger, type EventLogger } from './logger.ts';
 import { recoverLog } from './recovery.ts';
 import { SegmentReader } from './segment-reader.ts';
+import { openStateShelf, STATES_DIRECTORY, type ClosableStateShelf } from './state-shelf.ts';
 import type { StagedBatch } from './staged-batch.ts';
 
 export interface FileEventStoreOptions {
@@ -72,9 +73,12 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   const lock = readOnly ? { release: async () => {} } : await acquireLock(join(options.dir, LOCK_FILE_NAME), log);
   let persisted: PersistedIndex | undefined;
   let recovered;
+  let stateShelf: ClosableStateShelf | undefined;
   try {
     persisted = await openPersistedIndex(join(options.dir, INDEX_DIRECTORY), readOnly, log);
     recovered = await recoverLog(options.dir, log, { readOnly, persisted, verify: options.verify });
+    // A reader of the log (the audit) folds no states and writes nothing beside it.
+    if (!readOnly) stateShelf = await openStateShelf(join(options.dir, STATES_DIRECTORY));
   } catch (err) {
     await persisted?.close();
     await lock.release();
@@ -301,6 +305,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     await reader.close();
     // Unrecorded (a full disk), the index is trusted again by this boot of the machine and rebuilt after a reboot.
     await persisted?.close().catch((err: Error) => log.warn({ error: err.message }, 'event index: its clean close could not be recorded'));
+    await stateShelf?.close();
     await lock.release();
     log.info({ dir: options.dir, events: writer.durableCount }, 'event log closed');
   }
@@ -312,6 +317,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     subscribeToAll: (subscribeOptions: SubscribeOptions): Subscription => hub.subscribe(subscribeOptions),
     close,
     headPosition: async () => (writer.durableCount === 0 ? undefined : BigInt(writer.durableCount - 1)),
+    ...(stateShelf ? { stateShelf } : {}),
     readiness: (): StoreReadiness => {
       if (closed) return { ready: false, reason: 'the event log is closed' };
       if (readOnly) return { ready: false, reason: 'the event log is open read-only' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deciderSpec } from '../../../../test/support/decider-spec.ts';
+import { deciderSpec, expectSnapshotKeepsState, snapshotFingerprint } from '../../../../test/support/decider-spec.ts';
 import { ForeignMemoryStore, latestVersion, memoryDecider, type PutMemory } from './decider.ts';
 import { GENESIS_STATE_HASH, nextVersion, verifyMemoryChain } from './chain.ts';
 import { MEMORY_EVENT_TYPES, type MemoryEvent } from './events.ts';
@@ -84,5 +84,30 @@ describe('memory decider', () => {
     given([opened(PAYER_A), written])
       .when(put({ payer: PAYER_A.toUpperCase().replace('0X', '0x'), paymentId: 'p-2' }))
       .thenMatches([{ type: MEMORY_EVENT_TYPES.versionWritten, data: { owner: PAYER_A } }]);
+  });
+});
+
+/** A store's history through decide: opened by the first put, then a version a put, with the values given. */
+function historyOf(values: unknown[]): MemoryEvent[] {
+  const events: MemoryEvent[] = [];
+  for (const [i, value] of values.entries()) {
+    const state = events.reduce(memoryDecider.evolve, memoryDecider.initialState);
+    events.push(...memoryDecider.decide(put({ paymentId: `payment-${i}`, value: value as PutMemory['value'], now: 1_767_225_600 + i }), state));
+  }
+  return events;
+}
+
+describe('memory decider: its state in a snapshot', () => {
+  const values = [{ lang: 'en' }, 'two', 3, null, [1, { deep: ['x'] }], { lang: 'fr', 'ключ': 'значение' }, true, 'eight'];
+  const events = historyOf(values);
+
+  it('is the state folded from the start, wherever the snapshot cuts the history: it encodes, weighs and decides the same', () => {
+    const commands = [put({ paymentId: 'payment-next', value: 'next' }), put({ paymentId: 'payment-3' }), put({ payer: PAYER_B, paymentId: 'payment-b' })];
+    for (let cut = 0; cut <= events.length; cut++) expectSnapshotKeepsState(memoryDecider, events, cut, commands);
+  });
+
+  it('changes its snapshot version whenever its encoding of a fixed history changes', () => {
+    // Pinned: on a change, bump the memory codec's version with the new fingerprint (kernel/state-snapshots.ts).
+    expect(snapshotFingerprint(memoryDecider, events)).toBe('memory-store/v1 b626deb972099550c87180d14a206369b8d9d76d142ab8266cc214fadd7e4e1b');
   });
 });

@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { nextVersion, type MemoryVersion } from './chain.ts';
-import { MEMORY_EVENT_TYPES, type MemoryEvent } from './events.ts';
-import type { JsonValue } from '../../../signing/rfc8785.ts';
+import { MEMORY_EVENT_TYPES, memoryVersionSchema, type MemoryEvent } from './events.ts';
+import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import type { Decider, RecordPlace } from '../../../kernel/decider.ts';
 import { KeyedHistory } from '../../../kernel/keyed-history.ts';
 
@@ -35,7 +36,7 @@ export interface PutMemory {
   now: number;
 }
 
-export const initialMemoryState: MemoryState = { owner: null, latest: undefined, versions: KeyedHistory.empty((v) => v.paymentId), events: 0, latestValueChars: 0 };
+export const initialMemoryState: MemoryState = { owner: null, latest: undefined, versions: KeyedHistory.empty((place) => place.paymentId), events: 0, latestValueChars: 0 };
 
 /**
  * A stream of another payer's store handed to a put or a get of this payer. Every store is its
@@ -82,7 +83,37 @@ export const memoryDecider: Decider<PutMemory, MemoryEvent, MemoryState> = {
   // What the state holds: a version's place (number, revision, payment: about 200 characters of
   // JSON with the payment's id) for every version, and one value, the latest.
   keptSize: (state) => state.versions.length * 200 + state.latestValueChars,
+  snapshot: {
+    kind: 'memory-store',
+    version: 1,
+    encode: (state) => ({
+      owner: state.owner,
+      latest: state.latest ? versionJson(state.latest) : null,
+      versions: state.versions.toArray().map((place) => [place.version, place.revision, place.paymentId]),
+      events: state.events,
+      latestValueChars: state.latestValueChars,
+    }),
+    decode(encoded) {
+      const { latest, versions, ...counts } = encodedMemoryState.parse(encoded);
+      const places = versions.map(([version, revision, paymentId]) => ({ version, revision, paymentId }));
+      return { ...counts, latest: latest ?? undefined, versions: KeyedHistory.of(places, (place) => place.paymentId) };
+    },
+  },
 };
+
+function versionJson({ owner, ...version }: MemoryVersion): JsonObject {
+  return { ...(owner === undefined ? {} : { owner }), ...version };
+}
+
+const encodedMemoryState = z
+  .object({
+    owner: z.string().nullable(),
+    latest: memoryVersionSchema.nullable(),
+    versions: z.array(z.tuple([z.number().int().min(1), z.number().int().nonnegative(), z.string().min(1)])),
+    events: z.number().int().nonnegative(),
+    latestValueChars: z.number().int().nonnegative(),
+  })
+  .strict();
 
 /** The place of the version this payment wrote, if it wrote one. */
 export function versionWrittenBy(state: MemoryState, paymentId: string): VersionPlace | undefined {

@@ -20,7 +20,7 @@ import {
 } from './decider.ts';
 import { formatAmount, parseAmount } from '../../../kernel/decimal-amount.ts';
 import { DomainRefusal } from '../../../kernel/decider.ts';
-import { deciderSpec } from '../../../../test/support/decider-spec.ts';
+import { deciderSpec, expectSnapshotKeepsState, snapshotFingerprint } from '../../../../test/support/decider-spec.ts';
 
 const OWNER = '0x1111111111111111111111111111111111111111';
 const OTHER = '0x2222222222222222222222222222222222222222';
@@ -193,8 +193,9 @@ const governorOps = (bounds: { amount: number; ttl: number; dt: number }) =>
   );
 type GovernorOp = ReturnType<typeof governorOps> extends fc.Arbitrary<Array<infer O>> ? O : never;
 
-/** Folds each op the governor accepts into the state, and calls `check` after every op. */
-function runOps(state: GovernorState, ops: GovernorOp[], check: (state: GovernorState, now: number) => void): void {
+/** Folds each op the governor accepts into the state, and calls `check` after every op; answers the events it folded. */
+function runOps(state: GovernorState, ops: GovernorOp[], check: (state: GovernorState, now: number) => void): GovernorEvent[] {
+  const folded: GovernorEvent[] = [];
   let now = T0;
   for (const [i, o] of ops.entries()) {
     now += o.dt;
@@ -204,9 +205,14 @@ function runOps(state: GovernorState, ops: GovernorOp[], check: (state: Governor
       o.kind === 'reserve'
         ? reserve('0', { amountMicros: BigInt(o.amount), ttlSeconds: o.ttl, now, paymentId: `q${i}` })
         : settle(lease.lease_id, '0', { actualMicros: BigInt(Math.floor(Number(lease.amountMicros) * o.fraction)), now, paymentId: `q${i}` });
-    if (!refusalOf(state, cmd)) state = when(state, cmd).reduce(evolveGovernor, state);
+    if (!refusalOf(state, cmd)) {
+      const events = when(state, cmd);
+      folded.push(...events);
+      state = events.reduce(evolveGovernor, state);
+    }
     check(state, now);
   }
+  return folded;
 }
 
 describe('spend governor: invariant', () => {
@@ -328,5 +334,36 @@ describe('the spend governor, given/when/then', () => {
     const noAgent = spec.given([]).when(settle(leaseId, '1')).thenRefuses({ status: 422, outcome: 'NOT-FOUND' });
     const noLease = spec.given(openedEvents).when(settle(leaseId, '1')).thenRefuses({ status: 422, outcome: 'NOT-FOUND' });
     expect(noAgent.asRefusal()).toEqual(noLease.asRefusal());
+  });
+});
+
+describe('spend governor: its state in a snapshot', () => {
+  it('is the state folded from the start, whatever the history and wherever the snapshot cuts it: it encodes, weighs and decides the same', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 5, max: 400 }), governorOps({ amount: 300, ttl: 120, dt: 40 }), fc.nat(), fc.array(fc.integer({ min: 0, max: 3_000 }), { maxLength: 4 }), (period, ops, cutAt, probes) => {
+        const opening = when(initialGovernorState, reserve('0.0001', { budget: { capMicros: 2_000n, periodSeconds: period }, paymentId: 'o' }));
+        const events = [...opening, ...runOps(given(opening), ops, () => {})];
+        const state = given(events);
+        const leases = [...state.leases.values()];
+        const commands = probes.flatMap((dt, i) => [
+          reserve('0', { amountMicros: BigInt(1 + (dt % 500)), now: T0 + dt, paymentId: `p${i}` }),
+          ...(leases.length > 0 ? [settle(leases[dt % leases.length]!.lease_id, '0', { actualMicros: 1n, now: T0 + dt, paymentId: `s${i}` })] : []),
+        ]);
+        expectSnapshotKeepsState(governorDecider, events, cutAt % (events.length + 1), commands);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('changes its snapshot version whenever its encoding of a fixed history changes', () => {
+    const opening = when(initialGovernorState, reserve('0.0001', { budget: { capMicros: 2_000n, periodSeconds: 300 }, paymentId: 'pin-o' }));
+    const ops: GovernorOp[] = Array.from({ length: 40 }, (_, i) =>
+      i % 3 === 2 ? { kind: 'settle', pick: i * 7, fraction: (i % 5) / 5, dt: 17 } : { kind: 'reserve', amount: 37 * (i + 1), ttl: 90 + i, dt: 23 },
+    );
+    const events = [...opening, ...runOps(given(opening), ops, () => {})];
+    expect(events.map((event) => event.type)).toContain('ReserveRefused');
+    expect(events.map((event) => event.type)).toContain('LeaseSettled');
+    // Pinned: on a change, bump governorStateCodec's version with the new fingerprint (kernel/state-snapshots.ts).
+    expect(snapshotFingerprint(governorDecider, events)).toBe('spend-governor/v1 b62a2d3d0474fd29a10c513f965b4311efa6e4068fcaebebe37ee6b5fcfb3276');
   });
 });

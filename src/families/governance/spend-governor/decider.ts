@@ -4,6 +4,10 @@ import { sha256Hex } from '../../../signing/hash.ts';
 import { formatAmount } from '../../../kernel/decimal-amount.ts';
 import { HashTrie } from '../../../kernel/hash-trie.ts';
 import { OrderedSumTree } from '../../../kernel/ordered-sum-tree.ts';
+import { governorStateCodec } from './state-snapshot.ts';
+import type { Budget, GovernorState, Lease, WindowTally } from './state.ts';
+
+export type { Budget, GovernorState, Lease, WindowTally } from './state.ts';
 
 /**
  * The spend governor: one aggregate per payer's agent, folded from its stream. Pure: every clock
@@ -18,55 +22,6 @@ export const GOVERNOR_RULESET = { id: 'spend-governor', version: '2' } as const;
 export const LEGACY_GOVERNOR_RULESET = { id: 'spend-governor', version: '1' } as const;
 /** The version string of the published rules document (GET /v1/governance/standard). */
 export const GOVERNOR_RULES_VERSION = `${GOVERNOR_RULESET.id}/v${GOVERNOR_RULESET.version}`;
-
-export interface Budget {
-  owner: string;
-  capMicros: bigint;
-  periodSeconds: number;
-  openedAt: number;
-}
-
-export interface Lease {
-  lease_id: string;
-  amountMicros: bigint;
-  purpose: string;
-  reservedAt: number;
-  expiresAt: number;
-  paymentId: string;
-  /** Of its LeaseReserved event in the agent's stream, where its signed record is (records are read back: commands.ts). */
-  revision: number;
-  settlement?: { actualMicros: bigint; settledAt: number; paymentId: string; revision: number };
-}
-
-/**
- * What one budget window holds: what its settled leases spent, and its leases not settled yet.
- * Kept up to date by `evolve`, so a decision reads its window's figures instead of every lease
- * the agent ever had.
- */
-export interface WindowTally {
-  spentMicros: bigint;
-  /**
-   * Unsettled leases reserved in the window, expired or not, ranked by `expiresAt` and weighed by
-   * amount: what the window holds reserved at `now` is the weight of those expiring after it,
-   * found in a walk down the tree however many leases have expired unsettled.
-   */
-  open: OrderedSumTree<Lease>;
-}
-
-export interface GovernorState {
-  agent_id?: string;
-  budget?: Budget;
-  /** Every lease of the agent, by lease id. */
-  leases: HashTrie<Lease>;
-  /** The revisions of the signed BUDGET-EXCEEDED records, by payment, so a resumed call answers the same. */
-  refusals: HashTrie<number>;
-  /** By the window's start (`windowStartOf`), as a decimal string. */
-  windows: HashTrie<WindowTally>;
-  /** Events folded: the revision of the next one. */
-  events: number;
-  /** How much of them it keeps, in characters of JSON (keptCharsOf): what the kept states' bound counts. */
-  keptChars: number;
-}
 
 /** The events of an agent stream, with amounts as the integer strings they are stored as. */
 export type GovernorEvent =
@@ -365,6 +320,7 @@ export const governorDecider: Decider<GovernorCommand, GovernorEvent, GovernorSt
   decide: (command, state) => (command.kind === 'reserve' ? decideReserve(command, state) : decideSettle(command, state)),
   evolve: evolveGovernor,
   keptSize: (state) => state.keptChars,
+  snapshot: governorStateCodec,
 };
 
 /** The revision, in the agent's stream, of the event whose signed record a command's call answers with, once its events are folded in. */

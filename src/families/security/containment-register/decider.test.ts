@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../../events/port.ts';
-import { deciderSpec } from '../../../../test/support/decider-spec.ts';
+import { deciderSpec, expectSnapshotKeepsState, snapshotFingerprint } from '../../../../test/support/decider-spec.ts';
 import { edSigner } from '../../../../test/support/keys.ts';
 import { agentProofMessage } from './agent-proof.ts';
 import { containmentDecider, isAgentControlled, type RegisterContainment } from './decider.ts';
@@ -42,6 +42,15 @@ describe('the containment decider: a registration the agent itself signs', () =>
   const squatter = spec.given([]).when(registerAs(alice, 's1', squatted, 100)).thenMatches([{ type: 'ContainmentRegistered' }]) as ContainmentEvent[];
   const reclaimed = spec.given(squatter).when(registerAs(bob, 'a1', proven(own, 110), 120)).thenMatches([{ type: 'ContainmentRegistered' }]) as ContainmentEvent[];
   const afterReclaim = [...squatter, ...reclaimed];
+
+  it('its state in a snapshot is the state folded from the start, wherever the snapshot cuts the history: it encodes, weighs and decides the same', () => {
+    const third = spec.given(afterReclaim).when(registerAs(bob, 'a2', proven(own, 130), 140)).thenMatches([{ type: 'ContainmentRegistered' }]) as ContainmentEvent[];
+    const history = [...afterReclaim, ...third];
+    const commands = [registerAs(alice, 's2', squatted, 150), registerAs(carol, 'a3', proven(own, 150), 160), registerAs(bob, 'a4', proven(own, 120), 160), registerAs(bob, 'a1', own, 170)];
+    for (let cut = 0; cut <= history.length; cut++) expectSnapshotKeepsState(containmentDecider, history, cut, commands);
+    // Pinned: on a change, bump the containment codec's version with the new fingerprint (kernel/state-snapshots.ts).
+    expect(snapshotFingerprint(containmentDecider, history)).toBe('containment-chain/v1 711a950e037766450ce549f3381ac4d015a04e55bf1d9e737f6681863273b7ab');
+  });
 
   it('an unproven registration of a new agent is recorded as before: NOT-PROVIDED, not agent-controlled', () => {
     expect(squatter[0]!.data.registration).toMatchObject({ agent_proof: { status: 'NOT-PROVIDED' }, agent_controlled: false, version: 1 });

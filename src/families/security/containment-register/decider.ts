@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { DomainRefusal, type Decider, type RecordPlace } from '../../../kernel/decider.ts';
-import { KeyedHistory } from '../../../kernel/keyed-history.ts';
+import type { KeyedHistory } from '../../../kernel/keyed-history.ts';
+import { decodeRecordPlaces, emptyRecordPlaces, encodedRecordPlaces, encodeRecordPlaces } from '../../../kernel/record-places.ts';
 import { checkAgentProof } from './agent-proof.ts';
 import { assessContainment, type AgentProofVerdict, type ContainmentInput } from './engine.ts';
 import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
@@ -33,7 +35,7 @@ export interface RegisterContainment {
   now: number;
 }
 
-export const initialContainmentState: ContainmentState = { registrar: null, agentProofSignedAt: null, latestRegistrationId: null, registrations: KeyedHistory.empty((r) => r.paymentId) };
+export const initialContainmentState: ContainmentState = { registrar: null, agentProofSignedAt: null, latestRegistrationId: null, registrations: emptyRecordPlaces() };
 
 /** Why a proof that was sent did not count, for a refusal that would have accepted a proof. */
 function unprovenBecause(proof: AgentProofVerdict): string {
@@ -97,4 +99,17 @@ export const containmentDecider: Decider<RegisterContainment, ContainmentEvent, 
   },
   // A place is a payment's id (about 120 characters) and a revision.
   keptSize: (state) => 200 + state.registrations.length * 160,
+  snapshot: {
+    kind: 'containment-chain',
+    version: 1,
+    encode: (state) => ({ ...state, registrations: encodeRecordPlaces(state.registrations) }),
+    decode(encoded) {
+      const { registrations, ...chain } = encodedContainmentState.parse(encoded);
+      return { ...chain, registrations: decodeRecordPlaces(registrations) };
+    },
+  },
 };
+
+const encodedContainmentState = z
+  .object({ registrar: z.string().nullable(), agentProofSignedAt: z.number().nullable(), latestRegistrationId: z.string().nullable(), registrations: encodedRecordPlaces })
+  .strict();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deciderSpec } from '../../../../test/support/decider-spec.ts';
+import { deciderSpec, expectSnapshotKeepsState, snapshotFingerprint } from '../../../../test/support/decider-spec.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import { catalogEntryDecider } from './decider.ts';
 import { CATALOG_ENTRY_REGISTERED, type CatalogEntryRegistered } from './events.ts';
@@ -29,5 +29,19 @@ describe('the verify-catalog entry decider', () => {
       { paymentId: 'payment-1', revision: 0 },
       { paymentId: 'payment-2', revision: 1 },
     ]);
+  });
+});
+
+describe('the verify-catalog entry decider: its state in a snapshot', () => {
+  const events = Array.from({ length: 12 }, (_, i) => registered(`payment-${i}`));
+
+  it('is the state folded from the start, wherever the snapshot cuts the history: it encodes, weighs and decides the same', () => {
+    const commands = [{ paymentId: 'payment-3', evidenceCore }, { paymentId: 'payment-new', evidenceCore }];
+    for (let cut = 0; cut <= events.length; cut++) expectSnapshotKeepsState(catalogEntryDecider, events, cut, commands);
+  });
+
+  it('changes its snapshot version whenever its encoding of a fixed history changes', () => {
+    // Pinned: on a change, bump the catalogue codec's version with the new fingerprint (kernel/state-snapshots.ts).
+    expect(snapshotFingerprint(catalogEntryDecider, events)).toBe('catalog-entry/v1 757ab7ba92a2a13b2b7d3dcc3c288c7475353a90408303d8df0b261934a1970f');
   });
 });

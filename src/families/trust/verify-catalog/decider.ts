@@ -1,5 +1,6 @@
 import type { Decider, RecordPlace } from '../../../kernel/decider.ts';
-import { KeyedHistory } from '../../../kernel/keyed-history.ts';
+import type { KeyedHistory } from '../../../kernel/keyed-history.ts';
+import { decodeRecordPlaces, emptyRecordPlaces, encodedRecordPlaces, encodeRecordPlaces } from '../../../kernel/record-places.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { CATALOG_ENTRY_REGISTERED, type CatalogEntryRegistered } from './events.ts';
@@ -27,7 +28,7 @@ export const registeredBy = (state: EntryState, paymentId: string): RecordPlace 
  * freshly stamped one, so the signed record and the log always agree.
  */
 export const catalogEntryDecider: Decider<Register, CatalogEntryRegistered, EntryState> = {
-  initialState: KeyedHistory.empty((r) => r.paymentId),
+  initialState: emptyRecordPlaces(),
   decide(command, state) {
     if (registeredBy(state, command.paymentId)) return [];
     const entryId = command.evidenceCore.entryId as string;
@@ -42,5 +43,11 @@ export const catalogEntryDecider: Decider<Register, CatalogEntryRegistered, Entr
   evolve: (state, event) => state.append({ paymentId: event.data.paymentId, revision: state.length }),
   // A place is a payment's id (about 120 characters) and a revision.
   keptSize: (state) => state.length * 160,
+  snapshot: {
+    kind: 'catalog-entry',
+    version: 1,
+    encode: encodeRecordPlaces,
+    decode: (encoded) => decodeRecordPlaces(encodedRecordPlaces.parse(encoded)),
+  },
 };
 

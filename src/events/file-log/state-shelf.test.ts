@@ -1,0 +1,67 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStateShelf } from './state-shelf.ts';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+async function shelfDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'state-shelf-'));
+  dirs.push(dir);
+  return join(dir, 'states');
+}
+
+describe('the file log state shelf', () => {
+  it('keeps each name its last text across a reopen, in files named by the name hashed, and forgets a dropped one', async () => {
+    const dir = await shelfDir();
+    const shelf = await openStateShelf(dir);
+    const name = 'spend-governor\nagent-0xabc/../../etc';
+    await shelf.put(name, 'first');
+    await shelf.put(name, 'second');
+    await shelf.put('other', 'kept');
+    expect(await shelf.get(name)).toBe('second');
+    const files = await readdir(dir);
+    expect(files).toHaveLength(2);
+    expect(files.every((file) => /^[0-9a-f]{64}\.state$/.test(file))).toBe(true);
+
+    const reopened = await openStateShelf(dir);
+    expect(await reopened.get(name)).toBe('second');
+    await reopened.drop(name);
+    expect(await reopened.get(name)).toBeUndefined();
+    expect(await (await openStateShelf(dir)).get('other')).toBe('kept');
+    expect(await readdir(dir)).toHaveLength(1);
+  });
+
+  it('removes at open the temporary files of puts a crash interrupted, and answers nothing for a name never put', async () => {
+    const dir = await shelfDir();
+    await openStateShelf(dir);
+    await writeFile(join(dir, `${'ab'.repeat(32)}.state.4242.1.tmp`), 'half a snap');
+    const shelf = await openStateShelf(dir);
+    expect(await readdir(dir)).toEqual([]);
+    expect(await shelf.get('never')).toBeUndefined();
+  });
+
+  it('answers undefined for a file removed behind its back', async () => {
+    const dir = await shelfDir();
+    const shelf = await openStateShelf(dir);
+    await shelf.put('gone', 'text');
+    for (const file of await readdir(dir)) await rm(join(dir, file));
+    expect(await shelf.get('gone')).toBeUndefined();
+  });
+});
+
+describe('the file log state shelf, closed', () => {
+  it('waits for the puts under way, then refuses more', async () => {
+    const dir = await shelfDir();
+    const shelf = await openStateShelf(dir);
+    const put = shelf.put('name', 'x'.repeat(1 << 20));
+    await shelf.close();
+    expect(await readdir(dir)).toHaveLength(1);
+    await put;
+    await expect(shelf.put('late', 'text')).rejects.toThrow(/closed/);
+    expect(await readdir(dir)).toHaveLength(1);
+  });
+});
