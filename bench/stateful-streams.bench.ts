@@ -240,8 +240,9 @@ async function appendLeases(store: Store, payer: string, agent: string, events: 
 
 /**
  * Many busy agents whose calls take turns, together past the kept folds' bound (STATE_CACHE_MB):
- * the agents whose folds fit stay kept, and a call on one of the others reads and folds its
- * stream whole (kernel/kept-folds.ts). Then the same with the bound raised to hold them all: after
+ * the agents whose folds fit stay kept, and a call on one of the others folds its agent again,
+ * from its state snapshot and the events after it (kernel/kept-folds.ts, state-snapshots.ts).
+ * Then the same with the bound raised to hold them all: after
  * one call each, a call reads only what was appended since its last. Mean and median ms a call
  * of a round in which every agent is called once.
  */
@@ -285,7 +286,7 @@ async function agentsTakingTurns(url: string, store: Store, settings: ReturnType
   // A call that folded its agent whole takes many times one on a kept fold.
   const onKeptFold = median(allKept);
   const figures = (times: number[]) =>
-    `${(times.reduce((sum, ms) => sum + ms, 0) / times.length).toFixed(1)} ms a call (mean; median ${median(times).toFixed(1)}), ${times.filter((ms) => ms > 5 * onKeptFold).length} of ${agents} calls folding their agent whole`;
+    `${(times.reduce((sum, ms) => sum + ms, 0) / times.length).toFixed(1)} ms a call (mean; median ${median(times).toFixed(1)}), ${times.filter((ms) => ms > 5 * onKeptFold).length} of ${agents} calls folding their agent again (from its state snapshot)`;
   console.log(`  governance.reserve on ${agents} agents of ${eventsEach} events, calls taking turns (${(bytes / 2 ** 20).toFixed(1)} MiB of event data in all, of which their states keep ${(weight / 2 ** 20).toFixed(1)} MiB):`);
   const fits = weight <= settings.STATE_CACHE_MB * 2 ** 20 ? 'they fit' : 'they do not all fit';
   console.log(`    with STATE_CACHE_MB=${settings.STATE_CACHE_MB} (${fits}), the fourth round: ${figures(pastTheBound)}`);

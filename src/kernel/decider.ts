@@ -145,8 +145,8 @@ async function snapshotStart<S>(shelf: StateShelf, codec: StateCodec<S>, stream:
   const snapshot = await shelvedSnapshot(shelf, codec, stream);
   if (!snapshot) return undefined;
   const { state, upTo } = snapshot;
-  // A decider without keptSize weighs its fold by its events' data, which a snapshot does not carry: its encoding stands in.
-  const bytes = keptSize ? keptSize(state) : JSON.stringify(codec.encode(state)).length;
+  // A decider without keptSize weighs its fold by its events' data, which a snapshot does not carry: the snapshot's text stands in.
+  const bytes = keptSize ? keptSize(state) : snapshot.chars;
   return { state, revision: upTo.revision, bytes, shelved: upTo.revision, snapshot };
 }
 

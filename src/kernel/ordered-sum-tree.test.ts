@@ -70,3 +70,36 @@ describe('ordered sum tree', () => {
     expect(tree.valuesAbove(99_997)).toEqual([99_998, 99_999]);
   });
 });
+
+describe('ordered sum tree built from ordered items', () => {
+  it('answers as the same items inserted one by one, and stays balanced under inserts and deletes after', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ rank: fc.integer({ min: 0, max: 40 }), key: fc.constantFrom('a', 'b', 'c', 'd'), weight }), { maxLength: 150 }), fc.array(operation, { maxLength: 60 }), (drawn, operations) => {
+        const unique = new Map(drawn.map((item) => [`${item.rank}/${item.key}`, item]));
+        let items: Item[] = [...unique.values()].sort(byOrder);
+        let built = OrderedSumTree.ofOrdered(items.map((item) => ({ rank: item.rank, key: item.key, value: item, weight: item.weight })));
+        let inserted = items.reduce((tree, item) => tree.insert(item.rank, item.key, item, item.weight), OrderedSumTree.empty<Item>());
+        expect(built.size).toBe(items.length);
+        for (const op of operations) {
+          items = items.filter((i) => i.rank !== op.rank || i.key !== op.key);
+          if (op.kind === 'insert') items.push({ rank: op.rank, key: op.key, weight: op.weight });
+          built = op.kind === 'insert' ? built.insert(op.rank, op.key, items.at(-1)!, op.weight) : built.delete(op.rank, op.key);
+          inserted = op.kind === 'insert' ? inserted.insert(op.rank, op.key, items.at(-1)!, op.weight) : inserted.delete(op.rank, op.key);
+        }
+        for (const bound of [-1, 0, 10, 20, 39, 41]) {
+          expect(built.sumAbove(bound)).toBe(above(items, bound).reduce((sum, item) => sum + item.weight, 0n));
+          expect(built.valuesAbove(bound)).toEqual(inserted.valuesAbove(bound));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses items out of order, or one (rank, key) twice', () => {
+    const item = (rank: number, key: string) => ({ rank, key, value: key, weight: 1n });
+    expect(() => OrderedSumTree.ofOrdered([item(2, 'a'), item(1, 'a')])).toThrow(/not after/);
+    expect(() => OrderedSumTree.ofOrdered([item(1, 'b'), item(1, 'a')])).toThrow(/not after/);
+    expect(() => OrderedSumTree.ofOrdered([item(1, 'a'), item(1, 'a')])).toThrow(/not after/);
+    expect(OrderedSumTree.ofOrdered([item(1, 'a'), item(1, 'b'), item(2, 'a')]).valuesAbove(0)).toEqual(['a', 'b', 'a']);
+  });
+});

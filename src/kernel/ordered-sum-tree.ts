@@ -61,6 +61,24 @@ export class OrderedSumTree<V> {
     return OrderedSumTree.EMPTY as OrderedSumTree<V>;
   }
 
+  /**
+   * The tree of `items`, which must be in strictly ascending order of (rank, key): built balanced
+   * in one pass (a state read back from a snapshot), not by as many inserts.
+   */
+  static ofOrdered<V>(items: ReadonlyArray<{ rank: number; key: string; value: V; weight: bigint }>): OrderedSumTree<V> {
+    for (let i = 1; i < items.length; i++) {
+      const [before, after] = [items[i - 1]!, items[i]!];
+      if (before.rank > after.rank || (before.rank === after.rank && before.key >= after.key)) throw new Error(`ofOrdered: item ${i} is not after item ${i - 1}`);
+    }
+    const build = (from: number, to: number): Node<V> | undefined => {
+      if (from >= to) return undefined;
+      const middle = (from + to) >>> 1;
+      const item = items[middle]!;
+      return node({ ...item, weight: amountOf(item.weight) }, build(from, middle), build(middle + 1, to));
+    };
+    return items.length === 0 ? OrderedSumTree.empty() : new OrderedSumTree(build(0, items.length));
+  }
+
   get size(): number {
     return this.root?.size ?? 0;
   }

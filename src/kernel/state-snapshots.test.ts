@@ -9,16 +9,23 @@ import type { EventStore, ReadStreamOptions, RecordedEvent, StateShelf } from '.
 import type { JsonValue } from '../signing/rfc8785.ts';
 import { loadState, type Decider, type DomainEvent } from './decider.ts';
 import { History } from './history.ts';
-import { matchesEvent, shelvedSnapshot, shelveSnapshot, snapshotDue, snapshotsWritten, SNAPSHOT_MIN_EVENTS, type StateCodec } from './state-snapshots.ts';
+import { inChunks, matchesEvent, shelvedSnapshot, shelveSnapshot, snapshotDue, snapshotsWritten, SNAPSHOT_MIN_EVENTS, type StateCodec } from './state-snapshots.ts';
 
 type Noted = DomainEvent & { type: 'Noted'; data: { text: string } };
+/** Notes in pieces of 100, so that a snapshot of a few thousand is written and read over several pieces. */
 const notesCodec: StateCodec<History<string>> = {
   kind: 'notes',
   version: 1,
-  encode: (state) => state.toArray(),
-  decode(encoded) {
-    if (!Array.isArray(encoded) || !encoded.every((text) => typeof text === 'string')) throw new Error('not a list of notes');
-    return encoded.reduce<History<string>>((history, text) => history.append(text), History.empty());
+  encode: (state) => inChunks(state.toArray(), 100),
+  decoder() {
+    let history = History.empty<string>();
+    return {
+      add(piece) {
+        if (!Array.isArray(piece) || !piece.every((text) => typeof text === 'string')) throw new Error('not a list of notes');
+        for (const text of piece) history = history.append(text);
+      },
+      finish: () => history,
+    };
   },
 };
 const notes: Decider<{ text: string }, Noted, History<string>> = {
@@ -212,9 +219,33 @@ describe('state snapshots: the text on the shelf', () => {
     shelveSnapshot(counted, notesCodec, 's', History.empty<string>().append('y'), eventAt(1n));
     await snapshotsWritten(counted);
     expect(puts).toBe(1);
-    const failing: StateCodec<History<string>> = { ...notesCodec, kind: 'failing', encode: (): JsonValue => { throw new Error('cannot encode'); } };
+    const failing: StateCodec<History<string>> = { ...notesCodec, kind: 'failing', encode: (): Iterable<JsonValue> => { throw new Error('cannot encode'); } };
     shelveSnapshot(counted, failing, 's', History.empty(), eventAt(0n));
     await snapshotsWritten(counted);
     expect(puts).toBe(1);
+  });
+
+  it('is written and read a few hundred kilobytes at a time, letting other work run between', async () => {
+    const shelf = memoryShelf();
+    const many = texts('x'.repeat(100), 20_000);
+    const state = many.reduce<History<string>>((history, text) => history.append(text), History.empty());
+    const turnsDuring = async (work: () => Promise<unknown>): Promise<number> => {
+      let turns = 0;
+      let working = true;
+      const other = (): void => {
+        if (!working) return;
+        turns++;
+        setImmediate(other);
+      };
+      setImmediate(other);
+      await work();
+      working = false;
+      return turns;
+    };
+    // About 2.2 MB of text: at least eight turns each way.
+    expect(await turnsDuring(async () => (shelveSnapshot(shelf, notesCodec, 's', state, eventAt(19_999n)), snapshotsWritten(shelf)))).toBeGreaterThanOrEqual(8);
+    let read: Awaited<ReturnType<typeof shelvedSnapshot<History<string>>>>;
+    expect(await turnsDuring(async () => (read = await shelvedSnapshot(shelf, notesCodec, 's')))).toBeGreaterThanOrEqual(8);
+    expect(read!.state.toArray()).toEqual(many);
   });
 });

@@ -1,6 +1,6 @@
-import { setImmediate } from 'node:timers/promises';
+import { createHash } from 'node:crypto';
+import { setImmediate, setTimeout } from 'node:timers/promises';
 import type { RecordedEvent, StateShelf } from '../events/port.ts';
-import { sha256Hex } from '../signing/hash.ts';
 import type { JsonValue } from '../signing/rfc8785.ts';
 
 /**
@@ -9,14 +9,39 @@ import type { JsonValue } from '../signing/rfc8785.ts';
  * `evolve` makes of any event, changes, or a state folded by the old code would be taken for the
  * new one's. Each codec's test pins its encoding of a fixed history with its version, and fails
  * on a change of the first without the second.
+ *
+ * A state is written as a sequence of JSON pieces, one a line, and read back piece by piece, so
+ * that a large state (an agent of 57,000 leases: some 9 MB) is written and read a few hundred
+ * kilobytes at a time, other requests running between, instead of holding the event loop for the
+ * whole of it. `encode` must therefore yield its pieces as it goes, not build them all first.
  */
 export interface StateCodec<S> {
   /** The decider's states on the shelf: one kind per decider. */
   kind: string;
   version: number;
-  encode(state: S): JsonValue;
-  /** The state `encode` was given; throws on anything `encode` would not have written. */
-  decode(encoded: JsonValue): S;
+  encode(state: S): Iterable<JsonValue>;
+  /** A reader of the pieces `encode` wrote, in order. */
+  decoder(): StateDecoder<S>;
+}
+
+export interface StateDecoder<S> {
+  /** Throws on a piece `encode` would not have written there. */
+  add(piece: JsonValue): void;
+  /** The state, once every piece was added; throws when it is not whole. */
+  finish(): S;
+}
+
+/** `items` in arrays of `size`: how a codec yields a long list in pieces. */
+export function* inChunks<T>(items: Iterable<T>, size = 1_000): Generator<T[]> {
+  let chunk: T[] = [];
+  for (const item of items) {
+    chunk.push(item);
+    if (chunk.length === size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
 }
 
 /** The event a snapshot's state was folded up to, as the log recorded it: checked before the snapshot is used. */
@@ -30,6 +55,8 @@ export interface FoldedUpTo {
 export interface Snapshot<S> {
   state: S;
   upTo: FoldedUpTo;
+  /** The length of its text. */
+  chars: number;
 }
 
 const FORMAT = 'state-snapshot/1';
@@ -69,7 +96,7 @@ export async function shelvedSnapshot<S>(shelf: StateShelf, codec: StateCodec<S>
     return undefined;
   }
   if (text === undefined) return undefined;
-  const snapshot = parsedSnapshot(text, codec, stream);
+  const snapshot = await parsedSnapshot(text, codec, stream);
   if (!snapshot) await dropSnapshot(shelf, codec, stream);
   return snapshot;
 }
@@ -84,19 +111,44 @@ interface SnapshotHead {
   version: number;
   stream: string;
   upTo: { revision: string; id: string; position: string; recordedAt: number };
+  /** Of the lines after the head, as written. */
   sha256: string;
+  pieces: number;
 }
 
-function parsedSnapshot<S>(text: string, codec: StateCodec<S>, stream: string): Snapshot<S> | undefined {
-  const newline = text.indexOf('\n');
-  if (newline < 0) return undefined;
+/** Characters of a snapshot's lines written or read between two turns of the event loop (a few milliseconds' work). */
+const CHARS_A_TURN = 256 * 1024;
+/**
+ * A snapshot is written in the background, after the call that folded it: between its turns it
+ * waits this long, so that the calls meanwhile (2.6 ms each on a kept agent) are held by one of
+ * its turns at most, not by one between each of their own steps.
+ */
+const WRITE_PAUSE_MS = 10;
+
+async function parsedSnapshot<S>(text: string, codec: StateCodec<S>, stream: string): Promise<Snapshot<S> | undefined> {
   try {
-    const head = JSON.parse(text.slice(0, newline)) as SnapshotHead;
-    const body = text.slice(newline + 1);
+    let at = text.indexOf('\n') + 1;
+    if (at === 0) return undefined;
+    const head = JSON.parse(text.slice(0, at)) as SnapshotHead;
     if (head.format !== FORMAT || head.kind !== codec.kind || head.version !== codec.version || head.stream !== stream) return undefined;
-    if (sha256Hex(body) !== head.sha256) return undefined;
+    const decoder = codec.decoder();
+    const hash = createHash('sha256');
+    let pieces = 0;
+    for (let turn = at; at < text.length; pieces++) {
+      const end = text.indexOf('\n', at) + 1;
+      if (end === 0) return undefined;
+      const line = text.slice(at, end);
+      hash.update(line);
+      decoder.add(JSON.parse(line) as JsonValue);
+      at = end;
+      if (at - turn >= CHARS_A_TURN) {
+        turn = at;
+        await setImmediate();
+      }
+    }
+    if (hash.digest('hex') !== head.sha256 || pieces !== head.pieces) return undefined;
     const upTo = { revision: BigInt(head.upTo.revision), id: head.upTo.id, position: BigInt(head.upTo.position), recordedAt: head.upTo.recordedAt };
-    return { state: codec.decode(JSON.parse(body) as JsonValue), upTo };
+    return { state: decoder.finish(), upTo, chars: text.length };
   } catch {
     return undefined;
   }
@@ -121,27 +173,39 @@ export function shelveSnapshot<S>(shelf: StateShelf, codec: StateCodec<S>, strea
   if (!writes) writing.set(shelf, (writes = new Map()));
   if (writes.has(name)) return;
   const written = setImmediate()
-    .then(() => {
-      const text = snapshotText(codec, stream, state, upTo);
-      return text === undefined ? undefined : shelf.put(name, text);
-    })
+    .then(() => snapshotText(codec, stream, state, upTo))
+    .then((text) => (text === undefined ? undefined : shelf.put(name, text)))
     .catch(() => undefined)
     .finally(() => writes.delete(name));
   writes.set(name, written);
 }
 
-function snapshotText<S>(codec: StateCodec<S>, stream: string, state: S, upTo: RecordedEvent): string | undefined {
-  const body = JSON.stringify(codec.encode(state));
-  if (body.length > SNAPSHOT_MAX_CHARS) return undefined;
+async function snapshotText<S>(codec: StateCodec<S>, stream: string, state: S, upTo: RecordedEvent): Promise<string | undefined> {
+  const lines: string[] = [];
+  const hash = createHash('sha256');
+  let chars = 0;
+  let turn = 0;
+  for (const piece of codec.encode(state)) {
+    const line = `${JSON.stringify(piece)}\n`;
+    hash.update(line);
+    lines.push(line);
+    chars += line.length;
+    if (chars > SNAPSHOT_MAX_CHARS) return undefined;
+    if (chars - turn >= CHARS_A_TURN) {
+      turn = chars;
+      await setTimeout(WRITE_PAUSE_MS);
+    }
+  }
   const head: SnapshotHead = {
     format: FORMAT,
     kind: codec.kind,
     version: codec.version,
     stream,
     upTo: { revision: upTo.revision.toString(), id: upTo.id, position: upTo.position.toString(), recordedAt: upTo.recordedAt },
-    sha256: sha256Hex(body),
+    sha256: hash.digest('hex'),
+    pieces: lines.length,
   };
-  return `${JSON.stringify(head)}\n${body}`;
+  return `${JSON.stringify(head)}\n${lines.join('')}`;
 }
 
 /** Waits until the snapshots being written to `shelf` are written (a test reading the shelf, a store closing). */

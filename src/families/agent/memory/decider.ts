@@ -4,6 +4,7 @@ import { MEMORY_EVENT_TYPES, memoryVersionSchema, type MemoryEvent } from './eve
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import type { Decider, RecordPlace } from '../../../kernel/decider.ts';
 import { KeyedHistory } from '../../../kernel/keyed-history.ts';
+import { inChunks } from '../../../kernel/state-snapshots.ts';
 
 /**
  * One payer's memory store: whose it is, its latest version whole, and where each version lies
@@ -86,17 +87,28 @@ export const memoryDecider: Decider<PutMemory, MemoryEvent, MemoryState> = {
   snapshot: {
     kind: 'memory-store',
     version: 1,
-    encode: (state) => ({
-      owner: state.owner,
-      latest: state.latest ? versionJson(state.latest) : null,
-      versions: state.versions.toArray().map((place) => [place.version, place.revision, place.paymentId]),
-      events: state.events,
-      latestValueChars: state.latestValueChars,
-    }),
-    decode(encoded) {
-      const { latest, versions, ...counts } = encodedMemoryState.parse(encoded);
-      const places = versions.map(([version, revision, paymentId]) => ({ version, revision, paymentId }));
-      return { ...counts, latest: latest ?? undefined, versions: KeyedHistory.of(places, (place) => place.paymentId) };
+    *encode(state) {
+      const { owner, latest, events, latestValueChars } = state;
+      yield ['store', { owner, latest: latest ? versionJson(latest) : null, events, latestValueChars }];
+      for (const chunk of inChunks(state.versions.toArray())) yield ['versions', chunk.map((place) => [place.version, place.revision, place.paymentId])];
+    },
+    decoder() {
+      let store: Omit<MemoryState, 'versions'> | undefined;
+      let versions = initialMemoryState.versions;
+      return {
+        add(piece) {
+          if (!store) {
+            const { latest, ...counts } = storePiece.parse(piece)[1];
+            store = { ...counts, latest: latest ?? undefined };
+            return;
+          }
+          for (const [version, revision, paymentId] of versionsPiece.parse(piece)[1]) versions = versions.append({ version, revision, paymentId });
+        },
+        finish() {
+          if (!store) throw new Error('a memory snapshot without its store');
+          return { ...store, versions };
+        },
+      };
     },
   },
 };
@@ -105,15 +117,11 @@ function versionJson({ owner, ...version }: MemoryVersion): JsonObject {
   return { ...(owner === undefined ? {} : { owner }), ...version };
 }
 
-const encodedMemoryState = z
-  .object({
-    owner: z.string().nullable(),
-    latest: memoryVersionSchema.nullable(),
-    versions: z.array(z.tuple([z.number().int().min(1), z.number().int().nonnegative(), z.string().min(1)])),
-    events: z.number().int().nonnegative(),
-    latestValueChars: z.number().int().nonnegative(),
-  })
-  .strict();
+const storePiece = z.tuple([
+  z.literal('store'),
+  z.object({ owner: z.string().nullable(), latest: memoryVersionSchema.nullable(), events: z.number().int().nonnegative(), latestValueChars: z.number().int().nonnegative() }).strict(),
+]);
+const versionsPiece = z.tuple([z.literal('versions'), z.array(z.tuple([z.number().int().min(1), z.number().int().nonnegative(), z.string().min(1)]))]);
 
 /** The place of the version this payment wrote, if it wrote one. */
 export function versionWrittenBy(state: MemoryState, paymentId: string): VersionPlace | undefined {

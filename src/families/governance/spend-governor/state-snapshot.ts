@@ -1,80 +1,119 @@
 import { z } from 'zod';
 import { HashTrie } from '../../../kernel/hash-trie.ts';
 import { OrderedSumTree } from '../../../kernel/ordered-sum-tree.ts';
-import type { StateCodec } from '../../../kernel/state-snapshots.ts';
+import { inChunks, type StateCodec, type StateDecoder } from '../../../kernel/state-snapshots.ts';
 import type { JsonValue } from '../../../signing/rfc8785.ts';
 import type { GovernorState, Lease, WindowTally } from './state.ts';
 
 /**
- * An agent's governor state as a snapshot holds it (kernel/state-snapshots.ts): its leases as
- * tuples (an agent of 57,000 leases writes some 9 MB, not half again as much with each member
- * named), amounts as integer strings, and each window's open leases by id, since they are
- * leases the state holds already.
+ * An agent's governor state as a snapshot holds it (kernel/state-snapshots.ts), in pieces: the
+ * agent's budget and counts; its leases as tuples, a thousand a piece (an agent of 57,000 leases
+ * writes some 9 MB, not half again as much with each member named), amounts as integer strings;
+ * its refused payments; and each window's spending, then its open leases by id, in order of
+ * expiry, a thousand a piece (they are leases the state holds already).
  */
 const amount = z.string().regex(/^(0|[1-9][0-9]*)$/).transform(BigInt);
 const count = z.number().int().nonnegative();
 const settlement = z.tuple([amount, z.number(), z.string(), count]);
-const lease = z.union([
-  z.tuple([z.string(), amount, z.string(), z.number(), z.number(), z.string(), count]),
-  z.tuple([z.string(), amount, z.string(), z.number(), z.number(), z.string(), count, settlement]),
+const lease = z.tuple([z.string(), amount, z.string(), z.number(), z.number(), z.string(), count, settlement.nullable()]);
+const piece = z.union([
+  z.tuple([
+    z.literal('agent'),
+    z
+      .object({
+        agent_id: z.string().optional(),
+        budget: z.object({ owner: z.string(), capMicros: amount, periodSeconds: z.number(), openedAt: z.number() }).strict().optional(),
+        events: count,
+        keptChars: count,
+      })
+      .strict(),
+  ]),
+  z.tuple([z.literal('leases'), z.array(lease)]),
+  z.tuple([z.literal('refusals'), z.array(z.tuple([z.string(), count]))]),
+  z.tuple([z.literal('window'), z.string(), amount]),
+  z.tuple([z.literal('open'), z.string(), z.array(z.string())]),
 ]);
-const encodedGovernorState = z
-  .object({
-    agent_id: z.string().optional(),
-    budget: z.object({ owner: z.string(), capMicros: amount, periodSeconds: z.number(), openedAt: z.number() }).strict().optional(),
-    leases: z.array(lease),
-    refusals: z.array(z.tuple([z.string(), count])),
-    windows: z.array(z.tuple([z.string(), amount, z.array(z.string())])),
-    events: count,
-    keptChars: count,
-  })
-  .strict();
 
 type EncodedLease = z.input<typeof lease>;
 
 function encodeLease(lease: Lease): EncodedLease {
-  const figures: EncodedLease = [lease.lease_id, lease.amountMicros.toString(), lease.purpose, lease.reservedAt, lease.expiresAt, lease.paymentId, lease.revision];
   const s = lease.settlement;
-  return s ? [...figures, [s.actualMicros.toString(), s.settledAt, s.paymentId, s.revision]] : figures;
+  const settled: EncodedLease[7] = s ? [s.actualMicros.toString(), s.settledAt, s.paymentId, s.revision] : null;
+  return [lease.lease_id, lease.amountMicros.toString(), lease.purpose, lease.reservedAt, lease.expiresAt, lease.paymentId, lease.revision, settled];
 }
 
-function encode(state: GovernorState): JsonValue {
-  const windows: JsonValue[] = [];
+function* encode(state: GovernorState): Generator<JsonValue> {
+  const { agent_id, budget, events, keptChars } = state;
+  yield ['agent', { ...(agent_id === undefined ? {} : { agent_id }), ...(budget === undefined ? {} : { budget: { ...budget, capMicros: budget.capMicros.toString() } }), events, keptChars }];
+  for (const chunk of inChunks(state.leases.values())) yield ['leases', chunk.map(encodeLease)];
+  for (const chunk of inChunks(state.refusals.entries())) yield ['refusals', chunk];
   for (const [key, tally] of state.windows.entries()) {
-    windows.push([key, tally.spentMicros.toString(), tally.open.valuesAbove(-Infinity).map((open) => open.lease_id)]);
+    yield ['window', key, tally.spentMicros.toString()];
+    for (const chunk of inChunks(tally.open.valuesAbove(-Infinity))) yield ['open', key, chunk.map((open) => open.lease_id)];
   }
+}
+
+type Agent = Pick<GovernorState, 'agent_id' | 'budget' | 'events' | 'keptChars'>;
+
+function decoder(): StateDecoder<GovernorState> {
+  let agent: Agent | undefined;
+  let leases = HashTrie.empty<Lease>();
+  // The same leases by id, while reading: a window's open leases are found here, not in the trie.
+  const byId = new Map<string, Lease>();
+  let refusals = HashTrie.empty<number>();
+  const windows = new Map<string, { spentMicros: bigint; open: string[] }>();
   return {
-    ...(state.agent_id === undefined ? {} : { agent_id: state.agent_id }),
-    ...(state.budget === undefined ? {} : { budget: { ...state.budget, capMicros: state.budget.capMicros.toString() } }),
-    leases: Array.from(state.leases.values(), encodeLease),
-    refusals: Array.from(state.refusals.entries()),
-    windows,
-    events: state.events,
-    keptChars: state.keptChars,
+    add(encoded) {
+      const parsed = piece.parse(encoded);
+      if ((parsed[0] === 'agent') === (agent !== undefined)) throw new Error('a governor snapshot begins with its agent, once');
+      switch (parsed[0]) {
+        case 'agent': {
+          const { agent_id, budget, ...counts } = parsed[1];
+          agent = { ...(agent_id === undefined ? {} : { agent_id }), ...(budget === undefined ? {} : { budget }), ...counts };
+          break;
+        }
+        case 'leases':
+          for (const [lease_id, amountMicros, purpose, reservedAt, expiresAt, paymentId, revision, s] of parsed[1]) {
+            const settled = s ? { settlement: { actualMicros: s[0], settledAt: s[1], paymentId: s[2], revision: s[3] } } : {};
+            const held: Lease = { lease_id, amountMicros, purpose, reservedAt, expiresAt, paymentId, revision, ...settled };
+            leases = leases.set(lease_id, held);
+            byId.set(lease_id, held);
+          }
+          break;
+        case 'refusals':
+          for (const [paymentId, revision] of parsed[1]) refusals = refusals.set(paymentId, revision);
+          break;
+        case 'window':
+          windows.set(parsed[1], { spentMicros: parsed[2], open: [] });
+          break;
+        case 'open':
+          windowNamed(windows, parsed[1]).open.push(...parsed[2]);
+          break;
+      }
+    },
+    finish() {
+      if (!agent) throw new Error('a governor snapshot without its agent');
+      let tallies = HashTrie.empty<WindowTally>();
+      for (const [key, { spentMicros, open }] of windows) tallies = tallies.set(key, { spentMicros, open: openLeases(key, open, byId) });
+      return { ...agent, leases, refusals, windows: tallies };
+    },
   };
 }
 
-function decode(encoded: JsonValue): GovernorState {
-  const { leases: encodedLeases, refusals, windows: encodedWindows, ...rest } = encodedGovernorState.parse(encoded);
-  let leases = HashTrie.empty<Lease>();
-  for (const [lease_id, amountMicros, purpose, reservedAt, expiresAt, paymentId, revision, s] of encodedLeases) {
-    const settled = s ? { settlement: { actualMicros: s[0], settledAt: s[1], paymentId: s[2], revision: s[3] } } : {};
-    leases = leases.set(lease_id, { lease_id, amountMicros, purpose, reservedAt, expiresAt, paymentId, revision, ...settled });
-  }
-  let windows = HashTrie.empty<WindowTally>();
-  for (const [key, spentMicros, openIds] of encodedWindows) {
-    let open = OrderedSumTree.empty<Lease>();
-    for (const id of openIds) {
-      const held = leases.get(id);
-      if (!held || held.settlement) throw new Error(`window ${key}: open lease ${id} is not an unsettled lease of the state`);
-      open = open.insert(held.expiresAt, held.lease_id, held, held.amountMicros);
-    }
-    windows = windows.set(key, { spentMicros, open });
-  }
-  let refused = HashTrie.empty<number>();
-  for (const [paymentId, revision] of refusals) refused = refused.set(paymentId, revision);
-  const { agent_id, budget, ...counts } = rest;
-  return { ...(agent_id === undefined ? {} : { agent_id }), ...(budget === undefined ? {} : { budget }), leases, refusals: refused, windows, ...counts };
+function windowNamed<W>(windows: Map<string, W>, key: string): W {
+  const window = windows.get(key);
+  if (!window) throw new Error(`open leases of window ${key} before the window`);
+  return window;
 }
 
-export const governorStateCodec: StateCodec<GovernorState> = { kind: 'spend-governor', version: 1, encode, decode };
+/** A window's open leases, by id in order of expiry, as the tree evolve keeps them. */
+function openLeases(key: string, ids: string[], leases: ReadonlyMap<string, Lease>): OrderedSumTree<Lease> {
+  const items = ids.map((id) => {
+    const held = leases.get(id);
+    if (!held || held.settlement) throw new Error(`window ${key}: open lease ${id} is not an unsettled lease of the state`);
+    return { rank: held.expiresAt, key: held.lease_id, value: held, weight: held.amountMicros };
+  });
+  return OrderedSumTree.ofOrdered(items);
+}
+
+export const governorStateCodec: StateCodec<GovernorState> = { kind: 'spend-governor', version: 1, encode, decoder };

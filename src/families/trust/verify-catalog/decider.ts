@@ -1,6 +1,6 @@
 import type { Decider, RecordPlace } from '../../../kernel/decider.ts';
 import type { KeyedHistory } from '../../../kernel/keyed-history.ts';
-import { decodeRecordPlaces, emptyRecordPlaces, encodedRecordPlaces, encodeRecordPlaces } from '../../../kernel/record-places.ts';
+import { emptyRecordPlaces, recordPlacePieces, withPlacesOf } from '../../../kernel/record-places.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { CATALOG_ENTRY_REGISTERED, type CatalogEntryRegistered } from './events.ts';
@@ -46,8 +46,11 @@ export const catalogEntryDecider: Decider<Register, CatalogEntryRegistered, Entr
   snapshot: {
     kind: 'catalog-entry',
     version: 1,
-    encode: encodeRecordPlaces,
-    decode: (encoded) => decodeRecordPlaces(encodedRecordPlaces.parse(encoded)),
+    encode: recordPlacePieces,
+    decoder() {
+      let places = emptyRecordPlaces();
+      return { add: (piece) => void (places = withPlacesOf(places, piece)), finish: () => places };
+    },
   },
 };
 
