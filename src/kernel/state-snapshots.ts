@@ -11,7 +11,7 @@ import type { JsonValue } from '../signing/rfc8785.ts';
  * on a change of the first without the second.
  *
  * A state is written as a sequence of JSON pieces, one a line, and read back piece by piece, so
- * that a large state (an agent of 57,000 leases: some 9 MB) is written and read a few hundred
+ * that a large state (an agent of 57,000 leases: about 13 MB) is written and read a few hundred
  * kilobytes at a time, other requests running between, instead of holding the event loop for the
  * whole of it. `encode` must therefore yield its pieces as it goes, not build them all first.
  */
