@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { openFileEventStore, type HeadAwareEventStore } from './file-log/store.ts';
 import { stderrLogger, type EventLogger } from './file-log/logger.ts';
 import type { EventStore } from './port.ts';
+import { openStateShelf } from './state-shelf.ts';
 import { markExclusiveStore } from './sole-writer.ts';
 
 export type { EventLogger } from './file-log/logger.ts';
@@ -23,6 +24,28 @@ export function eventLogDirectory(dataDir: string): string {
   return join(dataDir, 'events');
 }
 
+/**
+ * Where this process keeps the state snapshots of EventStoreDB's long streams (state-shelf.ts):
+ * on its own disk, a cache of the cluster's log checked against it before each use, so each
+ * instance keeps its own.
+ */
+export function esdbStatesDirectory(dataDir: string): string {
+  return join(dataDir, 'eventstoredb-states');
+}
+
+/** `store` with a shelf of state snapshots in `dir`, closed before the store. */
+async function withStateShelf(store: EventStore, dir: string): Promise<EventStore> {
+  const stateShelf = await openStateShelf(dir);
+  return {
+    ...store,
+    stateShelf,
+    async close() {
+      await stateShelf.close();
+      await store.close();
+    },
+  };
+}
+
 /** Where projection checkpoints live inside DATA_DIR (beside the embedded log). */
 export function projectionCheckpointDirectory(dataDir: string): string {
   return join(dataDir, 'projections');
@@ -35,7 +58,7 @@ export function projectionCheckpointDirectory(dataDir: string): string {
  */
 export async function openEventStore(settings: EventStoreSettings, log: EventLogger = stderrLogger): Promise<EventStore> {
   if (settings.EVENTSTORE_URL) {
-    const store = await openEsdb(settings, settings.EVENTSTORE_URL, log);
+    const store = await withStateShelf(await openEsdb(settings, settings.EVENTSTORE_URL, log), esdbStatesDirectory(settings.DATA_DIR));
     log.info({ eventStore: 'eventstoredb' }, 'event store: EventStoreDB');
     return store;
   }

@@ -3,7 +3,7 @@ import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STATES_DIRECTORY } from '../events/file-log/state-shelf.ts';
+import { STATES_DIRECTORY } from '../events/state-shelf.ts';
 import { openFileEventStore } from '../events/file-log/store.ts';
 import type { EventStore, ReadStreamOptions, RecordedEvent, StateShelf } from '../events/port.ts';
 import type { JsonValue } from '../signing/rfc8785.ts';

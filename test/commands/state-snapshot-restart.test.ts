@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config.ts';
-import { STATES_DIRECTORY } from '../../src/events/file-log/state-shelf.ts';
+import { STATES_DIRECTORY } from '../../src/events/state-shelf.ts';
 import { eventLogDirectory, openEventStore } from '../../src/events/open-store.ts';
 import type { EventData, EventStore, ReadStreamOptions } from '../../src/events/port.ts';
 import { payersAgent } from '../../src/families/governance/spend-governor/agent-stream.ts';

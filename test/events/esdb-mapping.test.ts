@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   ANY,
   EventStoreDBClient,
@@ -19,7 +22,7 @@ import {
   toClientExpectedRevision,
 } from '../../src/events/esdb/mapping.ts';
 import { createEsdbEventStore, normaliseConnectionString } from '../../src/events/esdb/store.ts';
-import { openEventStore } from '../../src/events/open-store.ts';
+import { esdbStatesDirectory, openEventStore, openEventStoreForReading } from '../../src/events/open-store.ts';
 import { AppendTooLargeError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../../src/events/port.ts';
 import { heldWholeWindow } from '../../src/events/stream-window.ts';
 import { silentLogger } from './helpers.ts';
@@ -103,7 +106,8 @@ describe('EventStoreDB adapter: mapping to and from the client', () => {
 
 describe('EventStoreDB adapter against an unreachable server', () => {
   it('reports EventStoreUnavailableError (the HTTP layer answers 503) for appends and reads', async () => {
-    const store = await openEventStore({ EVENTSTORE_URL: 'esdb://127.0.0.1:1?tls=false', DATA_DIR: '/nonexistent' }, silentLogger);
+    const dataDir = await mkdtemp(join(tmpdir(), 'esdb-unreachable-'));
+    const store = await openEventStore({ EVENTSTORE_URL: 'esdb://127.0.0.1:1?tls=false', DATA_DIR: dataDir }, silentLogger);
     try {
       await expect(store.appendToStream('s', [{ id: randomUUID(), type: 'T', data: {} }])).rejects.toBeInstanceOf(EventStoreUnavailableError);
       await expect(store.readStream('s')).rejects.toBeInstanceOf(EventStoreUnavailableError);
@@ -113,6 +117,23 @@ describe('EventStoreDB adapter against an unreachable server', () => {
       await expect(readAll()).rejects.toBeInstanceOf(EventStoreUnavailableError);
     } finally {
       await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the state snapshots of its long streams in DATA_DIR, a shelf of this process, closed with the store', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'esdb-states-'));
+    try {
+      const store = await openEventStore({ EVENTSTORE_URL: 'esdb://127.0.0.1:1?tls=false', DATA_DIR: dataDir }, silentLogger);
+      await store.stateShelf!.put('spend-governor\nagent-x', 'snapshot text');
+      expect(await readdir(esdbStatesDirectory(dataDir))).toHaveLength(1);
+      await store.close();
+      await expect(store.stateShelf!.put('spend-governor\nagent-y', 'text')).rejects.toThrow(/closed/);
+      const reader = await openEventStoreForReading({ EVENTSTORE_URL: 'esdb://127.0.0.1:1?tls=false', DATA_DIR: dataDir }, silentLogger);
+      expect(reader.stateShelf).toBeUndefined();
+      await reader.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -27,7 +27,7 @@ import { WriterCheckpoint } from './writer-checkpoint.ts';
 import { stderrLogger, type EventLogger } from './logger.ts';
 import { recoverLog } from './recovery.ts';
 import { SegmentReader } from './segment-reader.ts';
-import { openStateShelf, STATES_DIRECTORY, type ClosableStateShelf } from './state-shelf.ts';
+import { openStateShelf, STATES_DIRECTORY, type ClosableStateShelf } from '../state-shelf.ts';
 import type { StagedBatch } from './staged-batch.ts';
 
 export interface FileEventStoreOptions {

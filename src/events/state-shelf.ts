@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StateShelf } from '../port.ts';
+import type { StateShelf } from './port.ts';
 
 /** The log's directory of state snapshots: safe to delete while the service is stopped (each is folded again at its stream's next call). */
 export const STATES_DIRECTORY = 'states';
