@@ -36,14 +36,11 @@ export function esdbStatesDirectory(dataDir: string): string {
 /** `store` with a shelf of state snapshots in `dir`, closed before the store. */
 async function withStateShelf(store: EventStore, dir: string): Promise<EventStore> {
   const stateShelf = await openStateShelf(dir);
-  return {
-    ...store,
-    stateShelf,
-    async close() {
-      await stateShelf.close();
-      await store.close();
-    },
+  const close = async (): Promise<void> => {
+    await stateShelf.close();
+    await store.close();
   };
+  return Object.assign({}, store, { stateShelf, close });
 }
 
 /** Where projection checkpoints live inside DATA_DIR (beside the embedded log). */

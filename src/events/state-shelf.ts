@@ -37,6 +37,7 @@ export async function openStateShelf(dir: string): Promise<ClosableStateShelf> {
   const fileOf = (name: string): string => createHash('sha256').update(name).digest('hex') + SUFFIX;
   return {
     async get(name) {
+      if (held.size === 0) return undefined;
       const file = fileOf(name);
       if (!held.has(file)) return undefined;
       try {

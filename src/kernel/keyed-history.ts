@@ -18,13 +18,6 @@ export class KeyedHistory<T> {
     return new KeyedHistory(History.empty(), HashTrie.empty(), keyOf);
   }
 
-  /** The history of `items`, in order: a state read back from a snapshot. */
-  static of<T>(items: Iterable<T>, keyOf: (item: T) => string): KeyedHistory<T> {
-    let history = KeyedHistory.empty(keyOf);
-    for (const item of items) history = history.append(item);
-    return history;
-  }
-
   get length(): number {
     return this.items.length;
   }

@@ -208,7 +208,7 @@ async function snapshotText<S>(codec: StateCodec<S>, stream: string, state: S, u
   return `${JSON.stringify(head)}\n${lines.join('')}`;
 }
 
-/** Waits until the snapshots being written to `shelf` are written (a test reading the shelf, a store closing). */
+/** Waits until the snapshots being written to `shelf` are written (a test or a benchmark reading the shelf; a closing store waits for its puts itself). */
 export async function snapshotsWritten(shelf: StateShelf): Promise<void> {
   await Promise.all(writing.get(shelf)?.values() ?? []);
 }

@@ -106,6 +106,10 @@ describe('memory decider: its state in a snapshot', () => {
     for (let cut = 0; cut <= events.length; cut++) expectSnapshotKeepsState(memoryDecider, events, cut, commands);
   });
 
+  it('keeps a version written before stores were scoped to their payer, without an owner', () => {
+    for (let cut = 0; cut <= 2; cut++) expectSnapshotKeepsState(memoryDecider, [opened(), legacyWritten], cut, [put({ paymentId: 'payment-a-2', value: 2 })]);
+  });
+
   it('changes its snapshot version whenever its encoding of a fixed history changes', () => {
     // Pinned: on a change, bump the memory codec's version with the new fingerprint (kernel/state-snapshots.ts).
     expect(snapshotFingerprint(memoryDecider, events)).toBe('memory-store/v1 e9fcab1e4632bfead094311436d04dab7951bf11803ea10e196fec23d4f3f37e');

@@ -37,7 +37,7 @@ export interface PutMemory {
   now: number;
 }
 
-export const initialMemoryState: MemoryState = { owner: null, latest: undefined, versions: KeyedHistory.empty((place) => place.paymentId), events: 0, latestValueChars: 0 };
+export const initialMemoryState: MemoryState = { owner: null, latest: undefined, versions: KeyedHistory.empty((v) => v.paymentId), events: 0, latestValueChars: 0 };
 
 /**
  * A stream of another payer's store handed to a put or a get of this payer. Every store is its
