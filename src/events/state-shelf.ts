@@ -3,27 +3,28 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import type { StateShelf } from './port.ts';
 
-/** The log's directory of state snapshots: safe to delete while the service is stopped (each is folded again at its stream's next call). */
+/** The file log's directory of state snapshots: safe to delete while the service is stopped (each state is folded from its stream's start at its next call). */
 export const STATES_DIRECTORY = 'states';
 const SUFFIX = '.state';
 const TEMPORARY_SUFFIX = '.tmp';
 
+export interface ClosableStateShelf extends StateShelf {
+  /** Waits for the puts under way; any put after it is refused (the store is closing: the file log's lock is about to be released). */
+  close(): Promise<void>;
+}
+
 /**
- * A StateShelf in a directory of the log: one file a name, named by the name's SHA-256 (a
- * stream's name is the caller's text and may hold anything). A put writes a temporary file and
- * renames it into place, so a reader finds the old text or the new one; no fsync, since a text
- * torn by a power cut fails the checksum its reader checks (kernel/state-snapshots.ts) and the
- * state is folded from the log instead. Temporary files a crash left are removed at open.
+ * A StateShelf in a directory (beside the file log, or in DATA_DIR for EventStoreDB): one file a
+ * name, named by the name's SHA-256 (a stream's name is the caller's text and may hold anything).
+ * A put writes a temporary file and renames it into place, so a reader finds the old text or the
+ * new one; no fsync, since a text torn by a power cut fails the checksum its reader checks
+ * (kernel/state-snapshots.ts) and the state is folded from the log instead. Temporary files a
+ * crash left are removed at open. The close waits for the puts under way and refuses any later.
  *
  * Which names have a text is held in memory (one entry a long stream, read from the directory at
  * open), so asking for a stream that has none, as every call on a short stream does, costs no
  * system call.
  */
-export interface ClosableStateShelf extends StateShelf {
-  /** Waits for the puts under way; any put after it is refused (the log's lock is about to be released). */
-  close(): Promise<void>;
-}
-
 export async function openStateShelf(dir: string): Promise<ClosableStateShelf> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const held = new Set<string>();
