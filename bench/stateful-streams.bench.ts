@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { importCompiled } from './support/compiled.ts';
 import { longestHealthWait } from './support/health-wait.ts';
 import { presignPayments } from './support/paid-payments.ts';
+import { freeLoopbackPort } from '../test/support/free-port.ts';
 
 /**
  * Operations that keep state, each writing again and again to one stream (one memory store, one
@@ -88,15 +88,6 @@ export default async function run(): Promise<void> {
   await firstCallAfterRestart(BUSY_STREAM, 3);
 }
 
-/** A port free now, for a service restarted on the same address (the payments name its URL). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /**
  * The first call on a busy agent after a restart of the service: folded from the agent's state
  * snapshot and the few events after it (kernel/state-snapshots.ts), against the same call after a
@@ -105,7 +96,7 @@ async function freePort(): Promise<number> {
  */
 async function firstCallAfterRestart(events: number, rounds: number): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-restart-'));
-  const settings = loadSettings({ PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SETTLEMENT: 'local', ATTESTATION_SECRET: 'bench-attestation-secret-0123456789abcdef' });
+  const settings = loadSettings({ PORT: String(await freeLoopbackPort()), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SETTLEMENT: 'local', ATTESTATION_SECRET: 'bench-attestation-secret-0123456789abcdef' });
   const log = createLogger(settings);
   const op = findOperation('governance.reserve')!;
   const agent = 'bench-restarted-agent';

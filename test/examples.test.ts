@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from './support/free-port.ts';
 import { useTestService } from './support/service.ts';
 
 /**
@@ -22,15 +22,6 @@ async function runExample(file: string, baseUrl: string): Promise<{ code: number
     const failed = err as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('the examples', () => {
@@ -54,7 +45,7 @@ describe('the examples', () => {
 
   for (const file of ['examples/pay-one-call.ts', 'examples/mcp-agent.ts'])
     it(`${file} says to start the service when none answers, instead of a stack trace`, EXAMPLE_TIMEOUT, async () => {
-      const baseUrl = `http://127.0.0.1:${await closedPort()}`;
+      const baseUrl = `http://127.0.0.1:${await freeLoopbackPort()}`;
       const { code, stderr } = await runExample(file, baseUrl);
       expect(code).toBe(1);
       expect(stderr.trim()).toBe(`no service answers at ${baseUrl}: start it with \`npm start\` in another terminal, wait for its "Listening on" line and run this again (or set BASE_URL)`);

@@ -6,7 +6,7 @@ import { heldWholeWindow } from '../events/stream-window.ts';
 import type { JsonObject } from '../signing/rfc8785.ts';
 import type { Refusal } from './refusal.ts';
 import { forget, keep, keptFold, keptFoldsOf, weightAfter, type KeptFolds } from './kept-folds.ts';
-import { dropSnapshot, matchesEvent, shelvedSnapshot, shelveSnapshot, snapshotDue, type Snapshot, type StateCodec } from './state-snapshots.ts';
+import { dropSnapshot, matchesEvent, shelvedSnapshot, shelveSnapshot, snapshotDue, type FoldedUpTo, type StateCodec } from './state-snapshots.ts';
 
 /** A domain event as deciders see it: a type and a JSON payload. */
 export interface DomainEvent {
@@ -88,7 +88,8 @@ interface FoldStart<S> {
   bytes: number;
   /** The revision of the stream's latest snapshot, if one was read or written. */
   shelved?: bigint;
-  snapshot?: Snapshot<S>;
+  /** For a start from a snapshot: the event it was folded up to, which the stream must still hold. */
+  upTo?: FoldedUpTo;
 }
 
 /**
@@ -104,17 +105,17 @@ export async function loadState<E extends DomainEvent, S>(store: EventStore, str
   const pageFrom = (from: bigint | undefined) => store.readStream(stream, from === undefined ? PAGE : { fromRevision: from, ...PAGE });
   let start = keptStart<S>(folds, stream) ?? (shelf && (await snapshotStart(shelf, decider.snapshot!, stream, decider.keptSize)));
   // A snapshot's first read begins at its last event, to check that the stream still holds it.
-  let page = await pageFrom(start?.snapshot ? start.revision : start?.revision === undefined ? undefined : start.revision + 1n);
+  let page = await pageFrom(start?.upTo ? start.upTo.revision : start?.revision === undefined ? undefined : start.revision + 1n);
   if (start && !continuedBy(start, page)) {
     // Only a continuation of the kept fold or snapshot extends it; anything else is folded from the start.
     forget(folds, stream);
-    if (start.snapshot) await dropSnapshot(shelf!, decider.snapshot!, stream);
+    if (start.upTo) await dropSnapshot(shelf!, decider.snapshot!, stream);
     start = undefined;
     page = await pageFrom(undefined);
   }
   let { state, revision, bytes } = start ?? { state: decider.initialState, revision: undefined, bytes: 0 };
   let last: RecordedEvent | undefined;
-  for (let skip = start?.snapshot ? 1 : 0; ; skip = 0) {
+  for (let skip = start?.upTo ? 1 : 0; ; skip = 0) {
     for (let i = skip; i < page.length; i++) state = decider.evolve(state, parse(page[i]!));
     if (!decider.keptSize) bytes = weightAfter(bytes, skip ? page.slice(skip) : page, folds.bound.bytes);
     if (page.length > skip) last = page.at(-1);
@@ -144,15 +145,14 @@ function keptStart<S>(folds: KeptFolds, stream: string): FoldStart<S> | undefine
 async function snapshotStart<S>(shelf: StateShelf, codec: StateCodec<S>, stream: string, keptSize: ((state: S) => number) | undefined): Promise<FoldStart<S> | undefined> {
   const snapshot = await shelvedSnapshot(shelf, codec, stream);
   if (!snapshot) return undefined;
-  const { state, upTo } = snapshot;
+  const { state, upTo, chars } = snapshot;
   // A decider without keptSize weighs its fold by its events' data, which a snapshot does not carry: the snapshot's text stands in.
-  const bytes = keptSize ? keptSize(state) : snapshot.chars;
-  return { state, revision: upTo.revision, bytes, shelved: upTo.revision, snapshot };
+  return { state, revision: upTo.revision, bytes: keptSize ? keptSize(state) : chars, shelved: upTo.revision, upTo };
 }
 
 /** Whether the first page read after `start` continues it: the next revision (a kept fold), or the very event a snapshot was folded up to. */
 function continuedBy(start: FoldStart<unknown>, page: readonly RecordedEvent[]): boolean {
-  if (start.snapshot) return matchesEvent(start.snapshot.upTo, page[0]);
+  if (start.upTo) return matchesEvent(start.upTo, page[0]);
   return page.length === 0 || page[0]!.revision === (start.revision === undefined ? 0n : start.revision + 1n);
 }
 

@@ -136,7 +136,7 @@ describe('state snapshots: a long stream folded after a restart', () => {
     await again.store.close();
   });
 
-  it('folds from the start past a torn snapshot, and drops it', async () => {
+  it('folds from the start past a torn snapshot, and writes a whole one in its place', async () => {
     const dir = await logDir();
     const all = texts('a', 2_000);
     await foldedAndClosed(dir, 'notes-torn', all);

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +22,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { base } from 'viem/chains';
 import { z } from 'zod';
 import { BASE_USDC } from '../../src/config.ts';
+import { freeLoopbackPort } from './free-port.ts';
 
 const CONTRACTS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'contracts');
 /** Contracts installed on the local chain, each where Base has the real one. */
@@ -167,18 +167,6 @@ export function anvilBinaryPath(): string {
   const binary = join(dirname(packageJson), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
   if (!existsSync(binary)) throw new Error(`anvil binary missing at ${binary}`);
   return binary;
-}
-
-async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<unknown> {
