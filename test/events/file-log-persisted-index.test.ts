@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IdList } from '../../src/events/file-log/id-list.ts';
 import { EMPTY_CHECKPOINT, PersistedIndex, type IndexEntries } from '../../src/events/file-log/lmdb-index.ts';
 
 let dir: string;
@@ -20,7 +21,7 @@ function entries(from: number, to: number): IndexEntries {
   return {
     from,
     locations: Array.from({ length: count }, (_, i) => ({ segment: 1, offset: 100 * (from + i), length: 90 })),
-    ids: Array.from({ length: count }, (_, i) => idAt(from + i)),
+    ids: IdList.of(Array.from({ length: count }, (_, i) => idAt(from + i))),
     streams: [{ stream: 'a-long-stream', firstRevision: from, positions: Array.from({ length: count }, (_, i) => from + i) }],
   };
 }

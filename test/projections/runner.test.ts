@@ -67,13 +67,13 @@ describe('projection runner', () => {
     const store = await openFileEventStore({ dir: join(dir, 'events'), log: silentLogger });
     const checkpoints = createFileCheckpointStore(join(dir, 'projections'));
     await appendCalls(store, 40, 0);
-    let runner = await startProjection(store, totalsByOperation, { checkpoints, checkpointEvery: 25, log: silentLogger });
+    let runner = await startProjection(store, totalsByOperation, { checkpoints, checkpointIntervalMs: 0, log: silentLogger });
     await runner.waitForPosition(await appendCalls(store, 40, 40), { timeoutMs: 5000 });
     await runner.stop();
     expect(await readdir(join(dir, 'projections'))).toEqual(['totals-by-operation.checkpoint.json']);
 
     const whileStopped = await appendCalls(store, 40, 80);
-    runner = await startProjection(store, totalsByOperation, { checkpoints, checkpointEvery: 25, log: silentLogger });
+    runner = await startProjection(store, totalsByOperation, { checkpoints, checkpointIntervalMs: 0, log: silentLogger });
     expect(runner.position()).toBeGreaterThan(0n); // Resumed, not restarted.
     await runner.waitForPosition(whileStopped, { timeoutMs: 5000 });
     const end = await appendCalls(store, 30, 120);
@@ -94,6 +94,24 @@ describe('projection runner', () => {
     expect(canonicalSha256(fresh.state())).toBe(incrementalHash);
     await fresh.stop();
     await store.close();
+  });
+
+  it('saves its checkpoint at most once an interval however many events arrive, and at stop', async () => {
+    const store = createMemoryEventStore();
+    const saves: Array<bigint | undefined> = [];
+    const inner = createMemoryCheckpointStore();
+    const checkpoints = { ...inner, save: async (checkpoint: Parameters<typeof inner.save>[0]) => { saves.push(checkpoint.position); await inner.save(checkpoint); } };
+    const runner = await startProjection(store, totalsByOperation, { checkpoints, checkpointIntervalMs: 60_000, log: silentLogger });
+    // 3,000 events: a rule by count (one save each 1,000) saved three times here.
+    await runner.waitForPosition(await appendCalls(store, 1_500, 0), { timeoutMs: 10_000 });
+    expect(saves).toEqual([]);
+    await runner.stop();
+    expect(saves).toEqual([runner.position()]);
+
+    const eager = await startProjection(store, totalsByOperation, { checkpoints, checkpointIntervalMs: 0, log: silentLogger });
+    await eager.waitForPosition(await appendCalls(store, 3, 1_500), { timeoutMs: 5000 });
+    await eager.stop();
+    expect(saves.length).toBeGreaterThanOrEqual(1 + 6);
   });
 
   it('rebuilds from zero when the projection version changes', async () => {

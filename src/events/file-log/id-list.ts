@@ -13,6 +13,13 @@ export class IdList {
   private readonly others = new Map<number, string>();
   private count = 0;
 
+  /** A list of these ids, in this order. */
+  static of(ids: readonly string[]): IdList {
+    const list = new IdList();
+    for (const id of ids) list.push(id);
+    return list;
+  }
+
   get length(): number {
     return this.count;
   }
@@ -28,6 +35,16 @@ export class IdList {
     const other = this.others.get(position);
     if (other !== undefined) return other;
     return uuidText(this.bytes, 16 * position);
+  }
+
+  /**
+   * The 16 bytes of the id at `position` when it is a canonical UUID (a view of the list's own
+   * bytes, valid while nothing is pushed), undefined for any other id: what the index on disk
+   * stores, with no text made to be parsed again.
+   */
+  uuidBytesAt(position: number): Uint8Array | undefined {
+    if (position < 0 || position >= this.count || this.others.has(position)) return undefined;
+    return this.bytes.subarray(16 * position, 16 * position + 16);
   }
 
   private grow(): void {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Database, RootDatabase } from 'lmdb';
 import { openCacheEnvironment, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from './lmdb-boot-guard.ts';
 import { TurnWrites } from './lmdb-turn.ts';
+import type { IdList } from './id-list.ts';
 import type { Location } from './location.ts';
 import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
 
@@ -61,7 +62,8 @@ export const EMPTY_CHECKPOINT: IndexCheckpoint = { format: FORMAT, events: 0, se
 export interface IndexEntries {
   from: number;
   locations: Location[];
-  ids: string[];
+  /** The id of each location's event, at the same index. */
+  ids: IdList;
   /** Stream, first revision written here, and the positions of its revisions from there on. */
   streams: { stream: string; firstRevision: number; positions: readonly number[] }[];
 }
@@ -280,16 +282,10 @@ export class PersistedIndex {
       for (let k = Math.max(0, SCANNED_REVISIONS - firstRevision); k < positions.length; k++) idIndexed[positions[k]! - entries.from] = 1;
     const turn = new TurnWrites();
     for (let i = 0; i < entries.locations.length; i++) {
-      const { segment, offset, length } = entries.locations[i]!;
-      const id = idBytes(entries.ids[i]!);
-      const value = Buffer.allocUnsafe(LOCATION_BYTES + id.length);
-      value.writeUInt32LE(segment, 0);
-      value.writeDoubleLE(offset, 4);
-      value.writeUInt32LE(length, 12);
-      id.copy(value, LOCATION_BYTES);
+      const value = locationValue(entries.locations[i]!, entries.ids, i);
       const position = entries.from + i;
       turn.add(this.locations.put(position, value));
-      if (idIndexed[i]) turn.add(this.ids.put(id, position));
+      if (idIndexed[i]) turn.add(this.ids.put(value.subarray(LOCATION_BYTES), position));
     }
     for (const { stream, firstRevision, positions } of entries.streams) {
       const digest = this.digestOf(stream);
@@ -345,6 +341,24 @@ function countBelow(positions: readonly number[], limit: number): number {
   let count = positions.length;
   while (count > 0 && positions[count - 1]! >= limit) count--;
   return count;
+}
+
+/** A location's stored value: segment, offset and length, then the event's id as idBytes() stores it. */
+function locationValue({ segment, offset, length }: Location, ids: IdList, i: number): Buffer {
+  // A UUID's bytes are copied from the list as they are (no text made and parsed again).
+  const uuid = ids.uuidBytesAt(i);
+  const id = uuid ? undefined : idBytes(ids.at(i)!);
+  const value = Buffer.allocUnsafe(LOCATION_BYTES + (id ? id.length : 1 + uuid!.length));
+  value.writeUInt32LE(segment, 0);
+  value.writeDoubleLE(offset, 4);
+  value.writeUInt32LE(length, 12);
+  if (id) {
+    id.copy(value, LOCATION_BYTES);
+  } else {
+    value[LOCATION_BYTES] = 0;
+    value.set(uuid!, LOCATION_BYTES + 1);
+  }
+  return value;
 }
 
 /** An id as stored: a lowercase UUID (every id the service derives) as 0 and its 16 bytes; any other id as 1 and its UTF-8. */

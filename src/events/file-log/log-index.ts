@@ -164,11 +164,9 @@ export class LogIndex {
   entriesUpTo(to: number): IndexEntries {
     if (to > this.located) throw new Error(`cannot persist unlocated events: ${to} > ${this.located}`);
     const locations: Location[] = [];
-    const ids: string[] = [];
     for (let p = this.base; p < to; p++) {
       const at = p - this.base;
       locations.push({ segment: this.segmentOf[at]!, offset: this.offsetOf[at]!, length: this.lengthOf[at]! });
-      ids.push(this.idOf.at(at)!);
     }
     const streams: IndexEntries['streams'] = [];
     for (const [stream, positions] of this.streams) {
@@ -177,7 +175,8 @@ export class LogIndex {
       while (count < positions.length && positions[count]! < to) count++;
       streams.push({ stream, firstRevision: this.persistedLengthOf.get(stream) ?? 0, positions: positions.slice(0, count) });
     }
-    return { from: this.base, locations, ids, streams };
+    // The tail's own list, indexed as `locations` are: release() replaces it rather than changing it.
+    return { from: this.base, locations, ids: this.idOf, streams };
   }
 
   /** Drops the tail before `to`: the persisted index has committed it. */
