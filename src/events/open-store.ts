@@ -34,8 +34,8 @@ export function esdbStatesDirectory(dataDir: string): string {
 }
 
 /** `store` with a shelf of state snapshots in `dir`, closed before the store. */
-async function withStateShelf(store: EventStore, dir: string): Promise<EventStore> {
-  const stateShelf = await openStateShelf(dir);
+async function withStateShelf(store: EventStore, dir: string, log: EventLogger): Promise<EventStore> {
+  const stateShelf = await openStateShelf(dir, log);
   const close = async (): Promise<void> => {
     await stateShelf.close();
     await store.close();
@@ -55,7 +55,7 @@ export function projectionCheckpointDirectory(dataDir: string): string {
  */
 export async function openEventStore(settings: EventStoreSettings, log: EventLogger = stderrLogger): Promise<EventStore> {
   if (settings.EVENTSTORE_URL) {
-    const store = await withStateShelf(await openEsdb(settings, settings.EVENTSTORE_URL, log), esdbStatesDirectory(settings.DATA_DIR));
+    const store = await withStateShelf(await openEsdb(settings, settings.EVENTSTORE_URL, log), esdbStatesDirectory(settings.DATA_DIR), log);
     log.info({ eventStore: 'eventstoredb' }, 'event store: EventStoreDB');
     return store;
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,6 +50,27 @@ describe('the file log state shelf', () => {
     await shelf.put('gone', 'text');
     for (const file of await readdir(dir)) await rm(join(dir, file));
     expect(await shelf.get('gone')).toBeUndefined();
+  });
+});
+
+describe('the file log state shelf, failing', () => {
+  it('says once that it cannot write, goes on failing quietly, and says it again after a put that worked', async () => {
+    const dir = await shelfDir();
+    const warnings: Array<Record<string, unknown>> = [];
+    const log = { info: () => {}, error: () => {}, warn: (fields: Record<string, unknown>) => void warnings.push(fields) };
+    const shelf = await openStateShelf(dir, log);
+    // The directory gone behind its back: every write fails, as on a disk that went away.
+    await rm(dir, { recursive: true });
+    await expect(shelf.put('a', 'text')).rejects.toThrow(/ENOENT/);
+    await expect(shelf.put('b', 'text')).rejects.toThrow(/ENOENT/);
+    expect(warnings).toEqual([expect.objectContaining({ dir, error: expect.stringContaining('ENOENT') })]);
+
+    await mkdir(dir);
+    await shelf.put('c', 'text');
+    expect(await shelf.get('c')).toBe('text');
+    await rm(dir, { recursive: true });
+    await expect(shelf.put('d', 'text')).rejects.toThrow(/ENOENT/);
+    expect(warnings).toHaveLength(2);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stderrLogger, type EventLogger } from './file-log/logger.ts';
 import type { StateShelf } from './port.ts';
 
 /** The file log's directory of state snapshots: safe to delete while the service is stopped (each state is folded from its stream's start at its next call). */
@@ -24,8 +25,11 @@ export interface ClosableStateShelf extends StateShelf {
  * Which names have a text is held in memory (one entry a long stream, read from the directory at
  * open), so asking for a stream that has none, as every call on a short stream does, costs no
  * system call.
+ *
+ * A put that fails (a full disk) costs only the speed of a later fold, and its caller goes on; it
+ * is logged, once until a put succeeds again, so that a shelf that stopped working is seen.
  */
-export async function openStateShelf(dir: string): Promise<ClosableStateShelf> {
+export async function openStateShelf(dir: string, log: EventLogger = stderrLogger): Promise<ClosableStateShelf> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const held = new Set<string>();
   for (const entry of await readdir(dir)) {
@@ -34,6 +38,7 @@ export async function openStateShelf(dir: string): Promise<ClosableStateShelf> {
   }
   let temporaries = 0;
   let closed = false;
+  let failing = false;
   const puts = new Set<Promise<void>>();
   const fileOf = (name: string): string => createHash('sha256').update(name).digest('hex') + SUFFIX;
   return {
@@ -58,6 +63,11 @@ export async function openStateShelf(dir: string): Promise<ClosableStateShelf> {
           await writeFile(temporary, text, { mode: 0o600 });
           await rename(temporary, join(dir, file));
           held.add(file);
+          failing = false;
+        } catch (err) {
+          if (!failing) log.warn({ dir, error: (err as Error).message }, 'state snapshot not written: long streams are folded from their events until a snapshot can be written again');
+          failing = true;
+          throw err;
         } finally {
           await rm(temporary, { force: true });
         }

@@ -78,7 +78,7 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
     persisted = await openPersistedIndex(join(options.dir, INDEX_DIRECTORY), readOnly, log);
     recovered = await recoverLog(options.dir, log, { readOnly, persisted, verify: options.verify });
     // A reader of the log (the audit) folds no states and writes nothing beside it.
-    if (!readOnly) stateShelf = await openStateShelf(join(options.dir, STATES_DIRECTORY));
+    if (!readOnly) stateShelf = await openStateShelf(join(options.dir, STATES_DIRECTORY), log);
   } catch (err) {
     await persisted?.close();
     await lock.release();
