@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_RECORD_BYTES, writeRecordPayload } from '../../src/events/file-log/framing.ts';
-import { jsonText, writeJson } from '../../src/events/file-log/json-text.ts';
+import { jsonText, writeJson, writeUncheckedJson } from '../../src/events/file-log/json-text.ts';
 import { quoteJsonString } from '../../src/signing/rfc8785.ts';
 import { StagedBatch } from '../../src/events/file-log/staged-batch.ts';
 import { openFileEventStore } from '../../src/events/file-log/store.ts';
@@ -48,6 +48,32 @@ describe('json-text: the append path serialiser', () => {
     for (let i = 0; i < 100_000; i++) deep = [deep];
     for (const v of [cycle, deep, { toJSON: () => 5 }, [undefined, () => 1], { a: undefined, b: NaN, c: -0, d: 1e21, e: 1e-7 }])
       expect(outcome(jsonText, v)).toBe(outcome(JSON.stringify, v));
+  });
+
+  it('writes into a batch, piece by piece, what JSON.stringify writes wherever that is printable ASCII, and throws where it throws', () => {
+    const batch = new StagedBatch(0);
+    /** What writeUncheckedJson leaves in the batch: its text when printable ASCII, else a mark. */
+    const unchecked = (v: unknown): string | undefined => {
+      batch.beginRecord('id', 'type');
+      const start = batch.cursor;
+      if (!writeUncheckedJson(batch, v, '')) return undefined;
+      return batch.isPlainAscii(start, batch.cursor) ? batch.bytes.toString('latin1', start, batch.cursor) : 'not plain';
+    };
+    const printable = (text: string | undefined) => text === undefined || /^[\x20-\x7e]*$/.test(text);
+    const anything = fc.anything({ withBigInt: true, withDate: true, withMap: true, withSparseArray: true, withBoxedValues: true, withNullPrototype: true, withObjectString: true, withUnicodeString: true });
+    fc.assert(fc.property(fc.oneof(anything, fc.jsonValue()), (v) => {
+      const want = outcome(JSON.stringify, v);
+      const got = outcome(unchecked, v);
+      // Not plain: the value holds what JSON escapes or non-ASCII text, and the record is written again, exactly.
+      if (got === 'not plain') expect(!printable(want) || want!.includes('\\')).toBe(true);
+      else expect(got).toBe(want);
+    }), { numRuns: 5000 });
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    for (const v of [cycle, deep, { toJSON: () => 5 }, [undefined, () => 1], { a: undefined, b: NaN, c: -0, d: 1e21, e: 1e-7, f: -12.5, g: 2 ** 53 }, { 'k"ey': 'a\\b', long: 'x'.repeat(300) }, Object.defineProperty({ a: 1 }, 'toJSON', { value: () => 7, enumerable: false })])
+      expect(outcome(unchecked, v)).toBe(outcome(JSON.stringify, v));
   });
 
   it('quotes any string as JSON.stringify does (controls, quotes, backslashes, lone and paired surrogates)', () => {

@@ -1,7 +1,7 @@
 import { quoteJsonString, type JsonObject, type JsonValue } from '../../signing/rfc8785.ts';
 import type { RecordedEvent } from '../port.ts';
 import { crc32 } from './crc32.ts';
-import { isEmptyPlainObject, jsonText, writeJson, type TextOut } from './json-text.ts';
+import { isEmptyPlainObject, jsonText, writeJson, writeUncheckedJson, type ByteTextOut } from './json-text.ts';
 
 /**
  * One frame on disk: u32le payload length, u32le CRC-32 of the payload, then the payload.
@@ -76,13 +76,9 @@ export function batchHeadersAfter(bytes: Buffer, from: number, max: number): Bat
 }
 
 /** Where a record is written: text, ASCII pieces and integers, and a check of the bytes written. */
-export interface RecordOut extends TextOut {
-  /** Writes `text` if it is short ASCII; otherwise writes nothing and returns false. */
-  writeAscii(text: string): boolean;
+export interface RecordOut extends ByteTextOut {
   /** writeAscii, refusing also what a JSON string escapes (below U+0020, `"`, `\\`). */
   writeUnescapedAscii(text: string): boolean;
-  /** Writes the JSON of an integer. */
-  writeInteger(n: number): void;
   /** Whether the bytes written at [start, end) are ASCII, none of them below U+0020. */
   isPlainAscii(start: number, end: number): boolean;
   /** Copies bytes already encoded (UTF-8 JSON text made elsewhere) to the record. */
@@ -95,7 +91,7 @@ export interface RecordOut extends TextOut {
  * that data or metadata that JSON cannot represent (undefined, a function) is refused here
  * instead of being written as a record that recovery would then reject as unreadable.
  *
- * The fields' strings are checked as they are copied, the data's written unchecked (see Quoting)
+ * The fields' strings are checked as they are copied, the data's written unchecked (see writeUncheckedJson)
  * and then checked once, as bytes, for being plain ASCII: one pass instead of a regular expression
  * per string. A record that fails (non-ASCII text, a control character) is written again, exactly.
  *
@@ -122,7 +118,7 @@ export function writeRecordPayload(out: RecordOut, position: number, stream: str
   }
   if (writeHeadPlain(out, position, stream, revision, id, type, at)) {
     const dataStart = out.cursor;
-    if (!writeJson(out, data, '', tail, 'unchecked')) throw notJson(id);
+    if (!writeUncheckedJson(out, data, tail)) throw notJson(id);
     if (out.isPlainAscii(dataStart, out.cursor)) return;
   }
   out.cursor = start;

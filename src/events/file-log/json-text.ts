@@ -1,9 +1,10 @@
 /**
  * JSON text of event data, exactly as JSON.stringify writes it, but faster for the values events
  * are made of. Every append serialises its events, and on Node 20 JSON.stringify scans strings
- * one character at a time and costs about 0.15 µs per call on top: for a 1 KiB event that was
- * the largest single item of an append's CPU time. Here a string without anything to escape is
- * recognised by one regular expression test (native and much faster) and quoted as it is.
+ * one character at a time: for a long string that was the largest single item of an append's
+ * CPU time. Here a string without anything to escape is recognised by native searches and
+ * written as it is. Two ways: as text (jsonText, writeJson), and straight into a record's bytes
+ * (writeUncheckedJson), which makes no garbage.
  *
  * Only plain values take the fast path: strings, finite numbers, booleans, null, and arrays and
  * objects with the standard prototypes whose members are such values. Anything else (undefined,
@@ -34,15 +35,15 @@ export interface TextOut {
 }
 
 /**
- * How strings are quoted:
- * - `exact`: escaped as JSON.stringify escapes them;
- * - `unchecked`: written between quotes as they are unless they hold `"` or `\\` (found by
- *   indexOf, native and much faster than a regular expression on this path), without looking for
- *   control characters, surrogates or non-ASCII text. Only for an output that checks afterwards
- *   that everything written is printable ASCII (see writeRecordPayload): then nothing needed
- *   escaping, and the text is exactly what the `exact` way gives.
+ * A TextOut that copies short ASCII text and integers into its bytes itself, with no string made
+ * and no call into native code (the batch a record is written into: StagedBatch).
  */
-export type Quoting = 'exact' | 'unchecked';
+export interface ByteTextOut extends TextOut {
+  /** Writes `text` if it is short ASCII; otherwise writes nothing and returns false. */
+  writeAscii(text: string): boolean;
+  /** Writes the JSON of an integer. */
+  writeInteger(n: number): void;
+}
 
 /** JSON.stringify(value), or undefined where JSON.stringify gives undefined. Throws what it throws. */
 export function jsonText(value: unknown): string | undefined {
@@ -56,22 +57,48 @@ export function jsonText(value: unknown): string | undefined {
  * and suffix go out with the value's first and last pieces: every write to a buffer is a call
  * into native code, and a record is written in as few of them as possible.
  */
-export function writeJson(out: TextOut, value: unknown, prefix = '', suffix = '', quoting: Quoting = 'exact'): boolean {
+export function writeJson(out: TextOut, value: unknown, prefix = '', suffix = ''): boolean {
   const start = out.cursor;
   try {
-    const emitter = new PlainEmitter(out, prefix, quoting === 'unchecked');
+    const emitter = new PlainEmitter(out, prefix);
     emitter.value(value);
     emitter.finish(suffix);
     return true;
   } catch (err) {
-    // A stack overflow on very deep data also ends here: JSON.stringify then decides.
-    if (err !== NOT_PLAIN && !(err instanceof RangeError)) throw err;
-    out.cursor = start;
-    const text = JSON.stringify(value) as string | undefined;
-    if (text === undefined) return false;
-    out.write(prefix + text + suffix);
-    return true;
+    return writeStringified(out, start, err, value, prefix, suffix);
   }
+}
+
+/**
+ * Writes JSON.stringify(value), then `suffix`, piece by piece into `out`'s bytes: no text is
+ * built, so a record's data makes no garbage (the text emitter's concatenations made about
+ * 11 KB for a paid call's three events, JSON.stringify about 4). Strings go out unchecked: as
+ * they are unless they hold `"` or `\` (found by indexOf, native), without looking for control
+ * characters, surrogates or non-ASCII text. Only for an output that checks afterwards that
+ * everything written is printable ASCII (see writeRecordPayload): then nothing needed escaping,
+ * and the bytes are exactly JSON.stringify's. Returns false, having written nothing, where
+ * JSON.stringify gives undefined; throws what it throws.
+ */
+export function writeUncheckedJson(out: ByteTextOut, value: unknown, suffix: string): boolean {
+  const start = out.cursor;
+  try {
+    new ByteEmitter(out).value(value);
+    if (!out.writeAscii(suffix)) out.write(suffix);
+    return true;
+  } catch (err) {
+    return writeStringified(out, start, err, value, '', suffix);
+  }
+}
+
+/** Where a fast path met a value that is not plain (or data too deep for it): JSON.stringify decides, from `start`. */
+function writeStringified(out: TextOut, start: number, err: unknown, value: unknown, prefix: string, suffix: string): boolean {
+  // A stack overflow on very deep data also ends here.
+  if (err !== NOT_PLAIN && !(err instanceof RangeError)) throw err;
+  out.cursor = start;
+  const text = JSON.stringify(value) as string | undefined;
+  if (text === undefined) return false;
+  out.write(prefix + text + suffix);
+  return true;
 }
 
 /** Whether JSON.stringify(value) is `{}`: the metadata of most events, worth no serialiser. */
@@ -90,8 +117,6 @@ class PlainEmitter {
     private readonly out: TextOut,
     /** Text gathered and not yet written. */
     private pending: string,
-    /** Strings without `"` or `\\` go out as they are (see Quoting). */
-    private readonly unchecked: boolean,
   ) {}
 
   flush(): void {
@@ -107,19 +132,15 @@ class PlainEmitter {
   value(value: unknown): void {
     switch (typeof value) {
       case 'string': {
-        const raw = this.unchecked && !hasQuoteOrBackslash(value);
         if (value.length < LONG_STRING) {
-          this.pending += raw ? `"${value}"` : quoteJsonString(value);
+          this.pending += quoteJsonString(value);
           return;
         }
         this.pending += '"';
         this.flush();
         // The usual long string (ASCII, nothing to escape) is checked by the output as it is
-        // written, or afterwards with the rest of the record; the others are written as before.
-        if (raw) {
-          this.out.write(value);
-          this.pending = '"';
-        } else if (this.out.writeUnescaped(value)) {
+        // written; the others are written as before.
+        if (this.out.writeUnescaped(value)) {
           this.pending = '"';
         } else if (hasNothingToEscape(value)) {
           this.out.write(value);
@@ -167,11 +188,83 @@ class PlainEmitter {
     this.pending += '{';
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
-      const quoted = this.unchecked && !hasQuoteOrBackslash(key) ? `"${key}"` : quoteJsonString(key);
-      this.pending += (i === 0 ? '' : ',') + quoted + ':';
+      this.pending += (i === 0 ? '' : ',') + quoteJsonString(key) + ':';
       this.value(object[key]);
     }
     this.pending += '}';
+  }
+}
+
+/** Emits plain values straight into a ByteTextOut, strings unchecked (see writeUncheckedJson). */
+class ByteEmitter {
+  constructor(private readonly out: ByteTextOut) {}
+
+  value(value: unknown): void {
+    const out = this.out;
+    switch (typeof value) {
+      case 'string':
+        return this.string(value);
+      case 'number':
+        if (!Number.isFinite(value)) throw NOT_PLAIN;
+        // Number::toString, as JSON.stringify writes numbers (and -0 as "0").
+        if (Number.isInteger(value)) out.writeInteger(value);
+        else out.write(String(value));
+        return;
+      case 'boolean':
+        out.writeAscii(value ? 'true' : 'false');
+        return;
+      case 'object': {
+        if (value === null) {
+          out.writeAscii('null');
+          return;
+        }
+        const proto: unknown = Object.getPrototypeOf(value);
+        if (Array.isArray(value) && proto === Array.prototype) return this.array(value as unknown[]);
+        if ((proto === Object.prototype || proto === null) && !('toJSON' in value)) return this.object(value as Record<string, unknown>);
+        throw NOT_PLAIN;
+      }
+      default:
+        throw NOT_PLAIN;
+    }
+  }
+
+  /**
+   * A string between quotes, its characters as they are: copied in JS when short and ASCII, else
+   * encoded natively (a control character or non-ASCII text then fails the record's check, and the
+   * record is written again, exactly). Only `"` and `\\` are escaped here, as JSON.stringify does.
+   */
+  private string(text: string): void {
+    const out = this.out;
+    if (hasQuoteOrBackslash(text)) {
+      out.write(quoteJsonString(text));
+      return;
+    }
+    out.writeAscii('"');
+    if (!out.writeAscii(text)) out.write(text);
+    out.writeAscii('"');
+  }
+
+  private array(values: unknown[]): void {
+    this.out.writeAscii('[');
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) this.out.writeAscii(',');
+      this.value(values[i]);
+    }
+    this.out.writeAscii(']');
+  }
+
+  private object(object: Record<string, unknown>): void {
+    // Object.keys lists exactly the properties JSON.stringify writes, in the same order.
+    const keys = Object.keys(object);
+    this.out.writeAscii('{');
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (i > 0) this.out.writeAscii(',');
+      this.string(key);
+      this.out.writeAscii(':');
+      this.value(object[key]);
+    }
+    this.out.writeAscii('}');
   }
 }
 
