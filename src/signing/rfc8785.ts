@@ -68,24 +68,32 @@ function plainCanonicalText(value: unknown): string {
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
-      const proto: unknown = Object.getPrototypeOf(value);
-      if (Array.isArray(value) && proto === Array.prototype) {
+      if (!isPlainContainer(value)) throw NOT_PLAIN;
+      if (Array.isArray(value)) {
         let text = '[';
         for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + plainCanonicalText(value[i]);
         return `${text}]`;
       }
-      if ((proto === Object.prototype || proto === null) && !('toJSON' in value)) {
-        const object = value as Record<string, unknown>;
-        const keys = inCodeUnitOrder(Object.keys(object));
-        let text = '{';
-        for (let i = 0; i < keys.length; i++) text += (i === 0 ? '' : ',') + quoteJsonString(keys[i]!) + ':' + plainCanonicalText(object[keys[i]!]);
-        return `${text}}`;
-      }
-      throw NOT_PLAIN;
+      const object = value as Record<string, unknown>;
+      const keys = inCodeUnitOrder(Object.keys(object));
+      let text = '{';
+      for (let i = 0; i < keys.length; i++) text += (i === 0 ? '' : ',') + quoteJsonString(keys[i]!) + ':' + plainCanonicalText(object[keys[i]!]);
+      return `${text}}`;
     }
     default:
       throw NOT_PLAIN;
   }
+}
+
+/**
+ * Whether a non-null object is a container JSON writes member by member as it stands: an array
+ * with the standard prototype, or an object with the standard prototype (or none) and no toJSON.
+ * Anything else (a Date, a Map, a class instance, an array without its prototype) is left to the
+ * reference writers, whose output and errors are then the ones given.
+ */
+export function isPlainContainer(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return Array.isArray(value) ? proto === Array.prototype : (proto === Object.prototype || proto === null) && !('toJSON' in value);
 }
 
 /** Up to this many keys are sorted in place by insertion: most objects of a record have a few. */

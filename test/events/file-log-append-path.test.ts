@@ -46,7 +46,7 @@ describe('json-text: the append path serialiser', () => {
     cycle.self = cycle;
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    for (const v of [cycle, deep, { toJSON: () => 5 }, [undefined, () => 1], { a: undefined, b: NaN, c: -0, d: 1e21, e: 1e-7 }])
+    for (const v of [cycle, deep, { toJSON: () => 5 }, [undefined, () => 1], { a: undefined, b: NaN, c: -0, d: 1e21, e: 1e-7 }, Object.setPrototypeOf([1, 2], null)])
       expect(outcome(jsonText, v)).toBe(outcome(JSON.stringify, v));
   });
 
@@ -72,7 +72,7 @@ describe('json-text: the append path serialiser', () => {
     cycle.self = cycle;
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    for (const v of [cycle, deep, { toJSON: () => 5 }, [undefined, () => 1], { a: undefined, b: NaN, c: -0, d: 1e21, e: 1e-7, f: -12.5, g: 2 ** 53 }, { 'k"ey': 'a\\b', long: 'x'.repeat(300) }, Object.defineProperty({ a: 1 }, 'toJSON', { value: () => 7, enumerable: false })])
+    for (const v of [cycle, deep, { toJSON: () => 5 }, [undefined, () => 1], { a: undefined, b: NaN, c: -0, d: 1e21, e: 1e-7, f: -12.5, g: 2 ** 53 }, { 'k"ey': 'a\\b', long: 'x'.repeat(300) }, Object.defineProperty({ a: 1 }, 'toJSON', { value: () => 7, enumerable: false }), Object.setPrototypeOf([1, 2], null)])
       expect(outcome(unchecked, v)).toBe(outcome(JSON.stringify, v));
   });
 

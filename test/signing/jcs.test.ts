@@ -108,5 +108,9 @@ describe('RFC 8785 canonicalisation', () => {
     const cycle: Record<string, unknown> = {};
     cycle['self'] = cycle;
     expect(() => canonicalText(cycle)).toThrow(RangeError);
+    // An array without its prototype is no plain object: the reference refuses it, and so does this.
+    const bareArray = { list: Object.setPrototypeOf([1, 2], null) as unknown };
+    expect(outcome(() => canonicalText(bareArray))).toBe(outcome(() => before(bareArray)));
+    expect(outcome(() => canonicalText(bareArray))).toBe('refused');
   });
 });

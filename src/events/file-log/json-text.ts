@@ -11,7 +11,7 @@
  * functions, non-finite numbers, toJSON, class instances, a cycle) makes the whole value go
  * through JSON.stringify, so the output, and every error, is always JSON.stringify's own.
  */
-import { hasNothingToEscape, quoteJsonString } from '../../signing/rfc8785.ts';
+import { hasNothingToEscape, isPlainContainer, quoteJsonString } from '../../signing/rfc8785.ts';
 
 /** Thrown inside the fast path when a value is not plain: the caller starts over with JSON.stringify. */
 const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
@@ -163,10 +163,8 @@ class PlainEmitter {
           this.pending += 'null';
           return;
         }
-        const proto: unknown = Object.getPrototypeOf(value);
-        if (Array.isArray(value) && proto === Array.prototype) return this.array(value as unknown[]);
-        if ((proto === Object.prototype || proto === null) && !('toJSON' in value)) return this.object(value as Record<string, unknown>);
-        throw NOT_PLAIN;
+        if (!isPlainContainer(value)) throw NOT_PLAIN;
+        return Array.isArray(value) ? this.array(value) : this.object(value as Record<string, unknown>);
       }
       default:
         throw NOT_PLAIN;
@@ -218,10 +216,8 @@ class ByteEmitter {
           out.writeAscii('null');
           return;
         }
-        const proto: unknown = Object.getPrototypeOf(value);
-        if (Array.isArray(value) && proto === Array.prototype) return this.array(value as unknown[]);
-        if ((proto === Object.prototype || proto === null) && !('toJSON' in value)) return this.object(value as Record<string, unknown>);
-        throw NOT_PLAIN;
+        if (!isPlainContainer(value)) throw NOT_PLAIN;
+        return Array.isArray(value) ? this.array(value) : this.object(value as Record<string, unknown>);
       }
       default:
         throw NOT_PLAIN;
