@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { uuidText } from './uuid-bytes.ts';
 
 /** Namespace of every event id this service derives (a fixed UUID, part of the log format). */
 const EVENT_ID_NAMESPACE = '6f1c2b1e-2a57-4f6e-9c39-0b8f5f4f2d11';
@@ -24,22 +25,5 @@ export function eventId(origin: string, type: string, index = 0): string {
   // Version 5 in the high nibble of byte 6, variant 10xx in the high bits of byte 8.
   digest[6] = (digest[6]! & 0x0f) | 0x50;
   digest[8] = (digest[8]! & 0x3f) | 0x80;
-  return uuidTextOf(digest);
-}
-
-/** Hex digits as character codes. */
-const HEX_CODES = Buffer.from('0123456789abcdef', 'latin1');
-/** The 36 characters of a UUID's text, filled and read as one string (no pieces joined). */
-const UUID_TEXT = Buffer.alloc(36, 0x2d);
-/** Where each of the 16 bytes' two digits go in the text (the dashes stay where they are). */
-const TEXT_OFFSETS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
-
-/** The canonical lowercase text of the first 16 bytes of `digest`. */
-function uuidTextOf(digest: Uint8Array): string {
-  for (let i = 0; i < 16; i++) {
-    const at = TEXT_OFFSETS[i]!;
-    UUID_TEXT[at] = HEX_CODES[digest[i]! >> 4]!;
-    UUID_TEXT[at + 1] = HEX_CODES[digest[i]! & 15]!;
-  }
-  return UUID_TEXT.toString('latin1', 0, 36);
+  return uuidText(digest, 0);
 }

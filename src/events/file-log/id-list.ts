@@ -1,4 +1,4 @@
-import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
+import { uuidText, writeUuidBytes } from '../uuid-bytes.ts';
 
 /**
  * The event id of every position of the log, in the least memory that gives each id back exactly.

@@ -5,7 +5,7 @@ import { openCacheEnvironment, openedAfterMachineCrash, recordCleanClose, type O
 import { TurnWrites } from './lmdb-turn.ts';
 import type { IdList } from './id-list.ts';
 import type { Location } from './location.ts';
-import { uuidText, writeUuidBytes } from './uuid-bytes.ts';
+import { uuidText, writeUuidBytes } from '../uuid-bytes.ts';
 
 /**
  * The part of the log's index that is on disk: an LMDB environment beside the segments, holding

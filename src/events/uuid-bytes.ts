@@ -1,7 +1,8 @@
 /**
- * A canonical lowercase RFC 4122 UUID (every id event-ids.ts derives) as its 16 bytes, and back:
- * the index keeps ids this way, in memory and on disk, instead of as 36-character text. Any other
- * id (a client's own, or an uppercase UUID, which must come back with its case) is not one.
+ * A canonical lowercase RFC 4122 UUID as its 16 bytes, and back. event-ids.ts makes the text of
+ * every id it derives here, and the file log's index keeps ids as their bytes, in memory and on
+ * disk, instead of as 36-character text. Any other id (a client's own, or an uppercase UUID,
+ * which must come back with its case) is not one.
  */
 const HEX = '0123456789abcdef';
 /** Where each of the 16 bytes starts in the 36-character text. */
@@ -21,15 +22,20 @@ export function writeUuidBytes(id: string, into: Uint8Array, offset: number): bo
   return true;
 }
 
+/** Hex digits as character codes. */
+const HEX_CODES = Buffer.from(HEX, 'latin1');
+/** The 36 characters of a UUID's text, filled and read as one string (no pieces joined). */
+const TEXT = Buffer.alloc(36, DASH);
+
 /** The canonical text of the 16 bytes at `offset`. */
 export function uuidText(bytes: Uint8Array, offset: number): string {
-  let text = '';
   for (let i = 0; i < 16; i++) {
-    if (i === 4 || i === 6 || i === 8 || i === 10) text += '-';
+    const at = BYTE_OFFSETS[i]!;
     const byte = bytes[offset + i]!;
-    text += HEX[byte >> 4]! + HEX[byte & 15]!;
+    TEXT[at] = HEX_CODES[byte >> 4]!;
+    TEXT[at + 1] = HEX_CODES[byte & 15]!;
   }
-  return text;
+  return TEXT.toString('latin1', 0, 36);
 }
 
 /** The value of a lowercase hex digit's character code, or -1 for any other character. */
