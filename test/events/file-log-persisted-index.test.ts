@@ -18,10 +18,12 @@ const idAt = (p: number) => (p % 3 === 2 ? `caller id ${p} é` : uuidAt(p));
 /** Positions from..to-1, all in one stream from revision `from`, and a short stream of one event each. */
 function entries(from: number, to: number): IndexEntries {
   const count = to - from;
+  const ids = new IdList();
+  for (let p = from; p < to; p++) ids.push(idAt(p));
   return {
     from,
     locations: Array.from({ length: count }, (_, i) => ({ segment: 1, offset: 100 * (from + i), length: 90 })),
-    ids: IdList.of(Array.from({ length: count }, (_, i) => idAt(from + i))),
+    ids,
     streams: [{ stream: 'a-long-stream', firstRevision: from, positions: Array.from({ length: count }, (_, i) => from + i) }],
   };
 }

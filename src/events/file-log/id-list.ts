@@ -13,13 +13,6 @@ export class IdList {
   private readonly others = new Map<number, string>();
   private count = 0;
 
-  /** A list of these ids, in this order. */
-  static of(ids: readonly string[]): IdList {
-    const list = new IdList();
-    for (const id of ids) list.push(id);
-    return list;
-  }
-
   get length(): number {
     return this.count;
   }
