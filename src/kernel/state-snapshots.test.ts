@@ -9,7 +9,7 @@ import type { EventStore, ReadStreamOptions, RecordedEvent, StateShelf } from '.
 import type { JsonValue } from '../signing/rfc8785.ts';
 import { loadState, type Decider, type DomainEvent } from './decider.ts';
 import { History } from './history.ts';
-import { inChunks, matchesEvent, shelvedSnapshot, shelveSnapshot, snapshotDue, snapshotsWritten, SNAPSHOT_MIN_EVENTS, type StateCodec } from './state-snapshots.ts';
+import { headThenList, inChunks, matchesEvent, shelvedSnapshot, shelveSnapshot, snapshotDue, snapshotsWritten, SNAPSHOT_MIN_EVENTS, type StateCodec } from './state-snapshots.ts';
 
 type Noted = DomainEvent & { type: 'Noted'; data: { text: string } };
 /** Notes in pieces of 100, so that a snapshot of a few thousand is written and read over several pieces. */
@@ -247,5 +247,22 @@ describe('state snapshots: the text on the shelf', () => {
     let read: Awaited<ReturnType<typeof shelvedSnapshot<History<string>>>>;
     expect(await turnsDuring(async () => (read = await shelvedSnapshot(shelf, notesCodec, 's')))).toBeGreaterThanOrEqual(8);
     expect(read!.state.toArray()).toEqual(many);
+  });
+});
+
+describe('state snapshots: a decoder of a head, then pieces of a list', () => {
+  const decoder = () => headThenList('test', (piece) => ({ name: String(piece) }), [] as number[], (list, piece) => [...list, Number(piece)], (head, list) => ({ ...head, list }));
+
+  it('reads the first piece as the head and every later one onto the list', () => {
+    const reading = decoder();
+    for (const piece of ['agent', 1, 2, 3]) reading.add(piece);
+    expect(reading.finish()).toEqual({ name: 'agent', list: [1, 2, 3] });
+    const headOnly = decoder();
+    headOnly.add('alone');
+    expect(headOnly.finish()).toEqual({ name: 'alone', list: [] });
+  });
+
+  it('refuses a snapshot without its head', () => {
+    expect(() => decoder().finish()).toThrow(/test snapshot without its head/);
   });
 });

@@ -31,6 +31,31 @@ export interface StateDecoder<S> {
   finish(): S;
 }
 
+/**
+ * The decoder of a state written as one head piece (its own fields) followed by pieces of one
+ * list: `readHead` reads the first piece, `addPiece` each later one onto the list, and `whole`
+ * puts the two together. `what` names the state in the error of a snapshot without its head.
+ */
+export function headThenList<H, L, S>(
+  what: string,
+  readHead: (piece: JsonValue) => H,
+  list: L,
+  addPiece: (list: L, piece: JsonValue) => L,
+  whole: (head: H, list: L) => S,
+): StateDecoder<S> {
+  let head: { value: H } | undefined;
+  return {
+    add(piece) {
+      if (head) list = addPiece(list, piece);
+      else head = { value: readHead(piece) };
+    },
+    finish() {
+      if (!head) throw new Error(`a ${what} snapshot without its head`);
+      return whole(head.value, list);
+    },
+  };
+}
+
 /** `items` in arrays of `size`: how a codec yields a long list in pieces. */
 export function* inChunks<T>(items: Iterable<T>, size = 1_000): Generator<T[]> {
   let chunk: T[] = [];

@@ -4,7 +4,7 @@ import { MEMORY_EVENT_TYPES, memoryVersionSchema, type MemoryEvent } from './eve
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import type { Decider, RecordPlace } from '../../../kernel/decider.ts';
 import { KeyedHistory } from '../../../kernel/keyed-history.ts';
-import { inChunks } from '../../../kernel/state-snapshots.ts';
+import { headThenList, inChunks } from '../../../kernel/state-snapshots.ts';
 
 /**
  * One payer's memory store: whose it is, its latest version whole, and where each version lies
@@ -92,24 +92,7 @@ export const memoryDecider: Decider<PutMemory, MemoryEvent, MemoryState> = {
       yield ['store', { owner, latest: latest ? versionJson(latest) : null, events, latestValueChars }];
       for (const chunk of inChunks(state.versions.toArray())) yield ['versions', chunk.map((place) => [place.version, place.revision, place.paymentId])];
     },
-    decoder() {
-      let store: Omit<MemoryState, 'versions'> | undefined;
-      let versions = initialMemoryState.versions;
-      return {
-        add(piece) {
-          if (!store) {
-            const { latest, ...counts } = storePiece.parse(piece)[1];
-            store = { ...counts, latest: latest ?? undefined };
-            return;
-          }
-          for (const [version, revision, paymentId] of versionsPiece.parse(piece)[1]) versions = versions.append({ version, revision, paymentId });
-        },
-        finish() {
-          if (!store) throw new Error('a memory snapshot without its store');
-          return { ...store, versions };
-        },
-      };
-    },
+    decoder: () => headThenList('memory', storeOf, initialMemoryState.versions, withVersionsOf, (store, versions) => ({ ...store, versions })),
   },
 };
 
@@ -122,6 +105,16 @@ const storePiece = z.tuple([
   z.object({ owner: z.string().nullable(), latest: memoryVersionSchema.nullable(), events: z.number().int().nonnegative(), latestValueChars: z.number().int().nonnegative() }).strict(),
 ]);
 const versionsPiece = z.tuple([z.literal('versions'), z.array(z.tuple([z.number().int().min(1), z.number().int().nonnegative(), z.string().min(1)]))]);
+
+function storeOf(piece: JsonValue): Omit<MemoryState, 'versions'> {
+  const { latest, ...counts } = storePiece.parse(piece)[1];
+  return { ...counts, latest: latest ?? undefined };
+}
+
+function withVersionsOf(versions: MemoryState['versions'], piece: JsonValue): MemoryState['versions'] {
+  for (const [version, revision, paymentId] of versionsPiece.parse(piece)[1]) versions = versions.append({ version, revision, paymentId });
+  return versions;
+}
 
 /** The place of the version this payment wrote, if it wrote one. */
 export function versionWrittenBy(state: MemoryState, paymentId: string): VersionPlace | undefined {

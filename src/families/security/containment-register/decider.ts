@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DomainRefusal, type Decider, type RecordPlace } from '../../../kernel/decider.ts';
 import type { KeyedHistory } from '../../../kernel/keyed-history.ts';
 import { emptyRecordPlaces, recordPlacePieces, withPlacesOf } from '../../../kernel/record-places.ts';
+import { headThenList } from '../../../kernel/state-snapshots.ts';
 import { checkAgentProof } from './agent-proof.ts';
 import { assessContainment, type AgentProofVerdict, type ContainmentInput } from './engine.ts';
 import { CONTAINMENT_REGISTERED, type ContainmentEvent } from './events.ts';
@@ -106,20 +107,7 @@ export const containmentDecider: Decider<RegisterContainment, ContainmentEvent, 
       yield ['chain', chain];
       yield* recordPlacePieces(registrations);
     },
-    decoder() {
-      let chain: Omit<ContainmentState, 'registrations'> | undefined;
-      let registrations = emptyRecordPlaces();
-      return {
-        add(piece) {
-          if (chain) registrations = withPlacesOf(registrations, piece);
-          else chain = chainPiece.parse(piece)[1];
-        },
-        finish() {
-          if (!chain) throw new Error('a containment snapshot without its chain');
-          return { ...chain, registrations };
-        },
-      };
-    },
+    decoder: () => headThenList('containment', (piece) => chainPiece.parse(piece)[1], emptyRecordPlaces(), withPlacesOf, (chain, registrations) => ({ ...chain, registrations })),
   },
 };
 
