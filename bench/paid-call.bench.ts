@@ -4,7 +4,7 @@ import { loadSettings } from '../src/config.ts';
 import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { median, type LoadResult } from './support/load.ts';
 import { paidSlice, stopWithin } from './support/paid-slices.ts';
-import { cpuSecondsOf, inRounds, list, roundRatios } from './support/rounds.ts';
+import { cpuSecondsOf, inRounds, list, mainThreadCpuSecondsOf, roundRatios } from './support/rounds.ts';
 import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
 import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-server.ts';
 
@@ -64,6 +64,8 @@ interface Running {
   /** Index of the next unspent payment in the shared pool (each server has its own log). */
   next: number;
   cpuPerCallUs: number[];
+  /** The part of it on the main thread (the event loop). */
+  mainCpuPerCallUs: number[];
   failed?: string;
 }
 
@@ -87,7 +89,7 @@ async function measure(): Promise<void> {
       const nodeArgs = profiled && profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
       const server = await spawnServer(new URL(SERVER_SCRIPTS[role], import.meta.url), { PAID_CALL_BENCH_SERVER: role, ATTESTATION_SECRET: SECRET }, nodeArgs);
       if (new URL(server.url).hostname !== '127.0.0.1') throw new Error(`server ${role} listens on ${server.url}, not loopback`);
-      running[role] = { server, next: 0, cpuPerCallUs: [] };
+      running[role] = { server, next: 0, cpuPerCallUs: [], mainCpuPerCallUs: [] };
       const warmUp = await slice(running[role], payments, WARM_UP);
       if (Object.keys(warmUp.statuses).some((code) => code !== '200')) console.log(`  warm-up ${role}: statuses ${JSON.stringify(warmUp.statuses)}`);
     }
@@ -96,11 +98,13 @@ async function measure(): Promise<void> {
       const r = running[role];
       if (r.failed) return 0;
       try {
-        const cpuBefore = cpuSecondsOf(r.server.child.pid!);
+        const pid = r.server.child.pid!;
+        const [cpuBefore, mainBefore] = [cpuSecondsOf(pid), mainThreadCpuSecondsOf(pid)];
         const result = await slice(r, payments, SLICE);
-        const cpuAfter = cpuSecondsOf(r.server.child.pid!);
+        const [cpuAfter, mainAfter] = [cpuSecondsOf(pid), mainThreadCpuSecondsOf(pid)];
         const ok = result.statuses[200] ?? 0;
         if (cpuBefore !== undefined && cpuAfter !== undefined && ok > 0) r.cpuPerCallUs.push(((cpuAfter - cpuBefore) * 1e6) / ok);
+        if (mainBefore !== undefined && mainAfter !== undefined && ok > 0) r.mainCpuPerCallUs.push(((mainAfter - mainBefore) * 1e6) / ok);
         const odd = Object.keys(result.statuses).some((code) => code !== '200') ? ` statuses ${JSON.stringify(result.statuses)}` : '';
         console.log(`  round ${round + 1} ${role.padEnd(13)} ${(ok / result.seconds).toFixed(0)}/s (${ok} paid calls in ${result.seconds.toFixed(1)} s)${odd}`);
         return ok / result.seconds;
@@ -111,10 +115,11 @@ async function measure(): Promise<void> {
       }
     });
 
-    console.log('\nmedians of the rounds (paid calls per second, 200 answers only; server CPU time per call, all threads):');
+    console.log('\nmedians of the rounds (paid calls per second, 200 answers only; server CPU time per call, all threads, and of it the main thread):');
     for (const role of roles) {
-      const cpu = running[role].cpuPerCallUs;
-      console.log(`  ${median(rates[role]).toFixed(0).padStart(6)}/s ${cpu.length ? `${median(cpu).toFixed(0).padStart(5)} us CPU/call` : ''}  ${DESCRIPTIONS[role]}`);
+      const { cpuPerCallUs: cpu, mainCpuPerCallUs: main } = running[role];
+      const cpuText = cpu.length ? `${median(cpu).toFixed(0).padStart(5)} us CPU/call${main.length ? ` (main ${median(main).toFixed(0)})` : ''}` : '';
+      console.log(`  ${median(rates[role]).toFixed(0).padStart(6)}/s ${cpuText}  ${DESCRIPTIONS[role]}`);
     }
     console.log('  appends per paid call: bare 1 (the claim only, nothing to resume from); the service 1 in local mode for a command without');
     console.log('  domain events (claim + local settlement + sealed result, atomically, durable before the answer), 3 with a settler that');
@@ -124,6 +129,11 @@ async function measure(): Promise<void> {
       console.log(`ratio service / bare: ${m.toFixed(2)} (target >= 0.8), median of the rounds' ${list(ratios, 2)}`);
       const [full, bare] = [running.full.cpuPerCallUs, running.bare.cpuPerCallUs];
       if (full.length && bare.length) console.log(`  by CPU time per call, bare / service: ${(median(bare) / median(full)).toFixed(2)}`);
+      const [fullMain, bareMain] = [running.full.mainCpuPerCallUs, running.bare.mainCpuPerCallUs];
+      if (fullMain.length && bareMain.length && full.length && bare.length) {
+        const others = (all: number[], main: number[]) => median(all) - median(main);
+        console.log(`  where: main thread ${median(fullMain).toFixed(0)} us (service, its recovery elsewhere) against ${median(bareMain).toFixed(0)} us (bare, its recovery included); other threads ${others(full, fullMain).toFixed(0)} against ${others(bare, bareMain).toFixed(0)} us (the service's recovery thread among them)`);
+      }
     }
     if (rates.full && rates['bare-threaded']) {
       const { ratios, median: m } = roundRatios(rates.full, rates['bare-threaded']);

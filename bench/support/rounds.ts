@@ -29,8 +29,23 @@ export function roundRatios(a: readonly number[], b: readonly number[]): { ratio
  * undefined elsewhere. Per call, it is steadier than calls per second on a noisy machine.
  */
 export function cpuSecondsOf(pid: number): number | undefined {
+  return cpuSecondsIn(`/proc/${pid}/stat`);
+}
+
+/**
+ * The same for the process's main thread alone (on Node.js, its event loop): what is left when
+ * the other threads (a worker, the thread pool, V8's helpers for the collector and the compiler)
+ * are taken away.
+ */
+export function mainThreadCpuSecondsOf(pid: number): number | undefined {
+  return cpuSecondsIn(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuSecondsIn(statFile: string): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const text = readFileSync(statFile, 'utf8');
+    // The command name, in parentheses, may itself hold ") ": the fields start after the last one.
+    const fields = text.slice(text.lastIndexOf(') ') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
   } catch {
     return undefined;
