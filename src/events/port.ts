@@ -126,6 +126,11 @@ export interface StateShelf {
   put(name: string, text: string): Promise<void>;
   /** Forgets `name`'s text (one found unusable). */
   drop(name: string): Promise<void>;
+  /**
+   * Hears that no text could be made for `name` at all: the state's codec threw, a bug of the
+   * codec rather than of the shelf. The kernel has no logger; a shelf that has one says so.
+   */
+  encodeFailed?(name: string, error: Error): void;
 }
 
 export type StoreReadiness = { ready: true } | { ready: false; reason: string };

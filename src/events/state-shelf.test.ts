@@ -86,3 +86,19 @@ describe('the file log state shelf, closed', () => {
     expect(await readdir(dir)).toHaveLength(1);
   });
 });
+
+describe('the file log state shelf, told of a codec that failed', () => {
+  it('logs it as an error, with the snapshot it could not make, every time', async () => {
+    const dir = await shelfDir();
+    const errors: Array<Record<string, unknown>> = [];
+    const log = { info: () => {}, warn: () => {}, error: (fields: Record<string, unknown>) => void errors.push(fields) };
+    const shelf = await openStateShelf(dir, log);
+    shelf.encodeFailed!('memory-store\nmem-1', new Error('a piece that is not JSON'));
+    shelf.encodeFailed!('memory-store\nmem-1', new Error('a piece that is not JSON'));
+    expect(errors).toEqual([
+      { dir, snapshot: 'memory-store\nmem-1', error: 'a piece that is not JSON' },
+      { dir, snapshot: 'memory-store\nmem-1', error: 'a piece that is not JSON' },
+    ]);
+    expect(await readdir(dir)).toEqual([]);
+  });
+});

@@ -80,6 +80,11 @@ export async function openStateShelf(dir: string, log: EventLogger = stderrLogge
       held.delete(file);
       await rm(join(dir, file), { force: true });
     },
+    encodeFailed(name, error) {
+      // Not once only, as a failing put is: a codec's bug is not a state of the disk, and a
+      // snapshot is due at most once every thousand or so events of a stream.
+      log.error({ dir, snapshot: name, error: error.message }, "state snapshot not made: its state's codec failed (a bug); the stream is folded from its events until a snapshot can be made");
+    },
     async close() {
       closed = true;
       await Promise.allSettled(puts);

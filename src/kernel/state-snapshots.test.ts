@@ -211,18 +211,35 @@ describe('state snapshots: the text on the shelf', () => {
     }
   });
 
-  it('is not written twice at once for a stream, and a codec that fails writes nothing', async () => {
+  it('is not written twice at once for a stream, and a codec that fails writes nothing and is reported to the shelf', async () => {
     const shelf = memoryShelf();
     let puts = 0;
-    const counted = { ...shelf, put: async (name: string, text: string) => (puts++, shelf.put(name, text)) };
+    const reported: Array<[string, string]> = [];
+    const counted = { ...shelf, put: async (name: string, text: string) => (puts++, shelf.put(name, text)), encodeFailed: (name: string, error: Error) => void reported.push([name, error.message]) };
     shelveSnapshot(counted, notesCodec, 's', History.empty<string>().append('x'), eventAt(0n));
     shelveSnapshot(counted, notesCodec, 's', History.empty<string>().append('y'), eventAt(1n));
     await snapshotsWritten(counted);
     expect(puts).toBe(1);
+    expect(reported).toEqual([]);
     const failing: StateCodec<History<string>> = { ...notesCodec, kind: 'failing', encode: (): Iterable<JsonValue> => { throw new Error('cannot encode'); } };
     shelveSnapshot(counted, failing, 's', History.empty(), eventAt(0n));
     await snapshotsWritten(counted);
     expect(puts).toBe(1);
+    expect(reported).toEqual([['failing\ns', 'cannot encode']]);
+    // A shelf that cannot report (no encodeFailed) loses nothing else: the stream goes on without a snapshot.
+    shelveSnapshot(shelf, failing, 's', History.empty(), eventAt(0n));
+    await snapshotsWritten(shelf);
+    expect(shelf.texts.size).toBe(1);
+  });
+
+  it('does not report a put that fails as a codec failure (the shelf reports its own)', async () => {
+    const shelf = memoryShelf();
+    const reported: string[] = [];
+    const full = { ...shelf, put: async () => Promise.reject(new Error('ENOSPC')), encodeFailed: (name: string) => void reported.push(name) };
+    shelveSnapshot(full, notesCodec, 's', History.empty<string>().append('x'), eventAt(0n));
+    await snapshotsWritten(full);
+    expect(reported).toEqual([]);
+    expect(shelf.texts.size).toBe(0);
   });
 
   it('is written and read a few hundred kilobytes at a time, letting other work run between', async () => {

@@ -190,7 +190,8 @@ const writing = new WeakMap<StateShelf, Map<string, Promise<void>>>();
  * Writes a snapshot of `state`, folded up to `upTo`, after the current call has gone on (the
  * state is persistent: it does not change meanwhile). One write a stream at a time: a snapshot
  * due while its stream's last is still being written is skipped, and the next one due is written.
- * A write that fails costs only the speed of a later fold.
+ * A write that fails costs only the speed of a later fold; a codec that throws is reported to the
+ * shelf (StateShelf.encodeFailed), and the stream goes on without a snapshot.
  */
 export function shelveSnapshot<S>(shelf: StateShelf, codec: StateCodec<S>, stream: string, state: S, upTo: RecordedEvent): void {
   const name = nameOf(codec, stream);
@@ -199,7 +200,11 @@ export function shelveSnapshot<S>(shelf: StateShelf, codec: StateCodec<S>, strea
   if (writes.has(name)) return;
   const written = setImmediate()
     .then(() => snapshotText(codec, stream, state, upTo))
-    .then((text) => (text === undefined ? undefined : shelf.put(name, text)))
+    .then(
+      // A put that fails is the shelf's to report (a full disk): it costs only the speed of a later fold.
+      (text) => (text === undefined ? undefined : shelf.put(name, text).catch(() => undefined)),
+      (err: unknown) => shelf.encodeFailed?.(name, err instanceof Error ? err : new Error(String(err))),
+    )
     .catch(() => undefined)
     .finally(() => writes.delete(name));
   writes.set(name, written);
