@@ -8,6 +8,13 @@ const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
+/** A logger that keeps the fields of each warning and error. */
+function recordingLog() {
+  const warnings: Array<Record<string, unknown>> = [];
+  const errors: Array<Record<string, unknown>> = [];
+  const log = { info: () => {}, warn: (fields: Record<string, unknown>) => void warnings.push(fields), error: (fields: Record<string, unknown>) => void errors.push(fields) };
+  return { log, warnings, errors };
+}
 async function shelfDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'state-shelf-'));
   dirs.push(dir);
@@ -56,8 +63,7 @@ describe('the file log state shelf', () => {
 describe('the file log state shelf, failing', () => {
   it('says once that it cannot write, goes on failing quietly, and says it again after a put that worked', async () => {
     const dir = await shelfDir();
-    const warnings: Array<Record<string, unknown>> = [];
-    const log = { info: () => {}, error: () => {}, warn: (fields: Record<string, unknown>) => void warnings.push(fields) };
+    const { log, warnings } = recordingLog();
     const shelf = await openStateShelf(dir, log);
     // The directory gone behind its back: every write fails, as on a disk that went away.
     await rm(dir, { recursive: true });
@@ -90,8 +96,7 @@ describe('the file log state shelf, closed', () => {
 describe('the file log state shelf, told of a codec that failed', () => {
   it('logs it as an error, with the snapshot it could not make, every time', async () => {
     const dir = await shelfDir();
-    const errors: Array<Record<string, unknown>> = [];
-    const log = { info: () => {}, warn: () => {}, error: (fields: Record<string, unknown>) => void errors.push(fields) };
+    const { log, errors, warnings } = recordingLog();
     const shelf = await openStateShelf(dir, log);
     shelf.encodeFailed!('memory-store\nmem-1', new Error('a piece that is not JSON'));
     shelf.encodeFailed!('memory-store\nmem-1', new Error('a piece that is not JSON'));
@@ -99,6 +104,7 @@ describe('the file log state shelf, told of a codec that failed', () => {
       { dir, snapshot: 'memory-store\nmem-1', error: 'a piece that is not JSON' },
       { dir, snapshot: 'memory-store\nmem-1', error: 'a piece that is not JSON' },
     ]);
+    expect(warnings).toEqual([]);
     expect(await readdir(dir)).toEqual([]);
   });
 });
