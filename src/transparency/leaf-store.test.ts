@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open as openLmdb } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DigestRuns } from './digest-runs.ts';
 import { LeafStore, type StoredLeaf } from './leaf-store.ts';
 import { MerkleLog } from '../signing/merkle-log.ts';
 
@@ -151,17 +152,23 @@ describe('the result log store on disk', () => {
     await store.close();
   });
 
-  it('adds nothing to the lookup for the same result signed again, however often (a list under one key would grow with each)', async () => {
-    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+  it('adds at most one entry a digest run for the same result signed again, however often (a list under one key would grow with each)', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message), { digestRunLeaves: 1_024 });
     for (let i = 0; i < 5_000; i++) store.append({ ...leafNumber(7), position: 10 + i });
     await store.flush();
     for (let i = 0; i < 5_000; i++) store.append({ ...leafNumber(7), position: 6_000 + i });
     expect(store.find(digest(7))).toBe(0);
     await store.close();
-    const env = openLmdb({ path: join(dir, 'store') });
-    const stored = env.openDB<Buffer, Buffer>({ name: 'digests', keyEncoding: 'binary', encoding: 'binary' }).get(digest(7).subarray(0, 8));
-    await env.close();
-    expect(stored?.length).toBe(4);
+    const runs = DigestRuns.open(join(dir, 'store', 'digest-runs'), { readOnly: true });
+    const listed = [...runs.leavesUnder(digest(7))];
+    await runs.close();
+    expect(listed[0]).toBe(0);
+    // 9 runs of 1,024 leaves were written: one entry in each at most (the first leaf of each run's window).
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.length).toBeLessThanOrEqual(9);
+    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message), { digestRunLeaves: 1_024 });
+    expect(reopened.find(digest(7))).toBe(0);
+    await reopened.close();
   });
 
   it('cuts the records written for a commit that did not happen (a process killed between the two), and goes on after them', async () => {
@@ -192,17 +199,27 @@ describe('the result log store on disk', () => {
     await reopened.close();
   });
 
-  it('finds a damaged leaf out when it reads it', async () => {
-    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+  it('finds a damaged leaf out when it reads it, and at open when its digest is not in a run yet (the store is then emptied and folded again)', async () => {
+    const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message), { digestRunLeaves: 4 });
     appendTo(store, treeOver(store), 0, 10);
     await store.close();
-    const file = await open(join(dir, 'store', 'leaves'), 'r+');
-    await file.write(Buffer.from([0xff]), 0, 1, 3 * 48 + 5);
-    await file.close();
-    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
+    const damage = async (leaf: number) => {
+      const file = await open(join(dir, 'store', 'leaves'), 'r+');
+      await file.write(Buffer.from([0xff]), 0, 1, leaf * 48 + 5);
+      await file.close();
+    };
+    await damage(3);
+    const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message), { digestRunLeaves: 4 });
     expect(reopened.leafAt(2).position).toBe(leafNumber(2).position);
     expect(() => reopened.leafAt(3)).toThrow(/leaf 3 of the result log's store is missing or damaged/);
     await reopened.close();
+    // Leaves 8 and 9 are beyond the runs (of 4 leaves): a start reads them to list their digests.
+    await damage(9);
+    const emptied = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message), { digestRunLeaves: 4 });
+    expect(emptied.emptiedBecause).toMatch(/leaf 9 of the result log's store is missing or damaged/);
+    expect(emptied.size).toBe(0);
+    expect(emptied.find(digest(1))).toBeUndefined();
+    await emptied.close();
   });
 
   it.skipIf(!existsSync('/proc/sys/kernel/random/boot_id'))('still knows, once emptied, that this boot has it open: a machine crash after is found out', async () => {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import { BOOT_ID, openCacheEnvironment, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from '../events/file-log/lmdb-boot-guard.ts';
 import { TurnWrites } from '../events/file-log/lmdb-turn.ts';
-import { LeafRecords, RECORD_PAYLOAD_BYTES } from './leaf-records.ts';
+import { DigestRuns, type DigestEntry } from './digest-runs.ts';
+import { damaged, LeafRecords, RECORD_PAYLOAD_BYTES } from './leaf-records.ts';
 import type { NodeLevels } from '../signing/merkle-log.ts';
 
 /** One leaf of the result log: a signed result, by its digest and signing key, and where its event is. */
@@ -19,19 +20,22 @@ export interface StoredLeaf {
  * Bumped when the layout below changes: a store of another format is emptied and its leaves
  * folded again from the event log. 3: the digest lookup keyed by prefix, its leaves in the value.
  * 4: inner nodes from level LOWEST_STORED_LEVEL up. 5: leaves in a file of records beside LMDB's.
+ * 6: the digest lookup in sorted runs beside them (digest-runs.ts), no longer in LMDB.
  */
-const FORMAT = 5;
+const FORMAT = 6;
 /** A leaf as recorded: sha256 | position (u64) | key number (u32). */
 const LEAF_BYTES = RECORD_PAYLOAD_BYTES;
 /** The leaves' file, in the store's directory. */
 const RECORDS_FILE = 'leaves';
+/** The digest lookup's runs, in the store's directory. */
+const RUNS_DIRECTORY = 'digest-runs';
 /**
- * Lookups by digest are keyed by its first 8 bytes (one get answers, as a paid answer asks for
- * its leaf's number); the first leaves of distinct digests under one prefix (a rare collision)
- * are told apart by their whole digest.
+ * Lookups by digest are keyed by its first 8 bytes; the leaves of distinct digests under one
+ * prefix (a rare collision) are told apart by their whole digest.
  */
 const DIGEST_KEY_BYTES = 8;
-const EMPTY = Buffer.alloc(0);
+/** Leaves read from the file at a time when a start indexes the digests its runs lack. */
+const READ_AT_OPEN = 4_096;
 /**
  * Inner nodes are stored from this level up (subtrees of 16 leaves and more): one node every 16
  * leaves instead of one a leaf. A proof hashes the smaller subtrees it needs again from their
@@ -70,15 +74,16 @@ class Tail {
 
 /**
  * The result log's leaves, the tree's inner nodes and the lookup from a result's digest to its
- * leaf, on disk (the leaves in a file of records, the rest in an LMDB environment), so that
- * neither the service's memory nor its start-up grows with the log: a start reads the last
- * commit's size and folds only the events after it.
+ * leaf, on disk (the leaves in a file of records, the inner nodes in an LMDB environment, the
+ * lookup in sorted runs: digest-runs.ts), so that neither the service's memory nor its start-up
+ * grows with the log: a start reads the last commit's size and folds only the events after it.
  * (Before, a start loaded every leaf into memory, about 89 bytes a result, and hashed every
  * inner node again: 0.8 s and 30 MB at 340,000 results.)
  *
  * Appends are kept in memory (the tail) and committed together every FLUSH_MS: the leaves'
- * records first, then nodes, lookups and the size that covers them in one transaction; reads
- * look in the tail first. The store is a cache of the event log, never ahead of it (a leaf is
+ * records first, then nodes and the size that covers them in one transaction, then the digest
+ * runs now due; the digests of committed leaves not in a run yet stay in memory (a run's worth at
+ * most), and a start reads them again from the leaves' file. Reads look in the tail first. The store is a cache of the event log, never ahead of it (a leaf is
  * folded from a durable event): whatever it loses, the result log folds again. As with the event
  * log's index, commits are not fsynced, and a store left open by an earlier boot of the machine
  * is emptied and folded again (lmdb-boot-guard.ts).
@@ -95,11 +100,18 @@ export class LeafStore implements NodeLevels {
   private committedKeys: number;
   /** Committed leaves read back lately (they never change once committed); emptied when full and at reset. */
   private readonly recentlyRead = new Map<number, StoredLeaf>();
+  /**
+   * Digest key (hex) -> the committed leaves not in a digest run yet (from the runs' end on) that
+   * first hold a digest starting with it, in order: written as a run once they are a run's worth.
+   */
+  private unrun = new Map<string, number[]>();
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private timerIsSoon = false;
   /** The last commit failed: the next is tried after RETRY_MS. */
   private failing = false;
+  /** The last digest run could not be written (said once until one is). */
+  private runsFailing = false;
   private closed = false;
 
   private constructor(
@@ -114,6 +126,7 @@ export class LeafStore implements NodeLevels {
     this.lastPosition = state?.lastPosition;
     for (const { key, value } of dbs?.keys.getRange() ?? []) this.rememberKey(value, key);
     this.committedKeys = this.keys.length;
+    if (dbs) this.indexLeavesBeyondRuns(dbs);
   }
 
   static inMemory(): LeafStore {
@@ -125,19 +138,26 @@ export class LeafStore implements NodeLevels {
    * earlier boot or short of the leaves its size covers; throws when its LMDB file is damaged
    * (the caller deletes the store and folds again).
    */
-  static open(dir: string, onError: (error: Error) => void): LeafStore {
+  static open(dir: string, onError: (error: Error) => void, options: { digestRunLeaves?: number } = {}): LeafStore {
     mkdirSync(dir, { recursive: true });
     const env = openCacheEnvironment(dir, { readOnly: false });
-    const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE)));
+    const runs = DigestRuns.open(join(dir, RUNS_DIRECTORY), { readOnly: false, ...(options.digestRunLeaves ? { runLeaves: options.digestRunLeaves } : {}) });
+    const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE)), runs);
     const state = dbs.meta.get('state') as StoreState | undefined;
-    const emptiedBecause = openedAfterMachineCrash(dbs.meta)
+    let emptiedBecause = openedAfterMachineCrash(dbs.meta)
       ? 'it was left open by an earlier boot of the machine'
       : state && state.format === FORMAT && dbs.records.count < state.leaves
         ? `its file holds ${dbs.records.count} leaves, not the ${state.leaves} its size covers`
         : undefined;
+    if (!emptiedBecause && (!state || state.format === FORMAT)) {
+      // Records beyond the size were written for a commit that did not happen; so were runs.
+      dbs.records.cutTo(state?.leaves ?? 0);
+      dbs.digestRuns.cutTo(state?.leaves ?? 0);
+      // The leaves beyond the runs are read now to list their digests: one damaged means a damaged store.
+      const damagedLeaf = firstDamagedLeaf(dbs.records, dbs.digestRuns.indexedTo, state?.leaves ?? 0);
+      if (damagedLeaf !== undefined) emptiedBecause = damaged(damagedLeaf);
+    }
     if (emptiedBecause || (state && state.format !== FORMAT)) clearTables(dbs);
-    // Records beyond the size were written for a commit that did not happen.
-    else dbs.records.cutTo(state?.leaves ?? 0);
     return new LeafStore(dbs, onError, emptiedBecause);
   }
 
@@ -148,7 +168,7 @@ export class LeafStore implements NodeLevels {
   static openForReading(dir: string): LeafStore | undefined {
     if (!existsSync(join(dir, 'data.mdb')) || !existsSync(join(dir, RECORDS_FILE))) return undefined;
     const env = openCacheEnvironment(dir, { readOnly: true });
-    const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE), { readOnly: true }));
+    const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE), { readOnly: true }), DigestRuns.open(join(dir, RUNS_DIRECTORY), { readOnly: true }));
     const state = dbs.meta.get('state') as StoreState | undefined;
     if (!state || state.format !== FORMAT) {
       void env.close();
@@ -194,18 +214,16 @@ export class LeafStore implements NodeLevels {
 
   /**
    * Adds the leaf and returns its index. Its digest is looked up by `find` unless an earlier leaf
-   * has it: the same result signed again (the same request within the second of its timestamp)
-   * adds nothing to the lookup, so repeats never lengthen a list under one key.
+   * not yet in a digest run has it: the same result signed again (the same request within the
+   * second of its timestamp) adds nothing to the lookup while its first leaf is in memory, so
+   * repeats add at most one entry a run. (The runs are not read here: a read of each run at every
+   * append would cost what the runs save.)
    */
   append(leaf: StoredLeaf): number {
     if (this.readOnly) throw new Error('the result log store is open for reading only');
     const index = this.size;
     const key = digestKeyHex(leaf.sha256);
-    if (this.firstLeafUnder(key, leaf.sha256) === undefined) {
-      const under = this.tail.byDigestKey.get(key);
-      if (under) under.push(index);
-      else this.tail.byDigestKey.set(key, [index]);
-    }
+    if (this.firstInMemory(key, leaf.sha256) === undefined) addUnder(this.tail.byDigestKey, key, index);
     this.rememberKey(leaf.key);
     this.tail.leaves.push({ position: leaf.position, sha256: Buffer.from(leaf.sha256), key: leaf.key });
     this.scheduleFlush();
@@ -260,21 +278,54 @@ export class LeafStore implements NodeLevels {
     return undefined;
   }
 
-  /** The first leaf whose result has this digest. */
+  /** The first leaf whose result has this digest: the runs hold the oldest leaves, then the committed ones after them, then the tail. */
   find(sha256: Uint8Array): number | undefined {
-    return this.firstLeafUnder(digestKeyHex(sha256), sha256);
+    if (this.dbs) for (const leaf of this.dbs.digestRuns.leavesUnder(sha256)) if (leaf < this.committed && sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
+    return this.firstInMemory(digestKeyHex(sha256), sha256);
   }
 
-  /** find() with the digest's lookup key already made (an append makes it for itself too). */
-  private firstLeafUnder(key: string, sha256: Uint8Array): number | undefined {
-    // The tail first: a digest is listed there only when no earlier leaf has it, and a paid
-    // answer asks for the leaf just folded.
+  /** The first leaf with this digest among those not in a digest run yet. */
+  private firstInMemory(key: string, sha256: Uint8Array): number | undefined {
+    for (const leaf of this.unrun.get(key) ?? []) if (sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     for (const leaf of this.tail.byDigestKey.get(key) ?? []) if (sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
-    const stored = this.dbs?.digests.getBinaryFast(Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES));
-    // Copied out: getBinaryFast answers in a buffer the next LMDB read reuses.
-    const committed = stored ? Array.from({ length: stored.length / 4 }, (_, i) => stored.readUInt32BE(4 * i)) : [];
-    for (const leaf of committed) if (leaf < this.committed && sameBytes(this.leafAt(leaf).sha256, sha256)) return leaf;
     return undefined;
+  }
+
+  /**
+   * At a start: the committed leaves beyond the runs' end (a run's worth at most, unless a crash
+   * or a lost run left more), read from the file and listed, or written as runs.
+   */
+  private indexLeavesBeyondRuns(dbs: StoreTables): void {
+    for (let from = dbs.digestRuns.indexedTo; from < this.committed; from += READ_AT_OPEN) {
+      const count = Math.min(READ_AT_OPEN, this.committed - from);
+      dbs.records.readMany(from, count).forEach((bytes, i) => {
+        // Found out at open by a writer (firstDamagedLeaf); an auditor finds it when it reads the leaf.
+        if (!bytes) return;
+        const sha256 = bytes.subarray(0, 32);
+        const key = digestKeyHex(sha256);
+        if (this.firstInMemory(key, sha256) === undefined) addUnder(this.unrun, key, from + i);
+      });
+      if (!this.readOnly) this.writeDueRuns(dbs.digestRuns);
+    }
+  }
+
+  /** Writes the committed leaves listed beyond the runs as runs, a run's worth at a time. */
+  private writeDueRuns(runs: DigestRuns): void {
+    while (this.committed - runs.indexedTo >= runs.runLeaves) {
+      const from = runs.indexedTo;
+      const to = from + runs.runLeaves;
+      const entries: DigestEntry[] = [];
+      const later = new Map<string, number[]>();
+      for (const [key, leaves] of this.unrun) {
+        const digest = Buffer.from(key, 'hex');
+        for (const leaf of leaves) {
+          if (leaf < to) entries.push({ digest, leaf });
+          else addUnder(later, key, leaf);
+        }
+      }
+      runs.add(from, to, entries);
+      this.unrun = later;
+    }
   }
 
   push(level: number, index: number, hash: Uint8Array): void {
@@ -296,6 +347,11 @@ export class LeafStore implements NodeLevels {
     return node;
   }
 
+  /** Resolves once the digest lookup has merged what it has to merge (merges run in the background). */
+  async digestRunsMerged(): Promise<void> {
+    await this.dbs?.digestRuns.settled();
+  }
+
   /** Commits the tail now (and waits for it), as a stop does. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
@@ -315,6 +371,7 @@ export class LeafStore implements NodeLevels {
   async reset(): Promise<void> {
     await this.flush();
     this.tail = new Tail();
+    this.unrun = new Map();
     this.committed = 0;
     this.recentlyRead.clear();
     this.lastPosition = undefined;
@@ -328,6 +385,7 @@ export class LeafStore implements NodeLevels {
   async close(): Promise<void> {
     this.closed = true;
     if (this.readOnly && this.dbs) {
+      await this.dbs.digestRuns.close();
       await this.dbs.env.close();
       this.dbs.records.close();
       return;
@@ -343,6 +401,7 @@ export class LeafStore implements NodeLevels {
     } catch (err) {
       this.onError(new Error(`its clean close could not be recorded: ${(err as Error).message}`, { cause: err }));
     }
+    await this.dbs.digestRuns.close();
     await this.dbs.env.close();
     this.dbs.records.close();
   }
@@ -367,9 +426,10 @@ export class LeafStore implements NodeLevels {
   }
 
   /**
-   * Writes the tail's leaves, the nodes they complete, their digest keys, new signing keys and
-   * the size covering them, in one transaction (puts of one turn commit together, the size
-   * last); then drops what was committed from the tail. Leaves appended meanwhile stay in it.
+   * Writes the tail's leaves, the nodes they complete, new signing keys and the size covering
+   * them, in one transaction (puts of one turn commit together, the size last); then drops what
+   * was committed from the tail, and writes the digest runs now due (a run never runs ahead of
+   * the size). Leaves appended meanwhile stay in the tail.
    */
   private async commitTail(dbs: StoreTables): Promise<void> {
     const from = this.committed;
@@ -386,17 +446,6 @@ export class LeafStore implements NodeLevels {
         const end = Math.min(Math.floor(to / 2 ** level), first + nodes.length);
         // The tail's nodes are its own copies (push), never changed: put as they are.
         for (let index = first; index < end; index++) turn.add(dbs.nodes.put(nodeKey(level, index), nodes[index - first]!));
-      }
-      for (const [keyHex, leaves] of tail.byDigestKey) {
-        const committing = leaves.filter((leaf) => leaf < to);
-        if (committing.length === 0) continue;
-        // One put a prefix a commit, so the get sees every earlier commit's leaves under it.
-        const key = Buffer.from(keyHex, 'hex');
-        const before = dbs.digests.get(key) ?? EMPTY;
-        const value = Buffer.allocUnsafe(before.length + 4 * committing.length);
-        before.copy(value);
-        committing.forEach((leaf, i) => value.writeUInt32BE(leaf, before.length + 4 * i));
-        turn.add(dbs.digests.put(key, value));
       }
       const keyCount = this.keys.length;
       for (let number = this.committedKeys; number < keyCount; number++) turn.add(dbs.keys.put(number, this.keys[number]!));
@@ -415,6 +464,15 @@ export class LeafStore implements NodeLevels {
       // (dropUncommitted) and folds it again once the disk has room.
       this.failing = true;
       this.onError(new Error(`a commit failed (${(err as Error).message}): the new leaves stay in memory and the commit is tried again in ${RETRY_MS / 1000} s`, { cause: err }));
+      return;
+    }
+    try {
+      this.writeDueRuns(dbs.digestRuns);
+      this.runsFailing = false;
+    } catch (err) {
+      // A full disk: the leaves stay listed in memory, and their runs are tried again after each commit (said once until one works).
+      if (!this.runsFailing) this.onError(new Error(`a digest run could not be written (${(err as Error).message}): its leaves stay listed in memory until one can`, { cause: err }));
+      this.runsFailing = true;
     }
   }
 
@@ -423,10 +481,8 @@ export class LeafStore implements NodeLevels {
     const next = new Tail();
     next.leaves = old.leaves.slice(to - from);
     next.nodes = old.nodes.map((nodes, level) => nodes.slice(Math.floor(to / 2 ** level) - Math.floor(from / 2 ** level)));
-    for (const [key, leaves] of old.byDigestKey) {
-      const later = leaves.filter((leaf) => leaf >= to);
-      if (later.length > 0) next.byDigestKey.set(key, later);
-    }
+    // The committed leaves' digests join those waiting for a run; the rest stay with the tail.
+    for (const [key, leaves] of old.byDigestKey) for (const leaf of leaves) addUnder(leaf < to ? this.unrun : next.byDigestKey, key, leaf);
     this.tail = next;
     this.committed = to;
   }
@@ -445,21 +501,21 @@ interface StoreTables {
   meta: Database<StoreState | OpenedBy, string>;
   /** Leaf index -> LEAF_BYTES, in a file of its own. */
   records: LeafRecords;
+  /** The leaves by their digest's first DIGEST_KEY_BYTES, in sorted runs of their own. */
+  digestRuns: DigestRuns;
   /** nodeKey(level, index) -> the 32-byte hash of that complete subtree (levels from 1). */
   nodes: Database<Buffer, Buffer>;
-  /** A digest's first DIGEST_KEY_BYTES -> the first leaf of each digest starting with them, u32 each, in order. */
-  digests: Database<Buffer, Buffer>;
   /** Key number -> `${keyFamily} ${keyId}`: signing keys repeat across millions of leaves. */
   keys: Database<string, number>;
 }
 
-function openTables(env: RootDatabase, records: LeafRecords): StoreTables {
+function openTables(env: RootDatabase, records: LeafRecords, digestRuns: DigestRuns): StoreTables {
   return {
     env,
     meta: env.openDB<StoreState | OpenedBy, string>({ name: 'meta' }),
     records,
+    digestRuns,
     nodes: env.openDB<Buffer, Buffer>({ name: 'nodes', keyEncoding: 'binary', encoding: 'binary' }),
-    digests: env.openDB<Buffer, Buffer>({ name: 'digests', keyEncoding: 'binary', encoding: 'binary' }),
     keys: env.openDB<string, number>({ name: 'keys', keyEncoding: 'uint32' }),
   };
 }
@@ -471,8 +527,10 @@ function openTables(env: RootDatabase, records: LeafRecords): StoreTables {
 function clearTables(dbs: StoreTables): void {
   dbs.meta.removeSync('state');
   dbs.records.cutTo(0);
+  dbs.digestRuns.clear();
   dbs.nodes.clearSync();
-  dbs.digests.clearSync();
+  // The digest lookup of stores before format 6, if this is one: its pages go back to LMDB.
+  dbs.env.openDB({ name: 'digests' }).dropSync();
   dbs.keys.clearSync();
 }
 
@@ -488,4 +546,19 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const digestKeyHex = (sha256: Uint8Array): string => Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES).toString('hex');
+
+/** The first of leaves `from` .. to-1 whose record is missing or damaged, if one is. */
+function firstDamagedLeaf(records: LeafRecords, from: number, to: number): number | undefined {
+  for (let at = from; at < to; at += READ_AT_OPEN) {
+    const index = records.readMany(at, Math.min(READ_AT_OPEN, to - at)).findIndex((bytes) => bytes === undefined);
+    if (index >= 0) return at + index;
+  }
+  return undefined;
+}
+
+function addUnder(lists: Map<string, number[]>, key: string, leaf: number): void {
+  const under = lists.get(key);
+  if (under) under.push(leaf);
+  else lists.set(key, [leaf]);
+}
 
