@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,19 @@ describe('the digest runs of the result log', () => {
     expect(reopened.indexedTo).toBe(300);
     expect([...reopened.leavesUnder(digestOf(150))]).toEqual(expectedUnder(digestOf(150), 300));
     await reopened.close();
+  });
+
+  it('opens for a reader beside the writer even when a run it listed is gone by the time it opens it (a merge removed it)', async () => {
+    const runs = DigestRuns.open(dir, { readOnly: false, runLeaves: 100 });
+    for (let from = 0; from < 300; from += 100) addLeaves(runs, from, from + 100);
+    await runs.close();
+    // A name that readdir lists and open cannot find: what a reader meets when a merge removes a run between the two.
+    await rm(join(dir, 'run-000000000100-000000000200'));
+    symlinkSync(join(dir, 'gone'), join(dir, 'run-000000000100-000000000200'));
+    const reader = DigestRuns.open(dir, { readOnly: true });
+    expect(reader.indexedTo).toBe(100);
+    expect([...reader.leavesUnder(digestOf(50))]).toEqual(expectedUnder(digestOf(50), 100));
+    await reader.close();
   });
 
   it('drops the runs beyond a cut, refuses a run that does not follow the last, and discards a merge overtaken by a clear', async () => {

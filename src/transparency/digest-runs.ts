@@ -194,8 +194,14 @@ export class DigestRuns {
   }
 }
 
+/** The run in `file`, or undefined when it is not one whole (or is gone: a reader beside the writer may list a run a merge then removes). */
 function openRun(file: string, from: number, to: number): Run | undefined {
-  const fd = openSync(file, 'r');
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
   try {
     const footer = Buffer.alloc(FOOTER_BYTES);
     const size = fstatSync(fd).size;
