@@ -28,6 +28,13 @@ function addLeaves(runs: DigestRuns, from: number, to: number): void {
   runs.add(from, to, entries);
 }
 
+/** Runs opened for writing in `dir`, with leaves 0 to 299 in three runs of 100. */
+function threeRunsOf100(dir: string): DigestRuns {
+  const runs = DigestRuns.open(dir, { readOnly: false, runLeaves: 100 });
+  for (let from = 0; from < 300; from += 100) addLeaves(runs, from, from + 100);
+  return runs;
+}
+
 describe('the digest runs of the result log', () => {
   let dir: string;
   beforeEach(async () => {
@@ -68,8 +75,7 @@ describe('the digest runs of the result log', () => {
   });
 
   it('keeps, at open, the runs that tile the leaves from 0, and removes what a merge or a write left half done', async () => {
-    const runs = DigestRuns.open(dir, { readOnly: false, runLeaves: 100 });
-    for (let from = 0; from < 300; from += 100) addLeaves(runs, from, from + 100);
+    const runs = threeRunsOf100(dir);
     await runs.close();
     // As if a merge of runs 0-99 and 100-199 had been written and the process stopped before it removed them.
     const merged = DigestRuns.open(join(dir, 'scratch'), { readOnly: false, runLeaves: 200 });
@@ -89,8 +95,7 @@ describe('the digest runs of the result log', () => {
   });
 
   it('opens for a reader beside the writer even when a run it listed is gone by the time it opens it (a merge removed it)', async () => {
-    const runs = DigestRuns.open(dir, { readOnly: false, runLeaves: 100 });
-    for (let from = 0; from < 300; from += 100) addLeaves(runs, from, from + 100);
+    const runs = threeRunsOf100(dir);
     await runs.close();
     // A name that readdir lists and open cannot find: what a reader meets when a merge removes a run between the two.
     await rm(join(dir, 'run-000000000100-000000000200'));
@@ -102,8 +107,7 @@ describe('the digest runs of the result log', () => {
   });
 
   it('drops the runs beyond a cut, refuses a run that does not follow the last, and discards a merge overtaken by a clear', async () => {
-    const runs = DigestRuns.open(dir, { readOnly: false, runLeaves: 100 });
-    for (let from = 0; from < 300; from += 100) addLeaves(runs, from, from + 100);
+    const runs = threeRunsOf100(dir);
     runs.cutTo(250);
     expect(runs.indexedTo).toBe(200);
     expect(() => addLeaves(runs, 300, 400)).toThrow(/does not follow the runs, which end at 200/);
