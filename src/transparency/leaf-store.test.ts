@@ -234,18 +234,24 @@ describe('the result log store on disk', () => {
     expect(openedBy).toMatchObject({ closed: false });
   });
 
-  it('empties a store of another format (its leaves are folded again from the event log)', async () => {
+  it('empties a store of another format (its leaves are folded again from the event log), the digest table of the formats before 6 included', async () => {
     const store = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
     appendTo(store, treeOver(store), 0, 10);
     await store.close();
     const env = openLmdb({ path: join(dir, 'store') });
-    env.openDB<{ format: number; leaves: number; lastPosition: number }, string>({ name: 'meta' }).putSync('state', { format: 1, leaves: 10, lastPosition: 29 });
+    env.openDB<{ format: number; leaves: number; lastPosition: number }, string>({ name: 'meta' }).putSync('state', { format: 5, leaves: 10, lastPosition: 29 });
+    // The digest lookup as format 5 kept it, in LMDB: dropped with the store's other tables.
+    env.openDB<Buffer, Buffer>({ name: 'digests', keyEncoding: 'binary', encoding: 'binary' }).putSync(digest(3).subarray(0, 8), Buffer.from([0, 0, 0, 3]));
     await env.close();
     const reopened = LeafStore.open(join(dir, 'store'), (err) => expect.fail(err.message));
     expect(reopened.size).toBe(0);
     expect(reopened.lastLeafPosition).toBeUndefined();
     expect(reopened.find(digest(3))).toBeUndefined();
     await reopened.close();
+    const after = openLmdb({ path: join(dir, 'store'), readOnly: true });
+    const names = [...after.getKeys()].map(String);
+    await after.close();
+    expect(names).not.toContain('digests');
   });
 
   it('drops what it has not committed, and takes the same leaves again after, as if they had never come', async () => {
