@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +104,21 @@ describe('the digest runs of the result log', () => {
     expect(reader.indexedTo).toBe(100);
     expect([...reader.leavesUnder(digestOf(50))]).toEqual(expectedUnder(digestOf(50), 100));
     await reader.close();
+  });
+
+  it('leaves the runs as they were when a merge fails, and tries it again only once another run is added', async () => {
+    const runs = threeRunsOf100(dir);
+    // Something in the way of the merged run's temporary file: its write fails, as on a full disk.
+    mkdirSync(join(dir, 'run-000000000000-000000000400.tmp'));
+    addLeaves(runs, 300, 400); // the fourth run of 100: a merge begins
+    await runs.settled();
+    expect(readdirSync(dir).filter((name) => !name.endsWith('.tmp')).length).toBe(4);
+    expect([...runs.leavesUnder(digestOf(250))]).toEqual(expectedUnder(digestOf(250), 400));
+    await rm(join(dir, 'run-000000000000-000000000400.tmp'), { recursive: true });
+    addLeaves(runs, 400, 500);
+    await runs.settled();
+    expect(readdirSync(dir).sort()).toEqual(['run-000000000000-000000000400', 'run-000000000400-000000000500']);
+    await runs.close();
   });
 
   it('drops the runs beyond a cut, refuses a run that does not follow the last, and discards a merge overtaken by a clear', async () => {

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 
 /** An entry: the digest's first 8 bytes (its lookup key), then the leaf (u32, big-endian). */
 const ENTRY_BYTES = 12;
-const PREFIX_BYTES = 8;
+/**
+ * A digest's lookup key: its first 8 bytes. The leaves of distinct digests under one key (a rare
+ * collision) are told apart by their whole digest, read from the leaf.
+ */
+export const DIGEST_KEY_BYTES = 8;
 /** Entries read together: a lookup reads one or two such blocks of a run, found by its fences. */
 const BLOCK_ENTRIES = 512;
 /** After the entries: each block's first prefix (the fences), then count, block size and the magic. */
@@ -62,6 +66,8 @@ export class DigestRuns {
   /** Bumped by clear and cutTo: a merge begun before either is discarded. */
   private generation = 0;
   private closed = false;
+  /** The last merge failed: the next is tried once another run is added. */
+  private mergeFailed = false;
 
   private constructor(
     private readonly dir: string,
@@ -108,7 +114,7 @@ export class DigestRuns {
 
   /** The leaves whose digest starts with `prefix` (its first 8 bytes), in increasing order. */
   *leavesUnder(prefix: Uint8Array): Generator<number> {
-    const key = Buffer.from(prefix.buffer, prefix.byteOffset, PREFIX_BYTES);
+    const key = Buffer.from(prefix.buffer, prefix.byteOffset, DIGEST_KEY_BYTES);
     const block = Buffer.allocUnsafe(BLOCK_ENTRIES * ENTRY_BYTES);
     for (const run of this.runs.slice()) yield* leavesIn(run, key, block);
   }
@@ -118,6 +124,7 @@ export class DigestRuns {
     if (this.readOnly) throw new Error('the digest runs are open for reading only');
     if (from !== this.indexedTo || to <= from) throw new RangeError(`a run of leaves ${from} to ${to} does not follow the runs, which end at ${this.indexedTo}`);
     this.runs.push(writeRun(this.dir, from, to, runBytes(entries)));
+    this.mergeFailed = false;
     this.mergeWhenDue();
   }
 
@@ -152,7 +159,7 @@ export class DigestRuns {
    * the end, the sizes falling from the oldest run to the newest.
    */
   private mergeWhenDue(): void {
-    if (this.merging || this.closed) return;
+    if (this.merging || this.closed || this.mergeFailed) return;
     const sizeOf = (run: Run) => run.to - run.from;
     for (let i = 0; i + MERGE_FAN_IN <= this.runs.length; i++) {
       const group = this.runs.slice(i, i + MERGE_FAN_IN);
@@ -175,21 +182,24 @@ export class DigestRuns {
       const contents = await Promise.all(parts.map(async (run) => (await readFile(run.file)).subarray(0, run.count * ENTRY_BYTES)));
       const merged = await mergeSorted(contents);
       if (generation !== this.generation || this.closed) return;
-      const temporary = join(this.dir, `${runName(from, to)}.tmp`);
+      const temporary = temporaryOf(this.dir, from, to);
       await writeFile(temporary, runBytesFromEntries(merged));
       if (generation !== this.generation || this.closed) {
         rmSync(temporary, { force: true });
         return;
       }
-      const file = join(this.dir, runName(from, to));
-      renameSync(temporary, file);
-      const run = openRun(file, from, to);
-      const at = this.runs.indexOf(parts[0]!);
-      if (!run || at < 0) throw new Error(`the merged run of leaves ${from} to ${to} could not be read back`);
-      this.runs.splice(at, parts.length, run);
+      const run = installRun(this.dir, from, to, temporary);
+      this.runs.splice(this.runs.indexOf(parts[0]!), parts.length, run);
       for (const part of parts) removeRun(part);
     } catch {
-      // The runs it would have replaced stay, and serve as before: a merge only makes lookups faster.
+      // The runs it would have replaced stay, and serve as before: a merge only makes lookups
+      // faster. Not tried again until the next run is added (a full disk would fail it at once).
+      this.mergeFailed = true;
+      try {
+        rmSync(temporaryOf(this.dir, from, to), { force: true });
+      } catch {
+        // Whatever is in its way is removed at the next open.
+      }
     }
   }
 }
@@ -208,8 +218,8 @@ function openRun(file: string, from: number, to: number): Run | undefined {
     if (size < FOOTER_BYTES || readSync(fd, footer, 0, FOOTER_BYTES, size - FOOTER_BYTES) !== FOOTER_BYTES) throw new Error('short');
     const count = footer.readUInt32BE(0);
     const blocks = Math.ceil(count / BLOCK_ENTRIES);
-    if (footer.readUInt32BE(4) !== BLOCK_ENTRIES || footer.readUInt32BE(8) !== MAGIC || size !== count * ENTRY_BYTES + blocks * PREFIX_BYTES + FOOTER_BYTES) throw new Error('not a run');
-    const fences = Buffer.alloc(blocks * PREFIX_BYTES);
+    if (footer.readUInt32BE(4) !== BLOCK_ENTRIES || footer.readUInt32BE(8) !== MAGIC || size !== count * ENTRY_BYTES + blocks * DIGEST_KEY_BYTES + FOOTER_BYTES) throw new Error('not a run');
+    const fences = Buffer.alloc(blocks * DIGEST_KEY_BYTES);
     if (readSync(fd, fences, 0, fences.length, count * ENTRY_BYTES) !== fences.length) throw new Error('short');
     return { from, to, count, fd, file, fences };
   } catch {
@@ -224,9 +234,16 @@ function removeRun(run: Run): void {
 }
 
 function writeRun(dir: string, from: number, to: number, bytes: Buffer): Run {
-  const file = join(dir, runName(from, to));
-  const temporary = `${file}.tmp`;
+  const temporary = temporaryOf(dir, from, to);
   writeFileSync(temporary, bytes);
+  return installRun(dir, from, to, temporary);
+}
+
+const temporaryOf = (dir: string, from: number, to: number): string => join(dir, `${runName(from, to)}.tmp`);
+
+/** Renames a run written whole to `temporary` into place, and opens it. */
+function installRun(dir: string, from: number, to: number, temporary: string): Run {
+  const file = join(dir, runName(from, to));
   renameSync(temporary, file);
   const run = openRun(file, from, to);
   if (!run) throw new Error(`the run of leaves ${from} to ${to} could not be read back`);
@@ -236,7 +253,7 @@ function writeRun(dir: string, from: number, to: number, bytes: Buffer): Run {
 /** A run's bytes: the entries sorted by prefix, then leaf (the prefix read as two big-endian words). */
 function runBytes(entries: DigestEntry[]): Buffer {
   const keyed = entries.map(({ digest, leaf }) => {
-    const view = Buffer.from(digest.buffer, digest.byteOffset, PREFIX_BYTES);
+    const view = Buffer.from(digest.buffer, digest.byteOffset, DIGEST_KEY_BYTES);
     return { high: view.readUInt32BE(0), low: view.readUInt32BE(4), leaf };
   });
   keyed.sort((a, b) => a.high - b.high || a.low - b.low || a.leaf - b.leaf);
@@ -253,10 +270,10 @@ function runBytes(entries: DigestEntry[]): Buffer {
 function runBytesFromEntries(packed: Buffer): Buffer {
   const count = packed.length / ENTRY_BYTES;
   const blocks = Math.ceil(count / BLOCK_ENTRIES);
-  const bytes = Buffer.allocUnsafe(packed.length + blocks * PREFIX_BYTES + FOOTER_BYTES);
+  const bytes = Buffer.allocUnsafe(packed.length + blocks * DIGEST_KEY_BYTES + FOOTER_BYTES);
   packed.copy(bytes, 0);
-  for (let block = 0; block < blocks; block++) packed.copy(bytes, packed.length + block * PREFIX_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES + PREFIX_BYTES);
-  const footer = packed.length + blocks * PREFIX_BYTES;
+  for (let block = 0; block < blocks; block++) packed.copy(bytes, packed.length + block * DIGEST_KEY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES + DIGEST_KEY_BYTES);
+  const footer = packed.length + blocks * DIGEST_KEY_BYTES;
   bytes.writeUInt32BE(count, footer);
   bytes.writeUInt32BE(BLOCK_ENTRIES, footer + 4);
   bytes.writeUInt32BE(MAGIC, footer + 8);
@@ -302,12 +319,12 @@ function* leavesIn(run: Run, key: Buffer, block: Buffer): Generator<number> {
   const low = key.readUInt32BE(4);
   /** Entry or fence `at` of `bytes` against the key: negative when it sorts before it. */
   const order = (bytes: Buffer, at: number): number => bytes.readUInt32BE(at) - high || bytes.readUInt32BE(at + 4) - low;
-  const blocks = run.fences.length / PREFIX_BYTES;
+  const blocks = run.fences.length / DIGEST_KEY_BYTES;
   // The last block whose first prefix is below the key: the key's first entry is in it or just after.
   let start = 0;
   for (let lowBlock = 0, highBlock = blocks - 1; lowBlock <= highBlock; ) {
     const middle = (lowBlock + highBlock) >>> 1;
-    if (order(run.fences, middle * PREFIX_BYTES) < 0) {
+    if (order(run.fences, middle * DIGEST_KEY_BYTES) < 0) {
       start = middle;
       lowBlock = middle + 1;
     } else highBlock = middle - 1;
@@ -328,7 +345,7 @@ function* leavesIn(run: Run, key: Buffer, block: Buffer): Generator<number> {
     }
     for (let e = first; e < entries; e++) {
       if (order(block, e * ENTRY_BYTES) > 0) return;
-      yield block.readUInt32BE(e * ENTRY_BYTES + PREFIX_BYTES);
+      yield block.readUInt32BE(e * ENTRY_BYTES + DIGEST_KEY_BYTES);
     }
   }
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import { BOOT_ID, openCacheEnvironment, openedAfterMachineCrash, recordCleanClose, type OpenedBy } from '../events/file-log/lmdb-boot-guard.ts';
 import { TurnWrites } from '../events/file-log/lmdb-turn.ts';
-import { DigestRuns, type DigestEntry } from './digest-runs.ts';
+import { DIGEST_KEY_BYTES, DigestRuns, type DigestEntry } from './digest-runs.ts';
 import { damaged, LeafRecords, RECORD_PAYLOAD_BYTES } from './leaf-records.ts';
 import type { NodeLevels } from '../signing/merkle-log.ts';
 
@@ -29,11 +29,6 @@ const LEAF_BYTES = RECORD_PAYLOAD_BYTES;
 const RECORDS_FILE = 'leaves';
 /** The digest lookup's runs, in the store's directory. */
 const RUNS_DIRECTORY = 'digest-runs';
-/**
- * Lookups by digest are keyed by its first 8 bytes; the leaves of distinct digests under one
- * prefix (a rare collision) are told apart by their whole digest.
- */
-const DIGEST_KEY_BYTES = 8;
 /** Leaves read from the file at a time when a start indexes the digests its runs lack. */
 const READ_AT_OPEN = 4_096;
 /**
@@ -126,7 +121,6 @@ export class LeafStore implements NodeLevels {
     this.lastPosition = state?.lastPosition;
     for (const { key, value } of dbs?.keys.getRange() ?? []) this.rememberKey(value, key);
     this.committedKeys = this.keys.length;
-    if (dbs) this.indexLeavesBeyondRuns(dbs);
   }
 
   static inMemory(): LeafStore {
@@ -144,21 +138,23 @@ export class LeafStore implements NodeLevels {
     const runs = DigestRuns.open(join(dir, RUNS_DIRECTORY), { readOnly: false, ...(options.digestRunLeaves ? { runLeaves: options.digestRunLeaves } : {}) });
     const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE)), runs);
     const state = dbs.meta.get('state') as StoreState | undefined;
-    let emptiedBecause = openedAfterMachineCrash(dbs.meta)
+    const emptiedBecause = openedAfterMachineCrash(dbs.meta)
       ? 'it was left open by an earlier boot of the machine'
       : state && state.format === FORMAT && dbs.records.count < state.leaves
         ? `its file holds ${dbs.records.count} leaves, not the ${state.leaves} its size covers`
         : undefined;
-    if (!emptiedBecause && (!state || state.format === FORMAT)) {
+    if (emptiedBecause || (state && state.format !== FORMAT)) clearTables(dbs);
+    else {
       // Records beyond the size were written for a commit that did not happen; so were runs.
       dbs.records.cutTo(state?.leaves ?? 0);
       dbs.digestRuns.cutTo(state?.leaves ?? 0);
-      // The leaves beyond the runs are read now to list their digests: one damaged means a damaged store.
-      const damagedLeaf = firstDamagedLeaf(dbs.records, dbs.digestRuns.indexedTo, state?.leaves ?? 0);
-      if (damagedLeaf !== undefined) emptiedBecause = damaged(damagedLeaf);
     }
-    if (emptiedBecause || (state && state.format !== FORMAT)) clearTables(dbs);
-    return new LeafStore(dbs, onError, emptiedBecause);
+    const store = new LeafStore(dbs, onError, emptiedBecause);
+    // The leaves beyond the runs are read now to list their digests: one damaged means a damaged store.
+    const damagedLeaf = store.indexLeavesBeyondRuns(dbs);
+    if (damagedLeaf === undefined) return store;
+    clearTables(dbs);
+    return new LeafStore(dbs, onError, damaged(damagedLeaf));
   }
 
   /**
@@ -171,11 +167,15 @@ export class LeafStore implements NodeLevels {
     const dbs = openTables(env, LeafRecords.open(join(dir, RECORDS_FILE), { readOnly: true }), DigestRuns.open(join(dir, RUNS_DIRECTORY), { readOnly: true }));
     const state = dbs.meta.get('state') as StoreState | undefined;
     if (!state || state.format !== FORMAT) {
+      void dbs.digestRuns.close();
       void env.close();
       dbs.records.close();
       return undefined;
     }
-    return new LeafStore(dbs, () => {}, undefined, true);
+    const store = new LeafStore(dbs, () => {}, undefined, true);
+    // A damaged leaf is left out of the lookup here: an auditor finds it when it reads the leaf.
+    store.indexLeavesBeyondRuns(dbs);
+    return store;
   }
 
   get size(): number {
@@ -293,20 +293,25 @@ export class LeafStore implements NodeLevels {
 
   /**
    * At a start: the committed leaves beyond the runs' end (a run's worth at most, unless a crash
-   * or a lost run left more), read from the file and listed, or written as runs.
+   * or a lost run left more), read from the file and listed, or written as runs. Returns the
+   * first damaged leaf, if one is (left out of the lookup).
    */
-  private indexLeavesBeyondRuns(dbs: StoreTables): void {
+  private indexLeavesBeyondRuns(dbs: StoreTables): number | undefined {
+    let firstDamaged: number | undefined;
     for (let from = dbs.digestRuns.indexedTo; from < this.committed; from += READ_AT_OPEN) {
       const count = Math.min(READ_AT_OPEN, this.committed - from);
       dbs.records.readMany(from, count).forEach((bytes, i) => {
-        // Found out at open by a writer (firstDamagedLeaf); an auditor finds it when it reads the leaf.
-        if (!bytes) return;
+        if (!bytes) {
+          firstDamaged ??= from + i;
+          return;
+        }
         const sha256 = bytes.subarray(0, 32);
         const key = digestKeyHex(sha256);
         if (this.firstInMemory(key, sha256) === undefined) addUnder(this.unrun, key, from + i);
       });
       if (!this.readOnly) this.writeDueRuns(dbs.digestRuns);
     }
+    return firstDamaged;
   }
 
   /** Writes the committed leaves listed beyond the runs as runs, a run's worth at a time. */
@@ -546,15 +551,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const digestKeyHex = (sha256: Uint8Array): string => Buffer.from(sha256.buffer, sha256.byteOffset, DIGEST_KEY_BYTES).toString('hex');
-
-/** The first of leaves `from` .. to-1 whose record is missing or damaged, if one is. */
-function firstDamagedLeaf(records: LeafRecords, from: number, to: number): number | undefined {
-  for (let at = from; at < to; at += READ_AT_OPEN) {
-    const index = records.readMany(at, Math.min(READ_AT_OPEN, to - at)).findIndex((bytes) => bytes === undefined);
-    if (index >= 0) return at + index;
-  }
-  return undefined;
-}
 
 function addUnder(lists: Map<string, number[]>, key: string, leaf: number): void {
   const under = lists.get(key);
