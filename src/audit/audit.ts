@@ -43,6 +43,8 @@ export interface AuditReport {
   indexChecked?: number;
   /** Leaves of the result log's store checked against the replay; undefined when no store was given. */
   resultStoreChecked?: number;
+  /** Runs of the result log store's digest lookup checked against the replay, and their entries. */
+  resultStoreDigestRuns?: { runs: number; entries: number };
   lastPosition: bigint | undefined;
   /**
    * Payment streams whose saga has not finished: not a failure (the service resumes them on the
@@ -155,7 +157,7 @@ export async function auditEventLog(options: AuditOptions): Promise<AuditReport>
     results,
     chains: chained.size,
     checkpoints: resultTree.checkpoints,
-    ...(storeCheck ? { resultStoreChecked: storeCheck.checked } : {}),
+    ...(storeCheck ? { resultStoreChecked: storeCheck.checked, resultStoreDigestRuns: storeCheck.digestRunsChecked } : {}),
     lastPosition,
     failureCount,
     failuresByKind,

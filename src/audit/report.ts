@@ -18,7 +18,7 @@ export function formatReport(report: AuditReport, context: { source: string; sec
     for (const stream of notSignedStreams.slice(0, limit)) lines.push(`    settled, no result: ${stream}`);
   }
   if (report.indexChecked !== undefined) lines.push(`  event index:         ${report.indexChecked} entries checked against the segments`);
-  if (report.resultStoreChecked !== undefined) lines.push(`  result log store:    ${report.resultStoreChecked} leaves and their nodes checked against the results`);
+  if (report.resultStoreChecked !== undefined) lines.push(`  result log store:    ${report.resultStoreChecked} leaves and their nodes checked against the results${digestRunsLine(report.resultStoreDigestRuns)}`);
   if (context.keys) lines.push(`  keys:                ${context.keys}`);
   if (context.threads) lines.push(`  verifying threads:   ${context.threads}`);
   if (context.ed25519) lines.push(`  Ed25519 verified by: ${context.ed25519}`);
@@ -37,3 +37,6 @@ export function formatReport(report: AuditReport, context: { source: string; sec
   }
   return lines.join('\n');
 }
+
+const digestRunsLine = (runs: AuditReport['resultStoreDigestRuns']): string =>
+  runs && runs.runs > 0 ? `, and its digest lookup's ${runs.runs} runs (${runs.entries} entries)` : '';

@@ -37,19 +37,38 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 /** The audit of the log with the store read as an auditor reads it; its findings about the store. */
-async function auditWithStore(): Promise<{ checked: number | undefined; failures: { position?: bigint; message: string }[] }> {
+async function auditWithStore(): Promise<{ checked: number | undefined; digestRuns: { runs: number; entries: number } | undefined; failures: { position?: bigint; message: string }[] }> {
   const resultStore = LeafStore.openForReading(storeDir())!;
   try {
     const report = await auditEventLog({ store: events, keyring, chainRules: [], resultStore });
-    return { checked: report.resultStoreChecked, failures: report.failures.filter((f) => f.kind === 'result-store') };
+    return { checked: report.resultStoreChecked, digestRuns: report.resultStoreDigestRuns, failures: report.failures.filter((f) => f.kind === 'result-store') };
   } finally {
     await resultStore.close();
   }
 }
 
+/** Opens the store as its service does, with digest runs of 8 leaves: it writes its leaves' runs and merges them. */
+async function writeDigestRunsOf8(): Promise<void> {
+  const store = LeafStore.open(storeDir(), () => {}, { digestRunLeaves: 8 });
+  await store.digestRunsMerged();
+  await store.close();
+}
+
+/** Rewrites the entries of a run file (12 bytes each: the key, then the leaf as a big-endian u32). */
+async function editRun(name: string, edit: (entries: Buffer) => void): Promise<void> {
+  const file = await openFile(join(storeDir(), 'digest-runs', name), 'r+');
+  const count = (await file.stat()).size;
+  const bytes = Buffer.alloc(count);
+  await file.read(bytes, 0, count, 0);
+  edit(bytes);
+  await file.write(bytes, 0, count, 0);
+  await file.close();
+}
+const FIRST_RUN = 'run-000000000000-000000000032';
+
 describe('the audit checks the result log store against the results', () => {
   it('passes a store that holds what the log gives, every leaf compared', async () => {
-    expect(await auditWithStore()).toEqual({ checked: RESULTS, failures: [] });
+    expect(await auditWithStore()).toEqual({ checked: RESULTS, digestRuns: { runs: 0, entries: 0 }, failures: [] });
   });
 
   it('names a stored leaf that is not its result, even with a valid checksum', async () => {
@@ -81,5 +100,63 @@ describe('the audit checks the result log store against the results', () => {
     const { failures } = await auditWithStore();
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({ position: positions[31], message: "node 1 of level 4 of the result log's store is not the hash of its leaves" });
+  });
+});
+
+describe("the audit checks the result log store's digest lookup against the results", () => {
+  beforeEach(writeDigestRunsOf8);
+
+  it('passes runs that list every leaf under its digest', async () => {
+    // 40 leaves in runs of 8: the first four merged into one of 32.
+    expect(await auditWithStore()).toEqual({ checked: RESULTS, digestRuns: { runs: 2, entries: RESULTS }, failures: [] });
+  });
+
+  it('passes a run that leaves out a result signed again, since the lookup answers it with its first leaf', async () => {
+    const log = await startResultLog(events, keyring, { checkpointIntervalMs: 60_000, log: quiet, leafStore: storeDir() });
+    const again = createHash('sha256').update('result 3').digest('hex');
+    let last = 0n;
+    for (let i = 0; i < 8; i++) last = (await events.appendToStream(`payment-again-${i}`, [{ id: randomUUID(), type: PAYMENT_EVENT_TYPES.signed, data: { keyFamily: 'attest', keyId: 'k1', sha256: again } }])).position;
+    expect(await log.caughtUpTo(last, 5_000)).toBe(true);
+    await log.stop();
+    await writeDigestRunsOf8();
+    // The run of leaves 40 to 48 lists the first repeat (leaf 3 was in a run, not in memory) and leaves out the seven after it.
+    expect(await auditWithStore()).toEqual({ checked: RESULTS + 8, digestRuns: { runs: 3, entries: RESULTS + 1 }, failures: [] });
+  });
+
+  it('names an entry under another leaf, and the leaf the lookup then misses', async () => {
+    let moved = 0;
+    let missed = 0;
+    await editRun(FIRST_RUN, (entries) => {
+      missed = entries.readUInt32BE(5 * 12 + 8);
+      moved = entries.readUInt32BE(6 * 12 + 8);
+      entries.writeUInt32BE(moved, 5 * 12 + 8);
+    });
+    const { failures } = await auditWithStore();
+    expect(failures.map((f) => f.message)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^the digest run of leaves 0 to 32 lists leaf ${moved} (under|twice)`)),
+        `the digest run of leaves 0 to 32 does not list leaf ${missed}, and the lookup answers its digest with no leaf`,
+      ]),
+    );
+    expect(failures.every((f) => f.position === positions[31])).toBe(true);
+  });
+
+  it('names entries out of order, on which the lookup would miss', async () => {
+    await editRun(FIRST_RUN, (entries) => {
+      const first = Buffer.from(entries.subarray(0, 12));
+      entries.copy(entries, 0, 12, 24);
+      first.copy(entries, 12);
+      entries.copy(entries, 32 * 12, 0, 8); // the fence follows the new first entry
+    });
+    const { failures } = await auditWithStore();
+    expect(failures).toEqual([expect.objectContaining({ position: positions[31], message: 'the digest run of leaves 0 to 32: entry 1 is not after the one before it' })]);
+  });
+
+  it('names a fence that is not its block\'s first key', async () => {
+    await editRun(FIRST_RUN, (entries) => {
+      entries[32 * 12 + 7]! ^= 0x01;
+    });
+    const { failures } = await auditWithStore();
+    expect(failures).toEqual([expect.objectContaining({ message: 'the digest run of leaves 0 to 32: the fence of block 0 is not its first key' })]);
   });
 });

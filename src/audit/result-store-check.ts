@@ -3,6 +3,7 @@ import type { AuditFailure } from '../kernel/audit-failure.ts';
 import type { LeafStore, StoredLeaf } from '../transparency/leaf-store.ts';
 import { damaged } from '../transparency/leaf-records.ts';
 import { MerkleLog } from '../signing/merkle-log.ts';
+import { DigestRunCheck } from './digest-run-check.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const BATCH = 256;
@@ -10,7 +11,8 @@ const BATCH = 256;
 /**
  * Checks the service's result log store (a cache it serves proofs from) against the replay: each
  * stored leaf is the ResultSigned event of its rank, with its digest, signing key and position,
- * and each stored inner node is the hash the replayed leaves give. A store that disagrees would
+ * each stored inner node is the hash the replayed leaves give, and the digest lookup finds each
+ * result's first leaf (digest-run-check.ts). A store that disagrees would
  * serve proofs that fail for their users; the checkpoints alone would not name it. Only what the
  * store's last commit covers is compared: a store read beside its service may be behind the log.
  */
@@ -24,8 +26,10 @@ export class ResultStoreCheck {
   private readonly tree: MerkleLog;
   private batch: Array<StoredLeaf | undefined> = [];
   private batchFrom = 0;
+  private readonly digestRuns: DigestRunCheck;
 
   constructor(private readonly store: LeafStore) {
+    this.digestRuns = new DigestRunCheck(store);
     const unread = (): never => {
       throw new Error('the replayed tree reads nothing back');
     };
@@ -42,9 +46,15 @@ export class ResultStoreCheck {
     if (leaf < this.store.size) {
       this.checked++;
       this.compareLeaf(leaf, { sha256: data.sha256, key: `${data.keyFamily} ${data.keyId}`, position: Number(event.position) });
+      for (const problem of this.digestRuns.observe(leaf, data.sha256)) this.fail(problem);
     }
     this.tree.appendLeafHash(leafHash);
     return this.failures;
+  }
+
+  /** The digest lookup's runs checked, and the entries they held. */
+  get digestRunsChecked(): { runs: number; entries: number } {
+    return { runs: this.digestRuns.runs, entries: this.digestRuns.entries };
   }
 
   /** After the replay: a store holding more leaves than the log has results. */

@@ -42,6 +42,13 @@ export interface DigestEntry {
   leaf: number;
 }
 
+/** An entry of a run as an audit reads it: the key's two big-endian words, and the leaf. */
+export interface DigestRunEntry {
+  high: number;
+  low: number;
+  leaf: number;
+}
+
 const runName = (from: number, to: number): string => `run-${String(from).padStart(12, '0')}-${String(to).padStart(12, '0')}`;
 const RUN_NAME = /^run-(\d{12})-(\d{12})$/;
 
@@ -117,6 +124,32 @@ export class DigestRuns {
     const key = Buffer.from(prefix.buffer, prefix.byteOffset, DIGEST_KEY_BYTES);
     const block = Buffer.allocUnsafe(BLOCK_ENTRIES * ENTRY_BYTES);
     for (const run of this.runs.slice()) yield* leavesIn(run, key, block);
+  }
+
+  /** The leaf ranges of the runs, oldest first: they tile the leaves from 0 to `indexedTo`. */
+  get ranges(): Array<{ from: number; to: number }> {
+    return this.runs.map(({ from, to }) => ({ from, to }));
+  }
+
+  /**
+   * The entries of the run of leaves `from` .. to-1, read whole, for an audit: each entry's key
+   * (the digest's first 8 bytes as two big-endian words) and leaf, in the file's order. Throws,
+   * saying what, when the entries are not sorted or the fences are not their blocks' first keys,
+   * since a lookup relies on both.
+   */
+  *entriesOf(from: number): Generator<DigestRunEntry> {
+    const run = this.runs.find((r) => r.from === from);
+    if (!run) throw new RangeError(`no digest run starts at leaf ${from}`);
+    const bytes = Buffer.allocUnsafe(run.count * ENTRY_BYTES);
+    if (readSync(run.fd, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error(`the digest run of leaves ${run.from} to ${run.to} is shorter than it says`);
+    for (let block = 0; block * BLOCK_ENTRIES < run.count; block++)
+      if (bytes.compare(run.fences, block * DIGEST_KEY_BYTES, (block + 1) * DIGEST_KEY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES + DIGEST_KEY_BYTES) !== 0)
+        throw new Error(`the digest run of leaves ${run.from} to ${run.to}: the fence of block ${block} is not its first key`);
+    for (let at = 0; at < bytes.length; at += ENTRY_BYTES) {
+      if (at > 0 && compareEntries(bytes, at - ENTRY_BYTES, bytes, at) >= 0)
+        throw new Error(`the digest run of leaves ${run.from} to ${run.to}: entry ${at / ENTRY_BYTES} is not after the one before it`);
+      yield { high: bytes.readUInt32BE(at), low: bytes.readUInt32BE(at + 4), leaf: bytes.readUInt32BE(at + DIGEST_KEY_BYTES) };
+    }
   }
 
   /** Writes the run of leaves `from` .. to-1 (`from` is indexedTo), then merges runs in the background if four are of one size. */

@@ -352,6 +352,11 @@ export class LeafStore implements NodeLevels {
     return node;
   }
 
+  /** The digest lookup's runs, for an audit to check against the leaves; none for a store in memory. */
+  get digestRuns(): Pick<DigestRuns, 'ranges' | 'entriesOf'> | undefined {
+    return this.dbs?.digestRuns;
+  }
+
   /** Resolves once the digest lookup has merged what it has to merge (merges run in the background). */
   async digestRunsMerged(): Promise<void> {
     await this.dbs?.digestRuns.settled();
