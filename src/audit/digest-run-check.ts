@@ -4,13 +4,15 @@ import type { LeafStore } from '../transparency/leaf-store.ts';
 const NAMED_A_RUN = 3;
 
 /**
- * Checks the result log store's digest lookup (its sorted runs) against the replayed results, a
- * run at a time as the replay passes its last leaf: each entry is a leaf of the run's range under
- * its own digest's key, once; and a leaf of the range without an entry is one the lookup answers
- * with an earlier leaf of the same digest (a result signed again, which the store does not list
- * twice). Together these give what a caller relies on: the lookup finds the first leaf of every
- * digest, so a result the log holds is never answered "no leaf". Memory: 8 bytes a leaf of the
- * run being replayed (a merged run covers about a million).
+ * Checks the result log store's digest lookup (its sorted runs) against the store's leaves, which
+ * the replay compares with the log leaf by leaf: a run once the replay has passed its last leaf.
+ * Each entry is a leaf of the run's range under its own digest's key, once; the entries are
+ * sorted and each block's fence is its first key (digest-runs.ts checks both as it reads); and a
+ * leaf of the range without an entry is one the lookup answers with an earlier leaf of the same
+ * digest (a result signed again, which the store does not list twice). Together these give what
+ * a caller relies on: the lookup finds the first leaf of every digest, so a result the log holds
+ * is never answered "no leaf". A run is read a chunk at a time and its leaves marked in a bitmap:
+ * memory of a bit a leaf of the run, whatever its size.
  */
 export class DigestRunCheck {
   /** Runs checked, and the entries they held. */
@@ -18,65 +20,59 @@ export class DigestRunCheck {
   entries = 0;
   private readonly ranges: Array<{ from: number; to: number }>;
   private next = 0;
-  private high = new Uint32Array(0);
-  private low = new Uint32Array(0);
 
   constructor(private readonly store: LeafStore) {
     this.ranges = store.digestRuns?.ranges ?? [];
-    this.startRange();
   }
 
-  /** Leaf `leaf` of the replay (in order) and its digest's hex; the problems of the run it completes. */
-  observe(leaf: number, sha256Hex: string): string[] {
+  /** The replay has compared leaf `leaf` (in order); the problems of the run it completes. */
+  observe(leaf: number): string[] {
     const range = this.ranges[this.next];
-    if (!range || leaf < range.from) return [];
-    this.high[leaf - range.from] = Number.parseInt(sha256Hex.slice(0, 8), 16);
-    this.low[leaf - range.from] = Number.parseInt(sha256Hex.slice(8, 16), 16);
-    if (leaf + 1 < range.to) return [];
+    if (!range || leaf + 1 < range.to) return [];
     this.next++;
-    const problems = this.checkRun(range);
-    this.startRange();
-    return problems;
-  }
-
-  private startRange(): void {
-    const range = this.ranges[this.next];
-    const size = range ? range.to - range.from : 0;
-    if (this.high.length < size) {
-      this.high = new Uint32Array(size);
-      this.low = new Uint32Array(size);
-    }
+    return this.checkRun(range);
   }
 
   private checkRun({ from, to }: { from: number; to: number }): string[] {
     this.runs++;
     const name = `the digest run of leaves ${from} to ${to}`;
     const problems: string[] = [];
-    const listed = new Uint8Array(to - from);
+    const listed = new Uint8Array(Math.ceil((to - from) / 8));
+    const isListed = (leaf: number) => (listed[(leaf - from) >>> 3]! & (1 << ((leaf - from) & 7))) !== 0;
     try {
       for (const { high, low, leaf } of this.store.digestRuns!.entriesOf(from)) {
         this.entries++;
         if (leaf < from || leaf >= to) problems.push(`${name} lists leaf ${leaf}, outside its range`);
-        else if (listed[leaf - from]) problems.push(`${name} lists leaf ${leaf} twice`);
-        else if (high !== this.high[leaf - from] || low !== this.low[leaf - from]) problems.push(`${name} lists leaf ${leaf} under ${keyHex(high, low)}; its result's digest begins ${keyHex(this.high[leaf - from]!, this.low[leaf - from]!)}`);
-        else listed[leaf - from] = 1;
+        else if (isListed(leaf)) problems.push(`${name} lists leaf ${leaf} twice`);
+        else {
+          listed[(leaf - from) >>> 3]! |= 1 << ((leaf - from) & 7);
+          const digest = this.storedDigest(leaf);
+          if (digest && (digest.readUInt32BE(0) !== high || digest.readUInt32BE(4) !== low))
+            problems.push(`${name} lists leaf ${leaf} under ${keyHex(high, low)}; its result's digest begins ${digest.toString('hex', 0, 8)}`);
+        }
       }
     } catch (err) {
       return [(err as Error).message];
     }
-    for (let leaf = from; leaf < to; leaf++) if (!listed[leaf - from]) this.checkUnlisted(leaf, name, problems);
+    for (let leaf = from; leaf < to; leaf++) if (!isListed(leaf)) this.checkUnlisted(leaf, name, problems);
     return problems.length <= NAMED_A_RUN ? problems : [...problems.slice(0, NAMED_A_RUN), `${name}: ${problems.length - NAMED_A_RUN} more problems`];
+  }
+
+  /** The stored leaf's digest, or undefined for a damaged leaf (the leaves' comparison names it). */
+  private storedDigest(leaf: number): Buffer | undefined {
+    try {
+      const { sha256 } = this.store.leafAt(leaf);
+      return Buffer.from(sha256.buffer, sha256.byteOffset, sha256.length);
+    } catch {
+      return undefined;
+    }
   }
 
   /** A leaf its run leaves out: the lookup must answer its digest with an earlier leaf. */
   private checkUnlisted(leaf: number, name: string, problems: string[]): void {
-    let sha256: Uint8Array;
-    try {
-      sha256 = this.store.leafAt(leaf).sha256;
-    } catch {
-      return; // a damaged leaf: the leaves' comparison names it
-    }
-    const found = this.store.find(sha256);
+    const digest = this.storedDigest(leaf);
+    if (!digest) return;
+    const found = this.store.find(digest);
     if (found === undefined || found >= leaf) problems.push(`${name} does not list leaf ${leaf}, and the lookup answers its digest with ${found === undefined ? 'no leaf' : `leaf ${found}`}`);
   }
 }

@@ -46,7 +46,7 @@ export class ResultStoreCheck {
     if (leaf < this.store.size) {
       this.checked++;
       this.compareLeaf(leaf, { sha256: data.sha256, key: `${data.keyFamily} ${data.keyId}`, position: Number(event.position) });
-      for (const problem of this.digestRuns.observe(leaf, data.sha256)) this.fail(problem);
+      for (const problem of this.digestRuns.observe(leaf)) this.fail(problem);
     }
     this.tree.appendLeafHash(leafHash);
     return this.failures;

@@ -43,7 +43,8 @@ describe('the digest runs of the result log', () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it('lists every leaf under a prefix, in order, across runs and the merges of four into one, and again after a reopen', async () => {
-    const runs = DigestRuns.open(dir, { readOnly: false, runLeaves: 700 });
+    // Merges read and write 300 entries at a time: most entries are merged across a chunk's end.
+    const runs = DigestRuns.open(dir, { readOnly: false, runLeaves: 700, chunkEntries: 300 });
     const leaves = 700 * 21; // 21 runs: merged into one of 11,200, one of 2,800 and one of 700
     for (let from = 0; from < leaves; from += 700) {
       addLeaves(runs, from, from + 700);
@@ -62,6 +63,29 @@ describe('the digest runs of the result log', () => {
     expect(reopened.indexedTo).toBe(leaves);
     for (const probe of probes) expect([...reopened.leavesUnder(probe)]).toEqual(expectedUnder(probe, leaves));
     await reopened.close();
+  });
+
+  it('merges in chunks of any size (here 7 entries), no run left beside three of its size', async () => {
+    const runs = DigestRuns.open(dir, { readOnly: false, runLeaves: 4, chunkEntries: 7 });
+    for (let from = 0; from < 4 ** 5 + 4 ** 3 + 4; from += 4) addLeaves(runs, from, from + 4);
+    await runs.settled();
+    expect(runs.ranges).toEqual([
+      { from: 0, to: 4 ** 5 },
+      { from: 4 ** 5, to: 4 ** 5 + 4 ** 3 },
+      { from: 4 ** 5 + 4 ** 3, to: 4 ** 5 + 4 ** 3 + 4 },
+    ]);
+    await runs.close();
+  });
+
+  it('reads a run back for an audit, a chunk at a time: every leaf once, under its own digest, in order', async () => {
+    const runs = DigestRuns.open(dir, { readOnly: false, runLeaves: 700, chunkEntries: 300 });
+    for (let from = 0; from < 2_800; from += 700) addLeaves(runs, from, from + 700);
+    await runs.settled();
+    const entries = [...runs.entriesOf(0)];
+    expect(entries.map((e) => e.leaf).sort((a, b) => a - b)).toEqual(Array.from({ length: 2_800 }, (_, leaf) => leaf));
+    for (const { high, low, leaf } of entries) expect([high, low]).toEqual([digestOf(leaf).readUInt32BE(0), digestOf(leaf).readUInt32BE(4)]);
+    expect(() => [...runs.entriesOf(700)]).toThrow('no digest run starts at leaf 700');
+    await runs.close();
   });
 
   it('merges, in the end, runs written faster than they are merged (a store folded again at a start), the oldest first', async () => {

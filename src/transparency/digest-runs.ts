@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** An entry: the digest's first 8 bytes (its lookup key), then the leaf (u32, big-endian). */
@@ -14,13 +14,14 @@ const BLOCK_ENTRIES = 512;
 /** After the entries: each block's first prefix (the fences), then count, block size and the magic. */
 const FOOTER_BYTES = 12;
 const MAGIC = 0x4452_4e31; // "DRN1"
-/** Runs of one size are merged this many at a time into one run as large as they are together. */
-const MERGE_FAN_IN = 4;
 /**
- * Runs are not merged past this many leaves: a merge holds its runs in memory (12 bytes an entry),
- * and beyond it a lookup reads one more run every million leaves (a block or two each).
+ * Runs of one size are merged this many at a time into one run as large as they are together, at
+ * every size: so at most three runs of each size wait, and a lookup reads about three runs for
+ * every fourfold growth of the log (about 20 at 100 million leaves).
  */
-const MAX_MERGED_LEAVES = 1_048_576;
+const MERGE_FAN_IN = 4;
+/** Entries a merge reads from each run, and writes, at a time: its memory, whatever the runs' size. */
+const DEFAULT_CHUNK_ENTRIES = 8_192;
 /** Entries merged in one turn of the event loop (about a millisecond), so that a merge never holds it. */
 const MERGE_ENTRIES_A_TURN = 16_384;
 /** Leaves a run is written for, by default: about 1.4 s of paid calls at 3,000 a second. */
@@ -80,12 +81,14 @@ export class DigestRuns {
     private readonly dir: string,
     private readonly readOnly: boolean,
     readonly runLeaves: number,
+    private readonly chunkEntries: number,
     runs: Run[],
   ) {
     this.runs = runs;
   }
 
-  static open(dir: string, options: { readOnly: boolean; runLeaves?: number }): DigestRuns {
+  /** `chunkEntries`: what a merge or an audit reads at a time (for tests: small, so that they read many). */
+  static open(dir: string, options: { readOnly: boolean; runLeaves?: number; chunkEntries?: number }): DigestRuns {
     if (!options.readOnly) mkdirSync(dir, { recursive: true });
     let names: string[];
     try {
@@ -111,7 +114,7 @@ export class DigestRuns {
         at = run.to;
       } else if (!options.readOnly) rmSync(candidate.file, { force: true });
     }
-    return new DigestRuns(dir, options.readOnly, options.runLeaves ?? DEFAULT_RUN_LEAVES, runs);
+    return new DigestRuns(dir, options.readOnly, options.runLeaves ?? DEFAULT_RUN_LEAVES, options.chunkEntries ?? DEFAULT_CHUNK_ENTRIES, runs);
   }
 
   /** Leaves 0 .. indexedTo-1 are in runs. */
@@ -140,15 +143,23 @@ export class DigestRuns {
   *entriesOf(from: number): Generator<DigestRunEntry> {
     const run = this.runs.find((r) => r.from === from);
     if (!run) throw new RangeError(`no digest run starts at leaf ${from}`);
-    const bytes = Buffer.allocUnsafe(run.count * ENTRY_BYTES);
-    if (readSync(run.fd, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error(`the digest run of leaves ${run.from} to ${run.to} is shorter than it says`);
-    for (let block = 0; block * BLOCK_ENTRIES < run.count; block++)
-      if (bytes.compare(run.fences, block * DIGEST_KEY_BYTES, (block + 1) * DIGEST_KEY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES + DIGEST_KEY_BYTES) !== 0)
-        throw new Error(`the digest run of leaves ${run.from} to ${run.to}: the fence of block ${block} is not its first key`);
-    for (let at = 0; at < bytes.length; at += ENTRY_BYTES) {
-      if (at > 0 && compareEntries(bytes, at - ENTRY_BYTES, bytes, at) >= 0)
-        throw new Error(`the digest run of leaves ${run.from} to ${run.to}: entry ${at / ENTRY_BYTES} is not after the one before it`);
-      yield { high: bytes.readUInt32BE(at), low: bytes.readUInt32BE(at + 4), leaf: bytes.readUInt32BE(at + DIGEST_KEY_BYTES) };
+    const name = `the digest run of leaves ${run.from} to ${run.to}`;
+    // Read a chunk of whole blocks at a time; the entry before a chunk is kept to check the order across it.
+    const chunkEntries = Math.ceil(this.chunkEntries / BLOCK_ENTRIES) * BLOCK_ENTRIES;
+    const bytes = Buffer.allocUnsafe(chunkEntries * ENTRY_BYTES + ENTRY_BYTES);
+    for (let first = 0; first < run.count; first += chunkEntries) {
+      const entries = Math.min(chunkEntries, run.count - first);
+      if (first > 0) bytes.copy(bytes, 0, chunkEntries * ENTRY_BYTES, chunkEntries * ENTRY_BYTES + ENTRY_BYTES);
+      const length = entries * ENTRY_BYTES;
+      if (readSync(run.fd, bytes, ENTRY_BYTES, length, first * ENTRY_BYTES) !== length) throw new Error(`${name} is shorter than it says`);
+      for (let e = 0; e < entries; e++) {
+        const at = ENTRY_BYTES + e * ENTRY_BYTES;
+        const entry = first + e;
+        if (entry % BLOCK_ENTRIES === 0 && bytes.compare(run.fences, (entry / BLOCK_ENTRIES) * DIGEST_KEY_BYTES, (entry / BLOCK_ENTRIES + 1) * DIGEST_KEY_BYTES, at, at + DIGEST_KEY_BYTES) !== 0)
+          throw new Error(`${name}: the fence of block ${entry / BLOCK_ENTRIES} is not its first key`);
+        if (entry > 0 && compareEntries(bytes, at - ENTRY_BYTES, bytes, at) >= 0) throw new Error(`${name}: entry ${entry} is not after the one before it`);
+        yield { high: bytes.readUInt32BE(at), low: bytes.readUInt32BE(at + 4), leaf: bytes.readUInt32BE(at + DIGEST_KEY_BYTES) };
+      }
     }
   }
 
@@ -197,7 +208,7 @@ export class DigestRuns {
     for (let i = 0; i + MERGE_FAN_IN <= this.runs.length; i++) {
       const group = this.runs.slice(i, i + MERGE_FAN_IN);
       const size = sizeOf(group[0]!);
-      if (size * MERGE_FAN_IN > MAX_MERGED_LEAVES || group.some((run) => sizeOf(run) !== size)) continue;
+      if (group.some((run) => sizeOf(run) !== size)) continue;
       this.merging = this.merge(group).finally(() => {
         this.merging = undefined;
         this.mergeWhenDue();
@@ -206,18 +217,19 @@ export class DigestRuns {
     }
   }
 
-  /** Merges consecutive runs into one (read and written off the event loop, merged a slice a turn), then swaps them for it. */
+  /**
+   * Merges consecutive runs into one, then swaps them for it: read and written a chunk at a time
+   * off the event loop, merged a slice a turn, so that neither its memory nor its hold on the
+   * event loop grows with the runs' size.
+   */
   private async merge(parts: Run[]): Promise<void> {
     const generation = this.generation;
+    const overtaken = () => generation !== this.generation || this.closed;
     const from = parts[0]!.from;
     const to = parts.at(-1)!.to;
+    const temporary = temporaryOf(this.dir, from, to);
     try {
-      const contents = await Promise.all(parts.map(async (run) => (await readFile(run.file)).subarray(0, run.count * ENTRY_BYTES)));
-      const merged = await mergeSorted(contents);
-      if (generation !== this.generation || this.closed) return;
-      const temporary = temporaryOf(this.dir, from, to);
-      await writeFile(temporary, runBytesFromEntries(merged));
-      if (generation !== this.generation || this.closed) {
+      if (!(await mergeInto(temporary, parts, this.chunkEntries, overtaken)) || overtaken()) {
         rmSync(temporary, { force: true });
         return;
       }
@@ -229,7 +241,7 @@ export class DigestRuns {
       // faster. Not tried again until the next run is added (a full disk would fail it at once).
       this.mergeFailed = true;
       try {
-        rmSync(temporaryOf(this.dir, from, to), { force: true });
+        rmSync(temporary, { force: true });
       } catch {
         // Whatever is in its way is removed at the next open.
       }
@@ -302,15 +314,18 @@ function runBytes(entries: DigestEntry[]): Buffer {
 /** Packed, sorted entries followed by their fences and the footer. */
 function runBytesFromEntries(packed: Buffer): Buffer {
   const count = packed.length / ENTRY_BYTES;
-  const blocks = Math.ceil(count / BLOCK_ENTRIES);
-  const bytes = Buffer.allocUnsafe(packed.length + blocks * DIGEST_KEY_BYTES + FOOTER_BYTES);
-  packed.copy(bytes, 0);
-  for (let block = 0; block < blocks; block++) packed.copy(bytes, packed.length + block * DIGEST_KEY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES + DIGEST_KEY_BYTES);
-  const footer = packed.length + blocks * DIGEST_KEY_BYTES;
-  bytes.writeUInt32BE(count, footer);
-  bytes.writeUInt32BE(BLOCK_ENTRIES, footer + 4);
-  bytes.writeUInt32BE(MAGIC, footer + 8);
-  return bytes;
+  const fences = Buffer.allocUnsafe(Math.ceil(count / BLOCK_ENTRIES) * DIGEST_KEY_BYTES);
+  for (let block = 0; block * DIGEST_KEY_BYTES < fences.length; block++) packed.copy(fences, block * DIGEST_KEY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES, block * BLOCK_ENTRIES * ENTRY_BYTES + DIGEST_KEY_BYTES);
+  return Buffer.concat([packed, fences, footerOf(count)]);
+}
+
+/** A run's last bytes: its entries' count, the block size and the magic. */
+function footerOf(count: number): Buffer {
+  const footer = Buffer.allocUnsafe(FOOTER_BYTES);
+  footer.writeUInt32BE(count, 0);
+  footer.writeUInt32BE(BLOCK_ENTRIES, 4);
+  footer.writeUInt32BE(MAGIC, 8);
+  return footer;
 }
 
 /** Compares entry `i` of `a` with entry `j` of `b`: prefix, then leaf, as three big-endian words. */
@@ -318,32 +333,90 @@ function compareEntries(a: Buffer, i: number, b: Buffer, j: number): number {
   return a.readUInt32BE(i) - b.readUInt32BE(j) || a.readUInt32BE(i + 4) - b.readUInt32BE(j + 4) || a.readUInt32BE(i + 8) - b.readUInt32BE(j + 8);
 }
 
-/**
- * The entries of runs of consecutive leaf ranges, merged into one sorted list. Their leaves are
- * disjoint, so entries never tie; a slice of MERGE_ENTRIES_A_TURN a turn.
- */
-async function mergeSorted(parts: Buffer[]): Promise<Buffer> {
-  const out = Buffer.allocUnsafe(parts.reduce((sum, part) => sum + part.length, 0));
-  const at = parts.map(() => 0);
-  let written = 0;
-  while (written < out.length) {
-    for (let n = 0; n < MERGE_ENTRIES_A_TURN && written < out.length; n++) {
-      let best = -1;
-      for (let k = 0; k < parts.length; k++) {
-        if (at[k]! >= parts[k]!.length) continue;
-        if (best < 0 || compareEntries(parts[best]!, at[best]!, parts[k]!, at[k]!) > 0) best = k;
-      }
-      const part = parts[best]!;
-      const from = at[best]!;
-      out.writeUInt32BE(part.readUInt32BE(from), written);
-      out.writeUInt32BE(part.readUInt32BE(from + 4), written + 4);
-      out.writeUInt32BE(part.readUInt32BE(from + 8), written + 8);
-      at[best] = from + ENTRY_BYTES;
-      written += ENTRY_BYTES;
-    }
-    await new Promise<void>((resolve) => setImmediate(resolve));
+/** A run read a chunk at a time from a handle of its own (a merge's reads are not disturbed should the run be removed meanwhile). */
+class ChunkedRun {
+  private chunk = Buffer.alloc(0);
+  /** Offset of the current entry in `chunk`. */
+  at = 0;
+  private read = 0;
+
+  private constructor(
+    private readonly handle: FileHandle,
+    private readonly count: number,
+    private readonly chunkBytes: number,
+  ) {}
+
+  static async open(run: Run, chunkEntries: number): Promise<ChunkedRun> {
+    return new ChunkedRun(await open(run.file, 'r'), run.count, chunkEntries * ENTRY_BYTES);
   }
-  return out;
+
+  /** The chunk holding the current entry, read when the last is used up; undefined once the run is. */
+  async current(): Promise<Buffer | undefined> {
+    if (this.at < this.chunk.length) return this.chunk;
+    const left = this.count * ENTRY_BYTES - this.read;
+    if (left === 0) return undefined;
+    this.chunk = Buffer.allocUnsafe(Math.min(this.chunkBytes, left));
+    const { bytesRead } = await this.handle.read(this.chunk, 0, this.chunk.length, this.read);
+    if (bytesRead !== this.chunk.length) throw new Error('a digest run is shorter than it says');
+    this.read += bytesRead;
+    this.at = 0;
+    return this.chunk;
+  }
+
+  /** The current chunk, known to hold the current entry (after `current`). */
+  get loaded(): Buffer {
+    return this.chunk;
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+}
+
+/**
+ * Writes the entries of runs of consecutive leaf ranges, merged into one sorted run, to `file`:
+ * a chunk of each run in memory at a time, a slice of MERGE_ENTRIES_A_TURN a turn. Their leaves
+ * are disjoint, so entries never tie. False, and the file left half written, when `overtaken`
+ * says between two slices that the merge is no longer wanted.
+ */
+async function mergeInto(file: string, parts: Run[], chunkEntries: number, overtaken: () => boolean): Promise<boolean> {
+  const count = parts.reduce((sum, part) => sum + part.count, 0);
+  const fences = Buffer.allocUnsafe(Math.ceil(count / BLOCK_ENTRIES) * DIGEST_KEY_BYTES);
+  const readers: ChunkedRun[] = [];
+  const out = await open(file, 'w');
+  try {
+    for (const part of parts) readers.push(await ChunkedRun.open(part, chunkEntries));
+    const live = readers.slice();
+    const pending = Buffer.allocUnsafe(chunkEntries * ENTRY_BYTES);
+    let filled = 0;
+    let written = 0;
+    while (written < count) {
+      if (overtaken()) return false;
+      for (let n = 0; n < MERGE_ENTRIES_A_TURN && written < count; n++) {
+        let best: ChunkedRun | undefined;
+        for (let k = 0; k < live.length; k++) {
+          const reader = live[k]!;
+          if (reader.at >= reader.loaded.length && !(await reader.current())) live.splice(k--, 1);
+          else if (!best || compareEntries(best.loaded, best.at, reader.loaded, reader.at) > 0) best = reader;
+        }
+        if (written % BLOCK_ENTRIES === 0) best!.loaded.copy(fences, (written / BLOCK_ENTRIES) * DIGEST_KEY_BYTES, best!.at, best!.at + DIGEST_KEY_BYTES);
+        best!.loaded.copy(pending, filled, best!.at, best!.at + ENTRY_BYTES);
+        best!.at += ENTRY_BYTES;
+        filled += ENTRY_BYTES;
+        written++;
+        if (filled === pending.length) {
+          await out.write(pending, 0, filled);
+          filled = 0;
+        }
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await out.write(Buffer.concat([pending.subarray(0, filled), fences, footerOf(count)]));
+    return true;
+  } finally {
+    await out.close();
+    await Promise.all(readers.map((reader) => reader.close()));
+  }
 }
 
 /** The leaves under `key` in one run, in order: the block its fences point to, and the next while they go on. */
