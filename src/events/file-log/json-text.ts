@@ -111,13 +111,67 @@ export function isEmptyPlainObject(value: unknown): boolean {
   return true;
 }
 
-/** Emits plain values; short text is gathered and written in one piece. */
-class PlainEmitter {
+/**
+ * Walks a plain value as JSON.stringify does (Object.keys lists exactly the properties it writes,
+ * in its order) and throws NOT_PLAIN at anything else; each emitter says where the pieces go.
+ */
+abstract class PlainWalker {
+  /** ASCII that needs no escaping: brackets, commas, colons, literals. */
+  protected abstract ascii(text: string): void;
+  protected abstract string(text: string): void;
+  /** A finite number, written as Number::toString (and -0 as "0"), as JSON.stringify writes it. */
+  protected abstract number(n: number): void;
+
+  value(value: unknown): void {
+    switch (typeof value) {
+      case 'string':
+        return this.string(value);
+      case 'number':
+        if (!Number.isFinite(value)) throw NOT_PLAIN;
+        return this.number(value);
+      case 'boolean':
+        return this.ascii(value ? 'true' : 'false');
+      case 'object':
+        if (value === null) return this.ascii('null');
+        if (!isPlainContainer(value)) throw NOT_PLAIN;
+        return Array.isArray(value) ? this.array(value) : this.object(value as Record<string, unknown>);
+      default:
+        throw NOT_PLAIN;
+    }
+  }
+
+  private array(values: unknown[]): void {
+    this.ascii('[');
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) this.ascii(',');
+      this.value(values[i]);
+    }
+    this.ascii(']');
+  }
+
+  private object(object: Record<string, unknown>): void {
+    const keys = Object.keys(object);
+    this.ascii('{');
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (i > 0) this.ascii(',');
+      this.string(key);
+      this.ascii(':');
+      this.value(object[key]);
+    }
+    this.ascii('}');
+  }
+}
+
+/** Emits plain values as text; short text is gathered and written in one piece. */
+class PlainEmitter extends PlainWalker {
   constructor(
     private readonly out: TextOut,
     /** Text gathered and not yet written. */
     private pending: string,
-  ) {}
+  ) {
+    super();
+  }
 
   flush(): void {
     if (this.pending.length > 0) this.out.write(this.pending);
@@ -129,99 +183,47 @@ class PlainEmitter {
     this.flush();
   }
 
-  value(value: unknown): void {
-    switch (typeof value) {
-      case 'string': {
-        if (value.length < LONG_STRING) {
-          this.pending += quoteJsonString(value);
-          return;
-        }
-        this.pending += '"';
-        this.flush();
-        // The usual long string (ASCII, nothing to escape) is checked by the output as it is
-        // written; the others are written as before.
-        if (this.out.writeUnescaped(value)) {
-          this.pending = '"';
-        } else if (hasNothingToEscape(value)) {
-          this.out.write(value);
-          this.pending = '"';
-        } else {
-          this.pending = JSON.stringify(value).slice(1);
-        }
-        return;
-      }
-      case 'number':
-        if (!Number.isFinite(value)) throw NOT_PLAIN;
-        // Number::toString, as JSON.stringify writes numbers (and -0 as "0").
-        this.pending += String(value);
-        return;
-      case 'boolean':
-        this.pending += value ? 'true' : 'false';
-        return;
-      case 'object': {
-        if (value === null) {
-          this.pending += 'null';
-          return;
-        }
-        if (!isPlainContainer(value)) throw NOT_PLAIN;
-        return Array.isArray(value) ? this.array(value) : this.object(value as Record<string, unknown>);
-      }
-      default:
-        throw NOT_PLAIN;
-    }
+  protected ascii(text: string): void {
+    this.pending += text;
   }
 
-  private array(values: unknown[]): void {
-    this.pending += '[';
-    for (let i = 0; i < values.length; i++) {
-      if (i > 0) this.pending += ',';
-      this.value(values[i]);
-    }
-    this.pending += ']';
+  protected number(n: number): void {
+    this.pending += String(n);
   }
 
-  private object(object: Record<string, unknown>): void {
-    // Object.keys lists exactly the properties JSON.stringify writes, in the same order.
-    const keys = Object.keys(object);
-    this.pending += '{';
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      this.pending += (i === 0 ? '' : ',') + quoteJsonString(key) + ':';
-      this.value(object[key]);
+  protected string(value: string): void {
+    if (value.length < LONG_STRING) {
+      this.pending += quoteJsonString(value);
+      return;
     }
-    this.pending += '}';
+    this.pending += '"';
+    this.flush();
+    // The usual long string (ASCII, nothing to escape) is checked by the output as it is
+    // written; the others are written as before.
+    if (this.out.writeUnescaped(value)) {
+      this.pending = '"';
+    } else if (hasNothingToEscape(value)) {
+      this.out.write(value);
+      this.pending = '"';
+    } else {
+      this.pending = JSON.stringify(value).slice(1);
+    }
   }
 }
 
 /** Emits plain values straight into a ByteTextOut, strings unchecked (see writeUncheckedJson). */
-class ByteEmitter {
-  constructor(private readonly out: ByteTextOut) {}
+class ByteEmitter extends PlainWalker {
+  constructor(private readonly out: ByteTextOut) {
+    super();
+  }
 
-  value(value: unknown): void {
-    const out = this.out;
-    switch (typeof value) {
-      case 'string':
-        return this.string(value);
-      case 'number':
-        if (!Number.isFinite(value)) throw NOT_PLAIN;
-        // Number::toString, as JSON.stringify writes numbers (and -0 as "0").
-        if (Number.isInteger(value)) out.writeInteger(value);
-        else out.write(String(value));
-        return;
-      case 'boolean':
-        out.writeAscii(value ? 'true' : 'false');
-        return;
-      case 'object': {
-        if (value === null) {
-          out.writeAscii('null');
-          return;
-        }
-        if (!isPlainContainer(value)) throw NOT_PLAIN;
-        return Array.isArray(value) ? this.array(value) : this.object(value as Record<string, unknown>);
-      }
-      default:
-        throw NOT_PLAIN;
-    }
+  protected ascii(text: string): void {
+    this.out.writeAscii(text);
+  }
+
+  protected number(n: number): void {
+    if (Number.isInteger(n)) this.out.writeInteger(n);
+    else this.out.write(String(n));
   }
 
   /**
@@ -229,7 +231,7 @@ class ByteEmitter {
    * encoded natively (a control character or non-ASCII text then fails the record's check, and the
    * record is written again, exactly). Only `"` and `\\` are escaped here, as JSON.stringify does.
    */
-  private string(text: string): void {
+  protected string(text: string): void {
     const out = this.out;
     if (hasQuoteOrBackslash(text)) {
       out.write(quoteJsonString(text));
@@ -238,29 +240,6 @@ class ByteEmitter {
     out.writeAscii('"');
     if (!out.writeAscii(text)) out.write(text);
     out.writeAscii('"');
-  }
-
-  private array(values: unknown[]): void {
-    this.out.writeAscii('[');
-    for (let i = 0; i < values.length; i++) {
-      if (i > 0) this.out.writeAscii(',');
-      this.value(values[i]);
-    }
-    this.out.writeAscii(']');
-  }
-
-  private object(object: Record<string, unknown>): void {
-    // Object.keys lists exactly the properties JSON.stringify writes, in the same order.
-    const keys = Object.keys(object);
-    this.out.writeAscii('{');
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      if (i > 0) this.out.writeAscii(',');
-      this.string(key);
-      this.out.writeAscii(':');
-      this.value(object[key]);
-    }
-    this.out.writeAscii('}');
   }
 }
 
