@@ -58,8 +58,6 @@ type Agent = Pick<GovernorState, 'agent_id' | 'budget' | 'events' | 'keptChars'>
 function decoder(): StateDecoder<GovernorState> {
   let agent: Agent | undefined;
   let leases = HashTrie.empty<Lease>();
-  // The same leases by id, while reading: a window's open leases are found here, not in the trie.
-  const byId = new Map<string, Lease>();
   let refusals = HashTrie.empty<number>();
   const windows = new Map<string, { spentMicros: bigint; open: string[] }>();
   return {
@@ -77,7 +75,6 @@ function decoder(): StateDecoder<GovernorState> {
             const settled = s ? { settlement: { actualMicros: s[0], settledAt: s[1], paymentId: s[2], revision: s[3] } } : {};
             const held: Lease = { lease_id, amountMicros, purpose, reservedAt, expiresAt, paymentId, revision, ...settled };
             leases = leases.set(lease_id, held);
-            byId.set(lease_id, held);
           }
           break;
         case 'refusals':
@@ -94,7 +91,7 @@ function decoder(): StateDecoder<GovernorState> {
     finish() {
       if (!agent) throw new Error('a governor snapshot without its agent');
       let tallies = HashTrie.empty<WindowTally>();
-      for (const [key, { spentMicros, open }] of windows) tallies = tallies.set(key, { spentMicros, open: openLeases(key, open, byId) });
+      for (const [key, { spentMicros, open }] of windows) tallies = tallies.set(key, { spentMicros, open: openLeases(key, open, leases) });
       return { ...agent, leases, refusals, windows: tallies };
     },
   };
@@ -107,7 +104,7 @@ function windowNamed<W>(windows: Map<string, W>, key: string): W {
 }
 
 /** A window's open leases, by id in order of expiry, as the tree evolve keeps them. */
-function openLeases(key: string, ids: string[], leases: ReadonlyMap<string, Lease>): OrderedSumTree<Lease> {
+function openLeases(key: string, ids: string[], leases: HashTrie<Lease>): OrderedSumTree<Lease> {
   const items = ids.map((id) => {
     const held = leases.get(id);
     if (!held || held.settlement) throw new Error(`window ${key}: open lease ${id} is not an unsettled lease of the state`);
