@@ -135,10 +135,10 @@ export class DigestRuns {
   }
 
   /**
-   * The entries of the run of leaves `from` .. to-1, read whole, for an audit: each entry's key
-   * (the digest's first 8 bytes as two big-endian words) and leaf, in the file's order. Throws,
-   * saying what, when the entries are not sorted or the fences are not their blocks' first keys,
-   * since a lookup relies on both.
+   * The entries of the run of leaves `from` .. to-1, for an audit, read a chunk at a time: each
+   * entry's key (the digest's first 8 bytes as two big-endian words) and leaf, in the file's
+   * order. Throws, saying what, when the entries are not sorted or the fences are not their
+   * blocks' first keys, since a lookup relies on both.
    */
   *entriesOf(from: number): Generator<DigestRunEntry> {
     const run = this.runs.find((r) => r.from === from);
