@@ -130,6 +130,20 @@ describe('the digest runs of the result log', () => {
     await reader.close();
   });
 
+  it('serves a reader beside the writer the runs it opened, after a merge has removed them', async () => {
+    const runs = threeRunsOf100(dir);
+    const reader = DigestRuns.open(dir, { readOnly: true, chunkEntries: 64 });
+    addLeaves(runs, 300, 400);
+    await runs.settled();
+    expect(readdirSync(dir)).toEqual(['run-000000000000-000000000400']);
+    // The reader still holds the three runs it opened, their files removed: it reads them whole, as an audit does.
+    expect(reader.ranges).toEqual([0, 100, 200].map((from) => ({ from, to: from + 100 })));
+    expect([...reader.leavesUnder(digestOf(250))]).toEqual(expectedUnder(digestOf(250), 300));
+    expect([...reader.entriesOf(200)].map((e) => e.leaf).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => 200 + i));
+    await reader.close();
+    await runs.close();
+  });
+
   it('leaves the runs as they were when a merge fails, and tries it again only once another run is added', async () => {
     const runs = threeRunsOf100(dir);
     // Something in the way of the merged run's temporary file: its write fails, as on a full disk.
