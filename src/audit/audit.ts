@@ -43,7 +43,7 @@ export interface AuditReport {
   indexChecked?: number;
   /** Leaves of the result log's store checked against the replay; undefined when no store was given. */
   resultStoreChecked?: number;
-  /** Runs of the result log store's digest lookup checked against the replay, and their entries. */
+  /** Runs of the result log store's digest lookup checked (against its leaves, which the replay checks), and their entries. */
   resultStoreDigestRuns?: { runs: number; entries: number };
   lastPosition: bigint | undefined;
   /**
