@@ -3,9 +3,10 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
- * An entry: the digest's first 8 bytes (its lookup key), then the leaf (u32, big-endian: runs
- * hold the first 4,294,967,296 leaves, 16 years of results at 8,000 a second; the leaf numbers
- * of a larger log need a new format).
+ * An entry: the digest's first 8 bytes (its lookup key), then the leaf (u32, big-endian). So runs
+ * hold the first 2^32 leaves (4.3 billion results, an event log of about 13 billion events); a
+ * larger log needs a format with wider leaf numbers: writing a run past it throws, the store's
+ * commits fail and say so, and the result log pauses as on a full disk.
  */
 const ENTRY_BYTES = 12;
 /**
