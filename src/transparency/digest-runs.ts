@@ -5,8 +5,8 @@ import { join } from 'node:path';
 /**
  * An entry: the digest's first 8 bytes (its lookup key), then the leaf (u32, big-endian). So runs
  * hold the first 2^32 leaves (4.3 billion results, an event log of about 13 billion events); a
- * larger log needs a format with wider leaf numbers: writing a run past it throws, the store's
- * commits fail and say so, and the result log pauses as on a full disk.
+ * larger log needs a format with wider leaf numbers: past it writing a run throws, the store says so
+ * (LeafStore.commitTail), and the leaves after it stay listed in memory.
  */
 const ENTRY_BYTES = 12;
 /**
