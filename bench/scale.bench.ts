@@ -80,6 +80,7 @@ export default async function run(): Promise<void> {
           `${pct(50).toFixed(1).padStart(6)} / ${pct(99).toFixed(1).padStart(6)} ms     ${audit.events} events at ${audit.eventsPerSecond.toFixed(0)}/s, ${audit.resultsPerSecond.toFixed(0)} results/s`,
       );
       console.log(`${' '.repeat(17)}the first GET /v1/bureau/corpus after the start: ${corpusMs.toFixed(0)} ms (the corpus follows the log; before 2026-11-28 this request read the whole log)`);
+      console.log(`${' '.repeat(17)}the audit checked the result log's store too: its ${audit.storeLeaves} leaves, their nodes and its ${audit.digestRuns} digest runs`);
       console.log(`${' '.repeat(17)}disk written per paid call ${(writtenPerCall / 1024).toFixed(1)} KiB; on disk: event log ${megabytes(dataDir, 'events', /\.segment$/)} MB, its index ${megabytes(dataDir, 'events/index')} MB, the result log's store ${megabytes(dataDir, 'result-log/store')} MB`);
       service = await start(env);
     }
@@ -149,22 +150,29 @@ function paidCalls(url: string, payments: string[], concurrency: number): Promis
   });
 }
 
-/** The whole log audited as an outside auditor would (`npm run audit`, compiled): public keys only, a verifying thread per core. */
-async function auditRate(dataDir: string): Promise<{ events: number; eventsPerSecond: number; resultsPerSecond: number }> {
-  const { auditEventLog, startSignaturePool, openEventStoreForReading } = await compiledAudit();
+/**
+ * The whole log audited as an outside auditor would (`npm run audit`, compiled): public keys only,
+ * a verifying thread per core, the result log's store (leaves, nodes, digest runs) checked beside.
+ */
+async function auditRate(dataDir: string): Promise<{ events: number; eventsPerSecond: number; resultsPerSecond: number; storeLeaves: number; digestRuns: number }> {
+  const { auditEventLog, startSignaturePool, openEventStoreForReading, LeafStore } = await compiledAudit();
   // The service's key generations under its secret; only their public halves check the results.
   const keyring = loadKeyring(SECRET, dataDir);
   const publicOnly: AuditKeys = { keyById: (id) => keyring.keyById(id), history: () => keyring.history() };
   const store = await openEventStoreForReading({ DATA_DIR: dataDir }, quiet);
+  const resultStore = LeafStore.openForReading(join(dataDir, 'result-log', 'store'));
+  if (!resultStore) throw new Error("the service left no result log store to audit");
   const verifier = startSignaturePool(availableParallelism());
   const started = performance.now();
   try {
-    const report = await auditEventLog({ store, keyring: publicOnly, verifier, chainRules: auditRules });
+    const report = await auditEventLog({ store, keyring: publicOnly, verifier, chainRules: auditRules, resultStore });
     if (!report.ok) throw new Error(`the audit failed: ${JSON.stringify(report.failuresByKind)}`);
+    if (report.resultStoreChecked !== resultStore.size) throw new Error(`the audit checked ${report.resultStoreChecked} of the result log store's ${resultStore.size} leaves`);
     const seconds = (performance.now() - started) / 1000;
-    return { events: report.events, eventsPerSecond: report.events / seconds, resultsPerSecond: report.results / seconds };
+    return { events: report.events, eventsPerSecond: report.events / seconds, resultsPerSecond: report.results / seconds, storeLeaves: resultStore.size, digestRuns: report.resultStoreDigestRuns?.runs ?? 0 };
   } finally {
     await verifier.close();
     await store.close();
+    await resultStore.close();
   }
 }

@@ -19,13 +19,24 @@ export function importCompiled<T>(path: string): Promise<T> {
 type AuditModule = typeof import('../../src/audit/audit.ts');
 type PoolModule = typeof import('../../src/audit/signature-pool.ts');
 type StoreModule = typeof import('../../src/events/open-store.ts');
+type LeafStoreModule = typeof import('../../src/transparency/leaf-store.ts');
 
 /**
  * The audit as `npm run audit` runs it: the replay, the store it reads and the verifying threads
  * from dist/ (which bench/run.ts built). Under tsx each verifying thread compiles its TypeScript
  * at start, and the same audit ran 4-8 % slower.
  */
-export async function compiledAudit(): Promise<{ auditEventLog: AuditModule['auditEventLog']; startSignaturePool: PoolModule['startSignaturePool']; openEventStoreForReading: StoreModule['openEventStoreForReading'] }> {
-  const [audit, pool, store] = await Promise.all([importCompiled<AuditModule>('audit/audit.js'), importCompiled<PoolModule>('audit/signature-pool.js'), importCompiled<StoreModule>('events/open-store.js')]);
-  return { auditEventLog: audit.auditEventLog, startSignaturePool: pool.startSignaturePool, openEventStoreForReading: store.openEventStoreForReading };
+export async function compiledAudit(): Promise<{
+  auditEventLog: AuditModule['auditEventLog'];
+  startSignaturePool: PoolModule['startSignaturePool'];
+  openEventStoreForReading: StoreModule['openEventStoreForReading'];
+  LeafStore: LeafStoreModule['LeafStore'];
+}> {
+  const [audit, pool, store, leafStore] = await Promise.all([
+    importCompiled<AuditModule>('audit/audit.js'),
+    importCompiled<PoolModule>('audit/signature-pool.js'),
+    importCompiled<StoreModule>('events/open-store.js'),
+    importCompiled<LeafStoreModule>('transparency/leaf-store.js'),
+  ]);
+  return { auditEventLog: audit.auditEventLog, startSignaturePool: pool.startSignaturePool, openEventStoreForReading: store.openEventStoreForReading, LeafStore: leafStore.LeafStore };
 }

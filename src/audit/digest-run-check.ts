@@ -2,6 +2,13 @@ import type { LeafStore } from '../transparency/leaf-store.ts';
 
 /** Problems named for one run; past them, a count. */
 const NAMED_A_RUN = 3;
+/**
+ * Lookups remembered, by digest: a result signed again is signed again many times within its
+ * second (the same claim attested by many callers), and each repeat would look it up again.
+ */
+const LOOKUPS_KEPT = 4_096;
+/** Leaves read together when the leaves a run leaves out are looked for. */
+const READ_BATCH = 4_096;
 
 /**
  * Checks the result log store's digest lookup (its sorted runs) against the store's leaves, which
@@ -20,6 +27,8 @@ export class DigestRunCheck {
   entries = 0;
   private readonly ranges: Array<{ from: number; to: number }>;
   private next = 0;
+  /** The lookup's answer by digest (hex), for the last few digests looked up; emptied when full. */
+  private readonly lookups = new Map<string, number | undefined>();
 
   constructor(private readonly store: LeafStore) {
     this.ranges = store.digestRuns?.ranges ?? [];
@@ -54,25 +63,35 @@ export class DigestRunCheck {
     } catch (err) {
       return [(err as Error).message];
     }
-    for (let leaf = from; leaf < to; leaf++) if (!isListed(leaf)) this.checkUnlisted(leaf, name, problems);
+    // The leaves left out, read in order a batch at a time.
+    for (let batch = from; batch < to; batch += READ_BATCH) {
+      const count = Math.min(READ_BATCH, to - batch);
+      this.store.leavesFrom(batch, count).forEach((stored, i) => {
+        if (stored && !isListed(batch + i)) this.checkUnlisted(batch + i, stored.sha256, name, problems);
+      });
+    }
     return problems.length <= NAMED_A_RUN ? problems : [...problems.slice(0, NAMED_A_RUN), `${name}: ${problems.length - NAMED_A_RUN} more problems`];
+  }
+
+  /** The lookup's answer for a digest (it does not change while the store is read). */
+  private lookup(digest: Buffer): number | undefined {
+    const key = digest.toString('hex');
+    if (this.lookups.has(key)) return this.lookups.get(key);
+    const found = this.store.find(digest);
+    if (this.lookups.size >= LOOKUPS_KEPT) this.lookups.clear();
+    this.lookups.set(key, found);
+    return found;
   }
 
   /** The stored leaf's digest, or undefined for a damaged leaf (the leaves' comparison names it). */
   private storedDigest(leaf: number): Buffer | undefined {
-    try {
-      const { sha256 } = this.store.leafAt(leaf);
-      return Buffer.from(sha256.buffer, sha256.byteOffset, sha256.length);
-    } catch {
-      return undefined;
-    }
+    const sha256 = this.store.leavesFrom(leaf, 1)[0]?.sha256;
+    return sha256 && Buffer.from(sha256.buffer, sha256.byteOffset, sha256.length);
   }
 
   /** A leaf its run leaves out: the lookup must answer its digest with an earlier leaf. */
-  private checkUnlisted(leaf: number, name: string, problems: string[]): void {
-    const digest = this.storedDigest(leaf);
-    if (!digest) return;
-    const found = this.store.find(digest);
+  private checkUnlisted(leaf: number, sha256: Uint8Array, name: string, problems: string[]): void {
+    const found = this.lookup(Buffer.from(sha256.buffer, sha256.byteOffset, sha256.length));
     if (found === undefined || found >= leaf) problems.push(`${name} does not list leaf ${leaf}, and the lookup answers its digest with ${found === undefined ? 'no leaf' : `leaf ${found}`}`);
   }
 }
