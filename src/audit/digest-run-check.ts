@@ -45,7 +45,7 @@ export class DigestRunCheck {
   private checkRun({ from, to }: { from: number; to: number }): string[] {
     this.runs++;
     const name = `the digest run of leaves ${from} to ${to}`;
-    const problems: string[] = [];
+    const problems = new RunProblems(name);
     const listed = new Uint8Array(Math.ceil((to - from) / 8));
     const isListed = (leaf: number) => (listed[(leaf - from) >>> 3]! & (1 << ((leaf - from) & 7))) !== 0;
     try {
@@ -70,7 +70,7 @@ export class DigestRunCheck {
         if (stored && !isListed(batch + i)) this.checkUnlisted(batch + i, stored.sha256, name, problems);
       });
     }
-    return problems.length <= NAMED_A_RUN ? problems : [...problems.slice(0, NAMED_A_RUN), `${name}: ${problems.length - NAMED_A_RUN} more problems`];
+    return problems.named();
   }
 
   /** The lookup's answer for a digest (it does not change while the store is read). */
@@ -90,9 +90,26 @@ export class DigestRunCheck {
   }
 
   /** A leaf its run leaves out: the lookup must answer its digest with an earlier leaf. */
-  private checkUnlisted(leaf: number, sha256: Uint8Array, name: string, problems: string[]): void {
+  private checkUnlisted(leaf: number, sha256: Uint8Array, name: string, problems: RunProblems): void {
     const found = this.lookup(Buffer.from(sha256.buffer, sha256.byteOffset, sha256.length));
     if (found === undefined || found >= leaf) problems.push(`${name} does not list leaf ${leaf}, and the lookup answers its digest with ${found === undefined ? 'no leaf' : `leaf ${found}`}`);
+  }
+}
+
+/** A run's problems: the first few named, the others counted (a run of a million wrong entries holds no million messages). */
+class RunProblems {
+  private readonly first: string[] = [];
+  private more = 0;
+
+  constructor(private readonly run: string) {}
+
+  push(problem: string): void {
+    if (this.first.length < NAMED_A_RUN) this.first.push(problem);
+    else this.more++;
+  }
+
+  named(): string[] {
+    return this.more === 0 ? this.first : [...this.first, `${this.run}: ${this.more} more problems`];
   }
 }
 

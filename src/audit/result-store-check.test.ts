@@ -141,6 +141,22 @@ describe("the audit checks the result log store's digest lookup against the resu
     expect(failures.every((f) => f.position === positions[31])).toBe(true);
   });
 
+  it('names the first three problems of a run and counts the others', async () => {
+    let zero = 0;
+    await editRun(FIRST_RUN, (entries) => {
+      zero = entries.readUInt32BE(8);
+      for (let e = 1; e < 32; e++) entries.writeUInt32BE(zero, e * 12 + 8); // every entry now names the first one's leaf
+    });
+    const { failures } = await auditWithStore();
+    // 31 entries name a leaf listed already; 31 leaves are not listed and their digests found by no lookup.
+    expect(failures.map((f) => f.message)).toEqual([
+      `the digest run of leaves 0 to 32 lists leaf ${zero} twice`,
+      `the digest run of leaves 0 to 32 lists leaf ${zero} twice`,
+      `the digest run of leaves 0 to 32 lists leaf ${zero} twice`,
+      'the digest run of leaves 0 to 32: 59 more problems',
+    ]);
+  });
+
   it('names entries out of order, on which the lookup would miss', async () => {
     await editRun(FIRST_RUN, (entries) => {
       const first = Buffer.from(entries.subarray(0, 12));
