@@ -5,7 +5,7 @@ import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { median, type LoadResult } from './support/load.ts';
 import { paidSlice, stopWithin } from './support/paid-slices.ts';
 import { cpuSecondsOf, inRounds, list, mainThreadCpuSecondsOf, roundRatios } from './support/rounds.ts';
-import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
+import { attestBody, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
 import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-server.ts';
 
 /**
@@ -32,7 +32,6 @@ type Role = 'full' | 'full-result-only' | 'bare' | 'bare-threaded' | 'bare-saga'
 
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
 const PATH = ATTEST_PATH;
-const BODY = ATTEST_BODY;
 const CONCURRENCY = 64;
 const ROUNDS = 9;
 /** Long enough for the JIT to settle in every server: the first thousand calls of the service cost twice the later ones. */
@@ -176,7 +175,7 @@ function selectedRoles(): Role[] {
 }
 
 const slice = (r: Running, payments: string[], bound: { requests: number; seconds: number }): Promise<LoadResult> =>
-  paidSlice(r, { path: PATH, body: BODY, concurrency: CONCURRENCY }, payments, bound);
+  paidSlice(r, { path: PATH, body: attestBody, concurrency: CONCURRENCY }, payments, bound);
 
 function seconds(since: bigint): number {
   return Number(process.hrtime.bigint() - since) / 1e9;

@@ -14,7 +14,7 @@ import { MerkleLog } from '../src/signing/merkle-log.ts';
 import { resultLeafHash } from '../src/transparency/result-leaf.ts';
 import { median } from './support/load.ts';
 import { paidSlice, stopWithin, type PaidTarget } from './support/paid-slices.ts';
-import { presignPayments } from './support/paid-payments.ts';
+import { attestBody, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
 import { cpuSecondsOf, inRounds, list, roundRatios } from './support/rounds.ts';
 import { onLoadCore, spawnServer } from './support/spawn-server.ts';
 
@@ -28,7 +28,7 @@ import { onLoadCore, spawnServer } from './support/spawn-server.ts';
  */
 type Role = 'on' | 'off';
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
-const CALL = { path: '/v1/veritrack/attest', body: JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81 } }), concurrency: 64 };
+const CALL = { path: ATTEST_PATH, body: attestBody, concurrency: 64 };
 const ROUNDS = 7;
 const WARM_UP = { requests: 3_000, seconds: 5 };
 const SLICE = { requests: 4_000, seconds: 1.5 };

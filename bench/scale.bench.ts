@@ -9,7 +9,7 @@ import { loadSettings } from '../src/config.ts';
 import { paymentRequirements } from '../src/payments/x402/quote.ts';
 import { loadKeyring } from '../src/key-generations.ts';
 import { load, type LoadResult } from './support/load.ts';
-import { ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
+import { attestBody, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
 import { compiledAudit, SERVICE_ENTRY } from './support/compiled.ts';
 import { memoryOf, writtenBytesOf } from './support/proc.ts';
 
@@ -27,13 +27,8 @@ import { memoryOf, writtenBytesOf } from './support/proc.ts';
  */
 const SECRET = 'bench-scale-secret-0123456789abcdef0123456';
 const PATH = ATTEST_PATH;
-/**
- * Each paid call attests a claim of its own, as callers do: the results differ, and the result
- * log's digest lookup grows with them as in use. (Until 2026-11-29 every call sent the same claim,
- * so the results of one second were one result signed again: 161 distinct digests in 331,776.)
- */
-let claimNumber = 0;
-const bodyOfNextCall = (): string => JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', run: claimNumber++ } });
+/** Paid calls made so far: each attests a claim of its own (attestBody), so that the results differ, as in use. */
+let callsMade = 0;
 const PORT = 4790;
 const GROW_BATCH = 20_000;
 const PROBE_CALLS = 2_000;
@@ -148,7 +143,7 @@ function paidCalls(url: string, payments: string[], concurrency: number): Promis
     url,
     method: 'POST',
     pathOf: () => PATH,
-    bodyOf: bodyOfNextCall,
+    bodyOf: () => attestBody(callsMade++),
     headersOf: (i) => ({ 'PAYMENT-SIGNATURE': payments[i]! }),
     concurrency,
     maxRequests: payments.length,

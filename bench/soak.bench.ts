@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { findOperation } from '../src/catalog/index.ts';
 import { loadSettings } from '../src/config.ts';
 import { paymentRequirements } from '../src/payments/x402/quote.ts';
-import { ATTEST_BODY, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
+import { attestBody, ATTEST_PATH, presignPayments } from './support/paid-payments.ts';
 import { paidSlice, stopWithin } from './support/paid-slices.ts';
 import { onLoadCore, spawnServer, type BenchServer } from './support/spawn-server.ts';
 import { memoryOf } from './support/proc.ts';
@@ -19,7 +19,6 @@ import { memoryOf } from './support/proc.ts';
  */
 const SECRET = 'bench-attestation-secret-0123456789abcdef';
 const PATH = ATTEST_PATH;
-const BODY = ATTEST_BODY;
 const SLICE_SECONDS = 5;
 const SLICE_MAX_CALLS = 20_000;
 const WARM_UP_SLICES = 2;
@@ -42,7 +41,7 @@ async function soak(): Promise<void> {
     for (let i = 0; i < slices; i++) {
       const payments = presignPayments(requirements, `http://127.0.0.1${PATH}`, SLICE_MAX_CALLS);
       target.next = 0;
-      const result = await paidSlice(target, { path: PATH, body: BODY, concurrency: 64 }, payments, { requests: SLICE_MAX_CALLS, seconds: SLICE_SECONDS });
+      const result = await paidSlice(target, { path: PATH, body: attestBody, concurrency: 64 }, payments, { requests: SLICE_MAX_CALLS, seconds: SLICE_SECONDS });
       const ok = result.statuses[200] ?? 0;
       calls += ok;
       const odd = Object.keys(result.statuses).some((code) => code !== '200') ? ` statuses ${JSON.stringify(result.statuses)}` : '';

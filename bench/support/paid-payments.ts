@@ -43,4 +43,11 @@ export function presignPayments(requirements: PaymentRequirements, resource: str
 
 /** The paid call the HTTP benchmarks make: a veritrack attestation of a small claim. */
 export const ATTEST_PATH = '/v1/veritrack/attest';
-export const ATTEST_BODY = JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81 } });
+/**
+ * The body of paid call number `call`: a claim of its own, so that every result is distinct, as
+ * callers' results are. (Until 2026-11-29 every call sent one claim, and the results of a second
+ * were one result signed again, which the result log's digest lookup lists once.)
+ */
+export function attestBody(call: number): string {
+  return JSON.stringify({ kind: 'model-eval', claim: { model: 'example-7b', benchmark: 'arc-easy', score: 0.81, run: call } });
+}

@@ -12,7 +12,8 @@ export interface PaidTarget {
 
 export interface PaidCall {
   path: string;
-  body: string;
+  /** The body, or the body of the call that spends payment number n of the pool. */
+  body: string | ((payment: number) => string);
   concurrency: number;
 }
 
@@ -24,7 +25,7 @@ export async function paidSlice(target: PaidTarget, call: PaidCall, payments: st
       url: target.server.url,
       method: 'POST',
       pathOf: () => call.path,
-      bodyOf: () => call.body,
+      bodyOf: (i) => (typeof call.body === 'string' ? call.body : call.body(from + i)),
       headersOf: (i) => ({ 'PAYMENT-SIGNATURE': payments[from + i]! }),
       concurrency: call.concurrency,
       maxRequests: Math.min(bound.requests, payments.length - from),
