@@ -11,7 +11,8 @@ import { PAYMENT_EVENT_TYPES } from '../payments/saga/events.ts';
 import { createKeyring } from '../signing/keyring.ts';
 import { LeafStore } from '../transparency/leaf-store.ts';
 import { startResultLog } from '../transparency/result-log.ts';
-import { auditEventLog } from './audit.ts';
+import { auditEventLog, type AuditReport } from './audit.ts';
+import { formatReport } from './report.ts';
 
 const keyring = createKeyring('result-store-check-secret-0123456789abcdef');
 const quiet = { info: () => {}, warn: () => {}, error: () => {} } as never;
@@ -36,15 +37,20 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-/** The audit of the log with the store read as an auditor reads it; its findings about the store. */
-async function auditWithStore(): Promise<{ checked: number | undefined; digestRuns: { runs: number; entries: number } | undefined; failures: { position?: bigint; message: string }[] }> {
+/** The audit of the log with the store read as an auditor reads it. */
+async function auditReport(): Promise<AuditReport> {
   const resultStore = LeafStore.openForReading(storeDir())!;
   try {
-    const report = await auditEventLog({ store: events, keyring, chainRules: [], resultStore });
-    return { checked: report.resultStoreChecked, digestRuns: report.resultStoreDigestRuns, failures: report.failures.filter((f) => f.kind === 'result-store') };
+    return await auditEventLog({ store: events, keyring, chainRules: [], resultStore });
   } finally {
     await resultStore.close();
   }
+}
+
+/** The audit's findings about the store. */
+async function auditWithStore(): Promise<{ checked: number | undefined; digestRuns: { runs: number; entries: number } | undefined; failures: { position?: bigint; message: string }[] }> {
+  const report = await auditReport();
+  return { checked: report.resultStoreChecked, digestRuns: report.resultStoreDigestRuns, failures: report.failures.filter((f) => f.kind === 'result-store') };
 }
 
 /** Opens the store as its service does, with digest runs of 8 leaves: it writes its leaves' runs and merges them. */
@@ -109,6 +115,12 @@ describe("the audit checks the result log store's digest lookup against the resu
   it('passes runs that list every leaf under its digest', async () => {
     // 40 leaves in runs of 8: the first four merged into one of 32.
     expect(await auditWithStore()).toEqual({ checked: RESULTS, digestRuns: { runs: 2, entries: RESULTS }, failures: [] });
+  });
+
+  it('says in the report how many runs and entries it checked', async () => {
+    expect(formatReport(await auditReport(), { source: 'test', seconds: 1 })).toContain(
+      `result log store:    ${RESULTS} leaves and their nodes checked against the results, and its digest lookup's 2 runs (${RESULTS} entries)`,
+    );
   });
 
   it('passes a run that leaves out a result signed again, since the lookup answers it with its first leaf', async () => {
