@@ -153,6 +153,33 @@ describe("the audit checks the result log store's digest lookup against the resu
     expect(failures.every((f) => f.position === positions[31])).toBe(true);
   });
 
+  it("names entries whose leaves were swapped: each leaf listed once, under the other's digest", async () => {
+    const leaves: number[] = [];
+    await editRun(FIRST_RUN, (entries) => {
+      leaves.push(entries.readUInt32BE(5 * 12 + 8), entries.readUInt32BE(6 * 12 + 8));
+      entries.writeUInt32BE(leaves[1]!, 5 * 12 + 8);
+      entries.writeUInt32BE(leaves[0]!, 6 * 12 + 8);
+    });
+    const { failures } = await auditWithStore();
+    expect(failures.map((f) => f.message)).toEqual([
+      expect.stringMatching(new RegExp(`^the digest run of leaves 0 to 32 lists leaf ${leaves[1]} under [0-9a-f]{16}; its result's digest begins [0-9a-f]{16}$`)),
+      expect.stringMatching(new RegExp(`^the digest run of leaves 0 to 32 lists leaf ${leaves[0]} under [0-9a-f]{16}; its result's digest begins [0-9a-f]{16}$`)),
+    ]);
+  });
+
+  it('names an entry for a leaf outside its run', async () => {
+    let missed = 0;
+    await editRun(FIRST_RUN, (entries) => {
+      missed = entries.readUInt32BE(9 * 12 + 8);
+      entries.writeUInt32BE(35, 9 * 12 + 8);
+    });
+    const { failures } = await auditWithStore();
+    expect(failures.map((f) => f.message)).toEqual([
+      'the digest run of leaves 0 to 32 lists leaf 35, outside its range',
+      `the digest run of leaves 0 to 32 does not list leaf ${missed}, and the lookup answers its digest with no leaf`,
+    ]);
+  });
+
   it('names the first three problems of a run and counts the others', async () => {
     let zero = 0;
     await editRun(FIRST_RUN, (entries) => {
