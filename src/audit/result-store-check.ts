@@ -45,8 +45,8 @@ export class ResultStoreCheck {
     const leaf = this.leaves++;
     if (leaf < this.store.size) {
       this.checked++;
-      this.compareLeaf(leaf, { sha256: data.sha256, key: `${data.keyFamily} ${data.keyId}`, position: Number(event.position) });
-      for (const problem of this.digestRuns.observe(leaf)) this.fail(problem);
+      const stored = this.compareLeaf(leaf, { sha256: data.sha256, key: `${data.keyFamily} ${data.keyId}`, position: Number(event.position) });
+      for (const problem of this.digestRuns.observe(leaf, stored?.sha256)) this.fail(problem);
     }
     this.tree.appendLeafHash(leafHash);
     return this.failures;
@@ -63,14 +63,17 @@ export class ResultStoreCheck {
     return [{ kind: 'result-store', stream: '$all', message: `the result log's store holds ${this.store.size} leaves; the log has ${this.leaves} results` }];
   }
 
-  private compareLeaf(index: number, expected: { sha256: string; key: string; position: number }): void {
+  /** Compares stored leaf `index` with what the log gives; the stored leaf, unless it is damaged. */
+  private compareLeaf(index: number, expected: { sha256: string; key: string; position: number }): StoredLeaf | undefined {
     try {
       const stored = this.storedLeaf(index);
       const found = { sha256: hex(stored.sha256), key: stored.key, position: stored.position };
       if (found.sha256 !== expected.sha256 || found.key !== expected.key || found.position !== expected.position)
         this.fail(`leaf ${index} of the result log's store is ${JSON.stringify(found)}; the log gives ${JSON.stringify(expected)}`);
+      return stored;
     } catch (err) {
       this.fail((err as Error).message);
+      return undefined;
     }
   }
 
