@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { importCompiled } from './support/compiled.ts';
 import { longestHealthWait } from './support/health-wait.ts';
@@ -86,6 +88,7 @@ export default async function run(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
   }
   await firstCallAfterRestart(BUSY_STREAM, 3);
+  archivedAgent(BUSY_STREAM, 30);
 }
 
 /**
@@ -282,4 +285,53 @@ async function agentsTakingTurns(url: string, store: Store, settings: ReturnType
   const fits = weight <= settings.STATE_CACHE_MB * 2 ** 20 ? 'they fit' : 'they do not all fit';
   console.log(`    with STATE_CACHE_MB=${settings.STATE_CACHE_MB} (${fits}), the fourth round: ${figures(pastTheBound)}`);
   console.log(`    with STATE_CACHE_MB=${raised}, which holds them all, the second round: ${figures(allKept)}`);
+}
+
+/**
+ * A busy agent's state once its leases span `days` days (`events` events: a reserve every so
+ * often, every other lease settled a second later), folded in this process twice from the same
+ * events: as evolve folds it, archiving what was decided over a day before (decider.ts), and
+ * holding every lease whole, as the state did before the archive. Prints what each holds, the heap
+ * it retains, its snapshot's size and the fold's time, and their ratios.
+ */
+export function archivedAgent(events: number, days: number): void {
+  setFlagsFromString('--expose-gc');
+  const collect = runInNewContext('gc') as () => void;
+  const start = Math.floor(Date.now() / 1000) - days * 86_400;
+  const owner = '0x1111111111111111111111111111111111111111';
+  const agent = 'bench-archived';
+  const history: import('../src/families/governance/spend-governor/decider.ts').GovernorEvent[] = [];
+  let state = governor.initialGovernorState;
+  for (let i = 0; history.length < events; i++) {
+    // About events / 1.5 reserves (a reserve, and every other one's settlement), spread over the days.
+    const now = start + Math.floor((i * days * 86_400 * 1.5) / events);
+    const paymentId = `payment-${owner}-0x${i.toString(16).padStart(64, '0')}`;
+    const reserve = { kind: 'reserve' as const, agent_id: agent, payer: owner, amountMicros: 1n, purpose: 'bench', ttlSeconds: 600, now, paymentId, ...(i === 0 ? { budget: { capMicros: 10n ** 12n, periodSeconds: 86_400 } } : {}) };
+    const decided = governor.governorDecider.decide(reserve, state);
+    const settle = { kind: 'settle' as const, agent_id: agent, lease_id: governor.leaseIdFor(agent, paymentId), payer: owner, actualMicros: 1n, now: now + 1, paymentId: `${paymentId}-settle` };
+    for (const event of decided) state = governor.evolveGovernor(state, event);
+    const settled = i % 2 === 0 ? governor.governorDecider.decide(settle, state) : [];
+    for (const event of settled) state = governor.evolveGovernor(state, event);
+    history.push(...decided, ...settled);
+  }
+  const fold = (evolve: typeof governor.evolveGovernor) => {
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    const started = performance.now();
+    const folded = history.reduce(evolve, governor.initialGovernorState);
+    const ms = performance.now() - started;
+    collect();
+    const heap = process.memoryUsage().heapUsed - before;
+    const snapshot = [...governor.governorDecider.snapshot!.encode(folded)].reduce<number>((sum, piece) => sum + JSON.stringify(piece).length, 0);
+    return { folded, ms, heap, snapshot };
+  };
+  const whole = fold(governor.governorEvolve(Number.MAX_SAFE_INTEGER));
+  const archived = fold(governor.evolveGovernor);
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  const line = (name: string, f: typeof whole) =>
+    `    ${name}: ${f.folded.leases.size} leases and ${f.folded.refusals.size} refusals whole, ${f.folded.archive.size} archived; heap ${mib(f.heap)}, snapshot ${mib(f.snapshot)}, kept size ${mib(f.folded.keptChars)}; folded in ${f.ms.toFixed(0)} ms`;
+  console.log(`  an agent's state after ${days} days of leases (${history.length} events, every other lease settled), folded in this process:`);
+  console.log(line('holding every lease whole (as before the archive)', whole));
+  console.log(line('archiving what was decided over a day before', archived));
+  console.log(`    archived / whole: heap ${(archived.heap / whole.heap).toFixed(2)}, snapshot ${(archived.snapshot / whole.snapshot).toFixed(2)}, fold time ${(archived.ms / whole.ms).toFixed(2)}`);
 }

@@ -41,9 +41,14 @@ export function fold<E extends DomainEvent, S>(decider: Pick<Decider<unknown, E,
   return events.reduce(decider.evolve, decider.initialState);
 }
 
-export interface HandleOptions<E extends DomainEvent> {
+export interface HandleOptions<E extends DomainEvent, C = unknown, S = unknown> {
   /** Origin of the deterministic event ids (the payment stream of the call). */
   origin: string;
+  /**
+   * What the command needs read from the store beside the state before it is decided (an
+   * archived decision it names), added to it: run at every attempt, with that attempt's state.
+   */
+  prepare?(command: C, state: S): Promise<C>;
   /** Parses a stored event back into the aggregate's event type (zod at the boundary). */
   parse(event: RecordedEvent): E;
   metadata?: JsonObject;
@@ -184,12 +189,12 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   stream: string,
   decider: Decider<C, E, S>,
   command: C,
-  options: HandleOptions<E>,
+  options: HandleOptions<E, C, S>,
 ): Promise<Handled<E, S>> {
   const maxAttempts = options.maxAttempts ?? 50;
   for (let attempt = 1; ; attempt++) {
     const { state, revision } = await loadState(store, stream, decider, options.parse);
-    const events = decider.decide(command, state);
+    const events = decider.decide(options.prepare ? await options.prepare(command, state) : command, state);
     if (events.length === 0) return { state, events, revision: revision ?? -1n };
     try {
       const result = await store.appendToStream(

@@ -138,6 +138,39 @@ describe('governance.reserve and governance.settle commands', () => {
     expect(await store.readStream(agentStreamName(PAYER_A, 'payee'))).toHaveLength(5);
   });
 
+  it('decisions over a day old are archived and answer as before: a settlement settled again, resumed reserves and refusals, an expired lease', async () => {
+    const store = createMemoryEventStore();
+    const t0 = testCallContext().now;
+    const at = (seconds: number) => testCallContext({ store, now: t0 + seconds });
+    const leaseCtx = at(0);
+    const leaseInput = input(reserveOp, { agent_id: 'aged', amount: '3', purpose: 'p', ttl_seconds: 600, budget: { cap: '5', period: 3600 } });
+    const lease = await runOperation(reserveOp, leaseInput, leaseCtx);
+    const leaseId = lease.record.lease_id as string;
+    const settled = await runOperation(settleOp, input(settleOp, { lease_id: leaseId, actual_amount: '2.5' }), at(10));
+    const expiring = await runOperation(reserveOp, input(reserveOp, { agent_id: 'aged', amount: '1', purpose: 'left', ttl_seconds: 60 }), at(20));
+    const refusedCtx = at(30);
+    const refusedInput = input(reserveOp, { agent_id: 'aged', amount: '9', purpose: 'too much', ttl_seconds: 600 });
+    const refused = await runOperation(reserveOp, refusedInput, refusedCtx);
+    expect(refused.record.outcome).toBe('BUDGET-EXCEEDED');
+    // Two days on, then three: the first call archives the old leases, the second the refusal too.
+    await runOperation(reserveOp, input(reserveOp, { agent_id: 'aged', amount: '1', purpose: 'later', ttl_seconds: 600 }), at(2 * 86_400));
+    await runOperation(reserveOp, input(reserveOp, { agent_id: 'aged', amount: '1', purpose: 'later still', ttl_seconds: 600 }), at(3 * 86_400 + 100));
+    const stream = agentStreamName(PAYER_A, 'aged');
+    const length = (await store.readStream(stream)).length;
+    const state = await readGovernorState(store, PAYER_A, 'aged');
+    expect([state.leases.has(leaseId), state.leases.has(expiring.record.lease_id as string), state.refusals.size, state.archive.size]).toEqual([false, false, 0, 3]);
+
+    const later = (seconds: number) => at(3 * 86_400 + 200 + seconds);
+    expect((await runOperation(settleOp, input(settleOp, { lease_id: leaseId, actual_amount: '2.5' }), later(0))).body).toEqual(settled.body);
+    expect(await settleOp.command!.authorize!(input(settleOp, { lease_id: leaseId, actual_amount: '2' }), later(1))).toMatchObject({ status: 409, error: 'lease_already_settled' });
+    expect(await settleOp.command!.authorize!(input(settleOp, { lease_id: expiring.record.lease_id as string, actual_amount: '1' }), later(2))).toMatchObject({ status: 409, error: 'lease_expired' });
+    expect((await runOperation(reserveOp, leaseInput, { ...leaseCtx, now: later(3).now })).body).toEqual(lease.body);
+    expect((await runOperation(reserveOp, refusedInput, { ...refusedCtx, now: later(4).now })).body).toEqual(refused.body);
+    expect(await settleOp.command!.authorize!(input(settleOp, { lease_id: 'aged:0123456789abcdef01234567', actual_amount: '1' }), later(5))).toMatchObject({ status: 422, outcome: 'NOT-FOUND' });
+    expect(await store.readStream(stream)).toHaveLength(length);
+    expect(governorStateView(await readGovernorState(store, PAYER_A, 'aged'), later(6).now)).toMatchObject({ reserved: '1', spent: '0', available: '4' });
+  });
+
   it('input validation names the field and the reason', () => {
     const r = reserveOp.input.safeParse({ agent_id: 'bad id!', amount: '1.1234567', purpose: '', ttl_seconds: 0 });
     expect(r.success).toBe(false);

@@ -1,7 +1,10 @@
 import type { CallContext, Command, Refusal } from '../../../kernel/operation.ts';
 import {
   agentOfLease,
+  archivedFactsFrom,
+  archivedRevisionsFor,
   governorDecider,
+  holdsLease,
   leaseNotFoundMessage,
   resultRevisionOf,
   type GovernorCommand,
@@ -11,6 +14,7 @@ import {
   type SettleCommand,
 } from './decider.ts';
 import { parseAmount } from '../../../kernel/decimal-amount.ts';
+import type { EventStore } from '../../../events/port.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { agentStreamName } from '../events.ts';
 import { DomainRefusal, eventAt, handleCommand } from '../../../kernel/decider.ts';
@@ -44,11 +48,25 @@ function refusalBeforeSettlement(command: GovernorCommand, state: GovernorState)
   return undefined;
 }
 
+/**
+ * The command with what the agent's stream holds of the archived decision it names, if it names
+ * one (a settlement of an old lease, a resumed reserve of an old payment): one or two events read
+ * by revision, so a state that keeps 16 bytes of an old lease decides as if it held it whole.
+ */
+async function withArchivedFacts<C extends GovernorCommand>(store: EventStore, stream: string, command: C, state: GovernorState): Promise<C> {
+  const revisions = archivedRevisionsFor(command, state);
+  if (revisions.length === 0) return command;
+  const events = new Map(await Promise.all(revisions.map(async (revision) => [revision, await eventAt(store, stream, revision, parseAgentEvent)] as const)));
+  const archived = archivedFactsFrom(command, state, events);
+  return archived ? { ...command, archived } : command;
+}
+
 async function executeGovernor(command: GovernorCommand, ctx: CallContext) {
   const { stream } = await payersAgent(ctx.store, command.payer, command.agent_id);
   const handled = await handleCommand(ctx.store, stream, governorDecider, command, {
     origin: ctx.paymentId,
     parse: parseAgentEvent,
+    prepare: (c, state) => withArchivedFacts(ctx.store, stream, c, state),
     // Contention is the point of this aggregate: the many calls of one payer's agent race on its stream.
     maxAttempts: 500,
   });
@@ -65,7 +83,7 @@ const carriesRecord = (event: GovernorEvent): event is RecordEvent => 'record' i
  * settled again), read back from the agent's stream at the revision the state keeps for it.
  */
 async function recordAt(ctx: CallContext, stream: string, command: GovernorCommand, state: GovernorState): Promise<JsonObject> {
-  const revision = resultRevisionOf(command, state);
+  const revision = resultRevisionOf(await withArchivedFacts(ctx.store, stream, command, state), state);
   if (revision === undefined) throw new Error(`governor produced no record for ${command.kind} of ${command.agent_id}`);
   const parsed = await eventAt(ctx.store, stream, revision, parseAgentEvent);
   if (!carriesRecord(parsed)) throw new Error(`${stream}: revision ${revision} holds no signed record`);
@@ -122,7 +140,8 @@ const payersAgentKey = (payer: string, agentId: string | undefined): string | un
 export const governanceReserve: Command<ReserveInput> = {
   async authorize(input, ctx) {
     const command = reserveCommand(input, ctx);
-    return refusalBeforeSettlement(command, (await payersAgent(ctx.store, command.payer, command.agent_id)).state);
+    const { stream, state } = await payersAgent(ctx.store, command.payer, command.agent_id);
+    return refusalBeforeSettlement(await withArchivedFacts(ctx.store, stream, command, state), state);
   },
   stateStream: (input, payer) => payersAgentKey(payer, input.agent_id),
   execute: (input, ctx) => executeGovernor(reserveCommand(input, ctx), ctx),
@@ -137,9 +156,9 @@ function leaseNotFound(leaseId: string): Refusal {
 export const governanceSettle: Command<SettleInput> = {
   async authorize(input, ctx) {
     const command = settleCommand(input, ctx);
-    const { state } = await payersAgent(ctx.store, command.payer, command.agent_id);
-    if (!state.leases.has(command.lease_id)) return leaseNotFound(input.lease_id);
-    return refusalBeforeSettlement(command, state);
+    const { stream, state } = await payersAgent(ctx.store, command.payer, command.agent_id);
+    if (!holdsLease(state, command.lease_id)) return leaseNotFound(input.lease_id);
+    return refusalBeforeSettlement(await withArchivedFacts(ctx.store, stream, command, state), state);
   },
   stateStream: (input, payer) => payersAgentKey(payer, agentOfLease(input.lease_id)),
   execute: (input, ctx) => executeGovernor(settleCommand(input, ctx), ctx),

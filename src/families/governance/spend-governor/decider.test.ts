@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   agentOfLease,
+  ARCHIVE_AFTER_SECONDS,
+  ArchivedFactsNeeded,
+  archivedFactsFrom,
+  archivedRevisionsFor,
   evolveGovernor,
+  governorEvolve,
   ForeignAgentBudget,
   governorDecider,
   governorStateView,
@@ -366,15 +371,187 @@ describe('spend governor: its state in a snapshot', () => {
     for (const cut of [0, 1_234, events.length - 1, events.length]) expectSnapshotKeepsState(governorDecider, events, cut, [reserve('0.000001', { now: T0 + 5_100 })]);
   });
 
+  it('is the state folded from the start for an agent whose decisions were archived, wherever the snapshot cuts it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 60, max: 2 * ARCHIVE_AFTER_SECONDS }), governorOps({ amount: 300, ttl: 2 * ARCHIVE_AFTER_SECONDS, dt: ARCHIVE_AFTER_SECONDS / 2 }), fc.nat(), fc.array(fc.nat(), { maxLength: 4 }), (period, ops, cutAt, picks) => {
+        const opening = when(initialGovernorState, reserve('0.0001', { budget: { capMicros: 2_000n, periodSeconds: period }, paymentId: 'o' }));
+        const events = [...opening, ...runOps(given(opening), ops, () => {})];
+        const state = given(events);
+        const leaseIds = events.flatMap((event) => (event.type === 'LeaseReserved' ? [event.data.lease_id] : []));
+        // Reserves resumed: of the payments decided so far (archived or held), and new ones.
+        const payments = [...events.flatMap((event) => (event.type === 'LeaseReserved' || event.type === 'ReserveRefused' ? [event.data.paymentId] : [])), ...picks.map((_, i) => `p${i}`)];
+        const end = T0 + ops.reduce((sum, o) => sum + o.dt, 0);
+        const commands = picks.flatMap((pick, i) => [
+          prepared(reserve('0', { amountMicros: BigInt(1 + (pick % 500)), now: end + (pick % 100), paymentId: payments[pick % payments.length]! }), state, events),
+          ...(leaseIds.length > 0 ? [prepared(settle(leaseIds[pick % leaseIds.length]!, '0', { actualMicros: 1n, now: end + pick % 100, paymentId: `s${i}` }), state, events)] : []),
+        ]);
+        expectSnapshotKeepsState(governorDecider, events, cutAt % (events.length + 1), commands);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('changes its snapshot version whenever its encoding of a fixed history changes', () => {
     const opening = when(initialGovernorState, reserve('0.0001', { budget: { capMicros: 2_000n, periodSeconds: 300 }, paymentId: 'pin-o' }));
     const ops: GovernorOp[] = Array.from({ length: 40 }, (_, i) =>
-      i % 3 === 2 ? { kind: 'settle', pick: i * 7, fraction: (i % 5) / 5, dt: 17 } : { kind: 'reserve', amount: 37 * (i + 1), ttl: 90 + i, dt: 23 },
+      i % 3 === 2 ? { kind: 'settle', pick: i * 7, fraction: (i % 5) / 5, dt: 17 } : { kind: 'reserve', amount: 37 * (i + 1), ttl: 90 + i, dt: i % 10 === 9 ? ARCHIVE_AFTER_SECONDS / 2 : 23 },
     );
     const events = [...opening, ...runOps(given(opening), ops, () => {})];
     expect(events.map((event) => event.type)).toContain('ReserveRefused');
     expect(events.map((event) => event.type)).toContain('LeaseSettled');
+    expect(given(events).archive.size).toBeGreaterThan(0);
     // Pinned: on a change, bump governorStateCodec's version with the new fingerprint (kernel/state-snapshots.ts).
-    expect(snapshotFingerprint(governorDecider, events)).toBe('spend-governor/v1 9b1d801398091d36be735e481b5f9ebc3d0c73eb80bd2fe3415ddf4f0ec7c865');
+    expect(snapshotFingerprint(governorDecider, events)).toBe('spend-governor/v2 06d968ef417ccbe9586f350720c617af9baed62ecb97ef5a84c7a858b59c53c4');
   });
 });
+
+/** The command as its handler brings it (commands.ts): with what the events hold of the archived decision it names. */
+function prepared(command: GovernorCommand, state: GovernorState, events: readonly GovernorEvent[]): GovernorCommand {
+  const revisions = archivedRevisionsFor(command, state);
+  const archived = archivedFactsFrom(command, state, new Map(revisions.map((revision) => [revision, events[revision]!])));
+  return archived ? { ...command, archived } : command;
+}
+
+/** What a command decides on a state, and the revision of the record it answers with when it writes nothing. */
+function outcomeOf(state: GovernorState, command: GovernorCommand) {
+  try {
+    const events = governorDecider.decide(command, state);
+    return { events, answers: events.length === 0 ? resultRevisionOf(command, state) : undefined };
+  } catch (err) {
+    if (err instanceof DomainRefusal) return { refused: err.asRefusal() };
+    throw err;
+  }
+}
+
+const DAY = ARCHIVE_AFTER_SECONDS;
+/** evolve as it was before the archive: the model every archiving state must decide as. */
+const evolveWholly = governorEvolve(Number.MAX_SAFE_INTEGER);
+
+describe('spend governor: archived decisions', () => {
+  it('decide every command as the state that holds every lease whole, over weeks of reserves, settlements, resumed calls and refusals', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('reserve' as const), amount: fc.integer({ min: 1, max: 900 }), ttl: fc.integer({ min: 1, max: 3 * DAY }), dt: fc.integer({ min: 0, max: DAY }) }),
+      fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), fraction: fc.double({ min: 0, max: 1, noNaN: true }), dt: fc.integer({ min: 0, max: DAY }) }),
+      fc.record({ kind: fc.constant('resume' as const), pick: fc.nat(), dt: fc.integer({ min: 0, max: DAY }) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 60, max: 3 * DAY }), fc.array(op, { minLength: 10, maxLength: 80 }), (period, ops) => {
+        const events = when(initialGovernorState, reserve('0.0001', { budget: { capMicros: 3_000n, periodSeconds: period }, paymentId: 'o' }));
+        let archiving = events.reduce(evolveGovernor, initialGovernorState);
+        let whole = events.reduce(evolveWholly, initialGovernorState);
+        const sent: GovernorCommand[] = [];
+        const leaseIds: string[] = [];
+        let now = T0;
+        for (const [i, o] of ops.entries()) {
+          now += o.dt;
+          let command: GovernorCommand;
+          if (o.kind === 'reserve' || sent.length === 0) command = reserve('0', { amountMicros: BigInt(o.kind === 'reserve' ? o.amount : 1), ttlSeconds: o.kind === 'reserve' ? o.ttl : 60, now, paymentId: `q${i}` });
+          else if (o.kind === 'resume') command = { ...sent[o.pick % sent.length]!, now };
+          else {
+            const leaseId = leaseIds.length > 0 ? leaseIds[o.pick % leaseIds.length]! : leaseIdFor('agent-1', 'never');
+            const held = whole.leases.get(leaseId);
+            const actual = held && o.pick % 4 !== 0 ? BigInt(Math.floor(Number(held.settlement?.actualMicros ?? held.amountMicros) * (held.settlement ? 1 : o.fraction))) : 1n;
+            command = settle(leaseId, '0', { actualMicros: actual, now, paymentId: `q${i}` });
+          }
+          sent.push(command);
+          const expected = outcomeOf(whole, command);
+          expect(outcomeOf(archiving, prepared(command, archiving, events))).toEqual(expected);
+          for (const event of 'events' in expected ? expected.events! : []) {
+            if (event.type === 'LeaseReserved') leaseIds.push(event.data.lease_id);
+            events.push(event);
+            archiving = evolveGovernor(archiving, event);
+            whole = evolveWholly(whole, event);
+          }
+          expect(usageAt(archiving, now)).toEqual(usageAt(whole, now));
+          expect(governorStateView(archiving, now)).toEqual(governorStateView(whole, now));
+        }
+        // What it archived it holds no more: every decision is held or archived, never both.
+        expect(archiving.leases.size + archiving.refusals.size + archiving.archive.size).toBe(whole.leases.size + whole.refusals.size);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('hold about the last day of leases whole, and 16 bytes of each before it', () => {
+    const events = when(initialGovernorState, reserve('0.000001', { budget: budget('1000000', 3600), paymentId: 'o', now: T0 }));
+    let state = given(events);
+    for (let i = 0; i < 30 * 100; i++) {
+      const now = T0 + Math.floor((i * DAY) / 100);
+      const reserved = when(state, reserve('0.000002', { paymentId: `r${i}`, now, ttlSeconds: 600 }));
+      const settled = i % 2 === 0 ? when(reserved.reduce(evolveGovernor, state), settle(leaseIdFor('agent-1', `r${i}`), '0.000001', { now: now + 1, paymentId: `s${i}` })) : [];
+      for (const event of [...reserved, ...settled]) {
+        events.push(event);
+        state = evolveGovernor(state, event);
+      }
+    }
+    const whole = events.reduce(evolveWholly, initialGovernorState);
+    expect(whole.leases.size).toBe(3_001);
+    expect(state.leases.size).toBeLessThanOrEqual(2 * 100 + 2);
+    expect(state.leases.size + state.archive.size).toBe(3_001);
+    expect(state.windows.size).toBeLessThanOrEqual(2 * 24 + 2);
+    expect(state.keptChars).toBeLessThan(whole.keptChars / 5);
+    expect(state.keptChars).toBe(whole.keptChars - keptCharsArchived(whole, state));
+  });
+
+  it('need what the stream holds of an archived decision a command names, at the revisions the archive gives', () => {
+    const events = when(initialGovernorState, reserve('1', { budget: budget('10'), paymentId: 'old', now: T0 }));
+    events.push(...when(given(events), settle(leaseIdFor('agent-1', 'old'), '0.5', { now: T0 + 5, paymentId: 'old-settle' })));
+    events.push(...when(given(events), reserve('1', { paymentId: 'two days on', now: T0 + 2 * DAY })));
+    const state = given(events);
+    const old = leaseIdFor('agent-1', 'old');
+    expect(state.leases.has(old)).toBe(false);
+    expect(state.archive.find(old)).toEqual({ revision: 1, settledRevision: 2, refused: false });
+
+    const settleAgain = settle(old, '0.5', { now: T0 + 2 * DAY + 5, paymentId: 'again' });
+    expect(() => governorDecider.decide(settleAgain, state)).toThrow(ArchivedFactsNeeded);
+    expect(archivedRevisionsFor(settleAgain, state)).toEqual([1, 2]);
+    expect(outcomeOf(state, prepared(settleAgain, state, events))).toEqual({ events: [], answers: 2 });
+    expect(outcomeOf(state, prepared(settle(old, '0.4', { now: T0 + 2 * DAY + 5 }), state, events))).toMatchObject({ refused: { status: 409, error: 'lease_already_settled' } });
+    expect(outcomeOf(state, prepared(reserve('1', { paymentId: 'old', now: T0 + 2 * DAY + 5 }), state, events))).toEqual({ events: [], answers: 1 });
+
+    // Facts read at other revisions than the archive's are a fault, never an answer.
+    const facts = prepared(settleAgain, state, events).archived;
+    if (!facts || !('lease' in facts)) throw new Error('expected archived lease facts');
+    expect(() => governorDecider.decide({ ...settleAgain, archived: { lease: { ...facts.lease, revision: 0 } } }, state)).toThrow(/not those at the archived revisions/);
+    expect(() => archivedFactsFrom(settleAgain, state, new Map([[1, events[1]!], [2, events[1]!]]))).toThrow(/archived settlement/);
+  });
+
+  it('refuse as expired a lease archived unsettled, even from a clock behind the stream that would find it open', () => {
+    const events = when(initialGovernorState, reserve('1', { budget: budget('10'), paymentId: 'short', now: T0, ttlSeconds: 60 }));
+    events.push(...when(given(events), reserve('1', { paymentId: 'two days on', now: T0 + 2 * DAY })));
+    const state = given(events);
+    const short = leaseIdFor('agent-1', 'short');
+    expect(state.archive.find(short)).toEqual({ revision: 1, refused: false });
+    const behind = settle(short, '1', { now: T0 + 10 });
+    expect(outcomeOf(state, prepared(behind, state, events))).toMatchObject({ refused: { status: 409, error: 'lease_expired' } });
+    // Held whole, the same lease at that clock would be settled: the archive answers by the stream's time.
+    expect(outcomeOf(events.reduce(evolveWholly, initialGovernorState), behind)).toMatchObject({ events: [{ type: 'LeaseSettled' }] });
+  });
+
+  it('ignore an archived decision met again in the stream, as a repeat of a held one is', () => {
+    const events = when(initialGovernorState, reserve('6', { budget: budget('10'), paymentId: 'old', now: T0 }));
+    events.push(...when(given(events), reserve('6', { paymentId: 'refused', now: T0 + 1 })));
+    events.push(...when(given(events), settle(leaseIdFor('agent-1', 'old'), '5', { now: T0 + 5, paymentId: 'old-settle' })));
+    events.push(...when(given(events), reserve('1', { paymentId: 'a', now: T0 + 2 * DAY })));
+    events.push(...when(given(events), reserve('1', { paymentId: 'b', now: T0 + 3 * DAY + 1 })));
+    expect(events.map((e) => e.type)).toEqual(['BudgetOpened', 'LeaseReserved', 'ReserveRefused', 'LeaseSettled', 'LeaseReserved', 'LeaseReserved']);
+    const state = given(events);
+    expect(state.archive.size).toBe(2);
+    expect(state.refusals.size).toBe(0);
+    const repeated = given([...events, events[1]!, events[2]!, events[3]!]);
+    expect(repeated.leases.size).toBe(state.leases.size);
+    expect(repeated.refusals.size).toBe(0);
+    expect(repeated.keptChars).toBe(state.keptChars);
+    expect(usageAt(repeated, T0 + 3 * DAY + 2)).toEqual(usageAt(state, T0 + 3 * DAY + 2));
+  });
+});
+
+/** What archiving took off the kept size: the whole state's figure less the archiving one's, computed from the leases it no longer holds. */
+function keptCharsArchived(whole: GovernorState, archiving: GovernorState): number {
+  let chars = 0;
+  for (const lease of whole.leases.values()) {
+    if (archiving.leases.has(lease.lease_id)) continue;
+    chars += 96 + lease.lease_id.length + lease.purpose.length + lease.paymentId.length + (lease.settlement ? 48 + lease.settlement.paymentId.length : 0) - 16;
+  }
+  return chars;
+}

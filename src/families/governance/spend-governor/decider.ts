@@ -4,6 +4,7 @@ import { sha256Hex } from '../../../signing/hash.ts';
 import { formatAmount } from '../../../kernel/decimal-amount.ts';
 import { HashTrie } from '../../../kernel/hash-trie.ts';
 import { OrderedSumTree } from '../../../kernel/ordered-sum-tree.ts';
+import { archiveKeyOf, LeaseArchive, type ArchiveEntry, type ArchivedDecision } from './lease-archive.ts';
 import { governorStateCodec } from './state-snapshot.ts';
 import type { Budget, GovernorState, Lease, WindowTally } from './state.ts';
 
@@ -30,6 +31,13 @@ export type GovernorEvent =
   | { type: 'ReserveRefused'; data: { paymentId: string; record: JsonObject } }
   | { type: 'LeaseSettled'; data: { lease_id: string; actualMicros: string; settledAt: number; paymentId: string; record: JsonObject } };
 
+/**
+ * What the agent's stream holds of an archived decision a command names (its lease, or the
+ * refusal of its payment), read back by the command's handler (archivedRevisionsFor, then
+ * archivedFactsFrom) and checked by the decider against the archive's entry.
+ */
+export type ArchivedFacts = { lease: Lease } | { refusal: { paymentId: string; revision: number } };
+
 export interface ReserveCommand {
   kind: 'reserve';
   agent_id: string;
@@ -40,6 +48,7 @@ export interface ReserveCommand {
   budget?: { capMicros: bigint; periodSeconds: number };
   now: number;
   paymentId: string;
+  archived?: ArchivedFacts;
 }
 
 export interface SettleCommand {
@@ -50,6 +59,7 @@ export interface SettleCommand {
   actualMicros: bigint;
   now: number;
   paymentId: string;
+  archived?: ArchivedFacts;
 }
 
 export type GovernorCommand = ReserveCommand | SettleCommand;
@@ -71,7 +81,26 @@ function assertOwnAgent(state: GovernorState, payer: string): void {
   if (state.budget && state.budget.owner !== payer) throw new ForeignAgentBudget(state.budget.owner, payer);
 }
 
-export const initialGovernorState: GovernorState = { leases: HashTrie.empty(), refusals: HashTrie.empty(), windows: HashTrie.empty(), events: 0, keptChars: 0 };
+export const initialGovernorState: GovernorState = {
+  leases: HashTrie.empty(),
+  refusals: HashTrie.empty(),
+  windows: HashTrie.empty(),
+  archive: LeaseArchive.empty(),
+  lastArchivedAt: 0,
+  events: 0,
+  keptChars: 0,
+};
+
+/**
+ * How long a decision nothing can change any more (a settled lease, a lease expired unsettled,
+ * a refused reserve) stays whole in the state before evolve archives it. A day of the agent's
+ * own time, so that a state holds about a day of leases, whatever the agent's age; and long
+ * enough that no clock of the service is that far behind the stream it writes to (a window over
+ * a day before the latest event is dropped: a command dated in it would find it empty).
+ */
+export const ARCHIVE_AFTER_SECONDS = 86_400;
+/** What an archived decision weighs in keptChars: its 16 bytes. */
+const ARCHIVED_CHARS = 16;
 
 const EMPTY_WINDOW: WindowTally = { spentMicros: 0n, open: OrderedSumTree.empty() };
 
@@ -164,9 +193,80 @@ function withSettled(state: GovernorState, lease: Lease, settlement: NonNullable
  * event counts (`events`): the state says at which revision each signed record lies, and keeps
  * no record itself (an agent of 57,000 leases held 49 MiB of heap with them, 23 without).
  */
-export function evolveGovernor(state: GovernorState, event: GovernorEvent): GovernorState {
-  const next = applied(state, event);
-  return { ...next, events: state.events + 1, keptChars: state.keptChars + (next === state ? 0 : keptCharsOf(event)) };
+export const evolveGovernor = governorEvolve(ARCHIVE_AFTER_SECONDS);
+
+/** evolve, archiving after `archiveAfterSeconds` (ARCHIVE_AFTER_SECONDS; the tests' model never archives). */
+export function governorEvolve(archiveAfterSeconds: number): (state: GovernorState, event: GovernorEvent) => GovernorState {
+  return (state, event) => {
+    const next = applied(state, event);
+    const counted = { ...next, events: state.events + 1, keptChars: state.keptChars + (next === state ? 0 : keptCharsOf(event)) };
+    return archivingDue(counted, eventTimeOf(event), archiveAfterSeconds);
+  };
+}
+
+function eventTimeOf(event: GovernorEvent): number | undefined {
+  switch (event.type) {
+    case 'BudgetOpened':
+      return event.data.openedAt;
+    case 'LeaseReserved':
+      return event.data.reservedAt;
+    case 'LeaseSettled':
+      return event.data.settledAt;
+    case 'ReserveRefused':
+      return typeof event.data.record.requestedAt === 'number' ? event.data.record.requestedAt : undefined;
+  }
+}
+
+/**
+ * Archives, at most once a day of the agent's time, what was decided for good over a day before
+ * the event at `at`. One pass over what the state holds whole: about two days of leases.
+ */
+function archivingDue(state: GovernorState, at: number | undefined, archiveAfterSeconds: number): GovernorState {
+  if (at === undefined || !state.budget) return state;
+  if (state.archiveDueAt === undefined) return { ...state, archiveDueAt: at + archiveAfterSeconds };
+  if (at < state.archiveDueAt) return state;
+  return { ...archivedBefore(state, at - archiveAfterSeconds), archiveDueAt: at + archiveAfterSeconds, lastArchivedAt: state.events };
+}
+
+/**
+ * The state with its leases reserved by `cutoff` and settled, or expired by it, archived; its
+ * windows over by `cutoff` dropped; and its refusals older than the last archiving archived.
+ */
+function archivedBefore(state: GovernorState, cutoff: number): GovernorState {
+  const budget = state.budget!;
+  const entries: ArchiveEntry[] = [];
+  const keys = new Set<string>();
+  // A key already archived (another lease sharing 8 bytes of hash: about one agent in 10^7 at a
+  // million leases) leaves its lease whole in the state rather than archived twice.
+  const archivable = (key: string) => !keys.has(key) && state.archive.findKey(key) === undefined && (keys.add(key), true);
+  let { leases, refusals, windows, keptChars } = state;
+  for (const key of [...windows.entries()].map(([k]) => k)) if (Number(key) + budget.periodSeconds <= cutoff) windows = windows.delete(key);
+  for (const lease of state.leases.values()) {
+    const settled = lease.settlement;
+    if (lease.reservedAt > cutoff || (!settled && lease.expiresAt > cutoff)) continue;
+    const key = archiveKeyOf(lease.lease_id);
+    if (!archivable(key)) continue;
+    entries.push({ key, decision: { revision: lease.revision, refused: false, ...(settled ? { settledRevision: settled.revision } : {}) } });
+    leases = leases.delete(lease.lease_id);
+    keptChars -= keptCharsOfLease(lease);
+    if (!settled) windows = withoutOpenLease(windows, budget, lease);
+  }
+  for (const [paymentId, revision] of state.refusals.entries()) {
+    if (revision >= state.lastArchivedAt) continue;
+    const key = archiveKeyOf(leaseIdFor(state.agent_id ?? '', paymentId));
+    if (!archivable(key)) continue;
+    entries.push({ key, decision: { revision, refused: true } });
+    refusals = refusals.delete(paymentId);
+    keptChars -= REFUSAL_CHARS + paymentId.length;
+  }
+  if (entries.length === 0 && windows === state.windows) return state;
+  return { ...state, leases, refusals, windows, archive: state.archive.with(entries), keptChars: keptChars + entries.length * ARCHIVED_CHARS };
+}
+
+function withoutOpenLease(windows: HashTrie<WindowTally>, budget: Budget, lease: Lease): HashTrie<WindowTally> {
+  const key = windowKey(windowStartOf(budget, lease.reservedAt));
+  const tally = windows.get(key);
+  return tally ? windows.set(key, { ...tally, open: tally.open.delete(lease.expiresAt, lease.lease_id) }) : windows;
 }
 
 function applied(state: GovernorState, event: GovernorEvent): GovernorState {
@@ -179,11 +279,14 @@ function applied(state: GovernorState, event: GovernorEvent): GovernorState {
     }
     case 'LeaseReserved': {
       const d = event.data;
-      if (state.leases.has(d.lease_id)) return state;
+      if (state.leases.has(d.lease_id) || state.archive.find(d.lease_id)) return state;
       return withReserved(state, { lease_id: d.lease_id, amountMicros: BigInt(d.amountMicros), purpose: d.purpose, reservedAt: d.reservedAt, expiresAt: d.expiresAt, paymentId: d.paymentId, revision });
     }
-    case 'ReserveRefused':
-      return state.refusals.has(event.data.paymentId) ? state : { ...state, refusals: state.refusals.set(event.data.paymentId, revision) };
+    case 'ReserveRefused': {
+      const { paymentId } = event.data;
+      const seen = state.refusals.has(paymentId) || (state.archive.size > 0 && state.archive.find(leaseIdFor(state.agent_id ?? '', paymentId)) !== undefined);
+      return seen ? state : { ...state, refusals: state.refusals.set(paymentId, revision) };
+    }
     case 'LeaseSettled': {
       const d = event.data;
       const lease = state.leases.get(d.lease_id);
@@ -202,18 +305,119 @@ export function keptCharsOf(event: GovernorEvent): number {
     case 'BudgetOpened':
       return 96 + event.data.agent_id.length + event.data.owner.length + event.data.paymentId.length;
     case 'LeaseReserved':
-      return 96 + event.data.lease_id.length + event.data.purpose.length + event.data.paymentId.length;
+      return LEASE_CHARS + event.data.lease_id.length + event.data.purpose.length + event.data.paymentId.length;
     case 'ReserveRefused':
-      return 32 + event.data.paymentId.length;
+      return REFUSAL_CHARS + event.data.paymentId.length;
     case 'LeaseSettled':
-      return 48 + event.data.paymentId.length;
+      return SETTLEMENT_CHARS + event.data.paymentId.length;
   }
 }
 
-/** The lease a reserve paid by `paymentId` made, found by its id (derived from the payment). */
-function leaseReservedBy(state: GovernorState, agentId: string, paymentId: string): Lease | undefined {
-  const lease = state.leases.get(leaseIdFor(agentId, paymentId));
-  return lease?.paymentId === paymentId ? lease : undefined;
+const LEASE_CHARS = 96;
+const SETTLEMENT_CHARS = 48;
+const REFUSAL_CHARS = 32;
+
+/** keptCharsOf its LeaseReserved and its LeaseSettled: what archiving a lease takes off. */
+function keptCharsOfLease(lease: Lease): number {
+  const settled = lease.settlement ? SETTLEMENT_CHARS + lease.settlement.paymentId.length : 0;
+  return LEASE_CHARS + lease.lease_id.length + lease.purpose.length + lease.paymentId.length + settled;
+}
+
+/**
+ * A command naming an archived decision reached the decider without what the stream holds of it
+ * (ArchivedFacts): a fault of its handler, never an answer.
+ */
+export class ArchivedFactsNeeded extends Error {
+  constructor(leaseId: string) {
+    super(`the archived decision of ${leaseId} was not read back before deciding`);
+    this.name = 'ArchivedFactsNeeded';
+  }
+}
+
+/** The facts a command brings, checked against the archive's entry: read at another revision, they are a fault. */
+function checkedFacts(leaseId: string, decision: ArchivedDecision, facts: ArchivedFacts | undefined): ArchivedFacts {
+  if (!facts) throw new ArchivedFactsNeeded(leaseId);
+  const matches =
+    'refusal' in facts
+      ? decision.refused && facts.refusal.revision === decision.revision
+      : !decision.refused && facts.lease.revision === decision.revision && facts.lease.settlement?.revision === decision.settledRevision;
+  if (!matches) throw new Error(`archived decision of ${leaseId}: the facts brought are not those at the archived revisions`);
+  return facts;
+}
+
+/**
+ * The revision of the decision already recorded for this reserve's payment (its refusal or its
+ * lease), held or archived; undefined when there is none.
+ */
+function priorDecisionOf(state: GovernorState, c: ReserveCommand): number | undefined {
+  const refused = state.refusals.get(c.paymentId);
+  if (refused !== undefined) return refused;
+  const leaseId = leaseIdFor(c.agent_id, c.paymentId);
+  const held = state.leases.get(leaseId);
+  if (held) return held.paymentId === c.paymentId ? held.revision : undefined;
+  const decision = state.archive.find(leaseId);
+  if (!decision) return undefined;
+  const facts = checkedFacts(leaseId, decision, c.archived);
+  // Another payment's decision under the same 8 bytes of hash is not this one's.
+  const paymentId = 'refusal' in facts ? facts.refusal.paymentId : facts.lease.paymentId;
+  return paymentId === c.paymentId ? decision.revision : undefined;
+}
+
+/** The lease of this id, held or archived (then brought by the command); undefined when the agent has none. */
+function leaseOf(state: GovernorState, leaseId: string, archived: ArchivedFacts | undefined): { lease: Lease; archived: boolean } | undefined {
+  const held = state.leases.get(leaseId);
+  if (held) return { lease: held, archived: false };
+  const decision = state.archive.find(leaseId);
+  if (!decision || decision.refused) return undefined;
+  const facts = checkedFacts(leaseId, decision, archived);
+  return 'lease' in facts && facts.lease.lease_id === leaseId ? { lease: facts.lease, archived: true } : undefined;
+}
+
+/** Whether the agent has a lease of this id, held or archived (a free check before a settlement is paid). */
+export function holdsLease(state: GovernorState, leaseId: string): boolean {
+  if (state.leases.has(leaseId)) return true;
+  const decision = state.archive.find(leaseId);
+  return decision !== undefined && !decision.refused;
+}
+
+/**
+ * The revisions of the agent's stream whose events a command's handler reads and brings with it
+ * (archivedFactsFrom) before it is decided: those of the archived decision it names, if any.
+ */
+export function archivedRevisionsFor(command: GovernorCommand, state: GovernorState): number[] {
+  const decision = archivedDecisionNamed(command, state);
+  if (!decision) return [];
+  return decision.settledRevision === undefined ? [decision.revision] : [decision.revision, decision.settledRevision];
+}
+
+function archivedDecisionNamed(command: GovernorCommand, state: GovernorState): ArchivedDecision | undefined {
+  if (command.kind === 'settle') {
+    if (state.leases.has(command.lease_id)) return undefined;
+    const decision = state.archive.find(command.lease_id);
+    return decision?.refused ? undefined : decision;
+  }
+  const leaseId = leaseIdFor(command.agent_id, command.paymentId);
+  if (state.refusals.has(command.paymentId) || state.leases.has(leaseId)) return undefined;
+  return state.archive.find(leaseId);
+}
+
+/** What the events at archivedRevisionsFor's revisions hold of the decision; they must be the archived decision's events. */
+export function archivedFactsFrom(command: GovernorCommand, state: GovernorState, events: ReadonlyMap<number, GovernorEvent>): ArchivedFacts | undefined {
+  const decision = archivedDecisionNamed(command, state);
+  if (!decision) return undefined;
+  const first = events.get(decision.revision);
+  if (decision.refused) {
+    if (first?.type !== 'ReserveRefused') throw new Error(`archived refusal at revision ${decision.revision}: the stream holds ${first?.type ?? 'nothing'} there`);
+    return { refusal: { paymentId: first.data.paymentId, revision: decision.revision } };
+  }
+  if (first?.type !== 'LeaseReserved') throw new Error(`archived lease at revision ${decision.revision}: the stream holds ${first?.type ?? 'nothing'} there`);
+  const d = first.data;
+  const lease: Lease = { lease_id: d.lease_id, amountMicros: BigInt(d.amountMicros), purpose: d.purpose, reservedAt: d.reservedAt, expiresAt: d.expiresAt, paymentId: d.paymentId, revision: decision.revision };
+  if (decision.settledRevision === undefined) return { lease };
+  const second = events.get(decision.settledRevision);
+  if (second?.type !== 'LeaseSettled' || second.data.lease_id !== d.lease_id) throw new Error(`archived settlement at revision ${decision.settledRevision}: the stream holds ${second?.type ?? 'nothing'} of another lease there`);
+  const s = second.data;
+  return { lease: { ...lease, settlement: { actualMicros: BigInt(s.actualMicros), settledAt: s.settledAt, paymentId: s.paymentId, revision: decision.settledRevision } } };
 }
 
 /** The one way a decider refuses (kernel/decider.ts): thrown, so no refusal can be mistaken for events. */
@@ -228,7 +432,7 @@ function budgetMembers(budget: Budget, usage: Usage): JsonObject {
 function decideReserve(c: ReserveCommand, state: GovernorState): GovernorEvent[] {
   assertOwnAgent(state, c.payer);
   // A resumed call finds its own earlier decision and writes nothing more.
-  if (state.refusals.has(c.paymentId) || leaseReservedBy(state, c.agent_id, c.paymentId)) return [];
+  if (priorDecisionOf(state, c) !== undefined) return [];
   const opening: GovernorEvent[] = [];
   let current = state;
   if (!state.budget) {
@@ -288,13 +492,15 @@ export function leaseNotFoundMessage(leaseId: string): string {
 
 function decideSettle(c: SettleCommand, state: GovernorState): GovernorEvent[] {
   assertOwnAgent(state, c.payer);
-  const lease = state.budget ? state.leases.get(c.lease_id) : undefined;
-  if (!state.budget || !lease) return refuse(422, 'lease_not_found', leaseNotFoundMessage(c.lease_id), 'NOT-FOUND');
+  const found = state.budget ? leaseOf(state, c.lease_id, c.archived) : undefined;
+  if (!state.budget || !found) return refuse(422, 'lease_not_found', leaseNotFoundMessage(c.lease_id), 'NOT-FOUND');
+  const { lease } = found;
   if (lease.settlement) {
     if (lease.settlement.actualMicros === c.actualMicros) return [];
     return refuse(409, 'lease_already_settled', `lease ${c.lease_id} was already settled at ${formatAmount(lease.settlement.actualMicros)}`);
   }
-  if (isReleased(lease, c.now)) return refuse(409, 'lease_expired', `lease ${c.lease_id} expired at ${lease.expiresAt} and its reservation was released`);
+  // Archived unsettled, it expired over a day before the stream's latest event, whatever this call's clock says.
+  if (found.archived || isReleased(lease, c.now)) return refuse(409, 'lease_expired', `lease ${c.lease_id} expired at ${lease.expiresAt} and its reservation was released`);
   if (c.actualMicros > lease.amountMicros) {
     return refuse(422, 'actual_exceeds_reserved', `actual_amount ${formatAmount(c.actualMicros)} exceeds the reserved ${formatAmount(lease.amountMicros)}`, 'INVALID-INPUT');
   }
@@ -325,10 +531,9 @@ export const governorDecider: Decider<GovernorCommand, GovernorEvent, GovernorSt
 
 /** The revision, in the agent's stream, of the event whose signed record a command's call answers with, once its events are folded in. */
 export function resultRevisionOf(command: GovernorCommand, state: GovernorState): number | undefined {
-  if (command.kind === 'reserve') {
-    return state.refusals.get(command.paymentId) ?? leaseReservedBy(state, command.agent_id, command.paymentId)?.revision;
-  }
-  return state.leases.get(command.lease_id)?.settlement?.revision;
+  if (command.kind === 'reserve') return priorDecisionOf(state, command);
+  const found = leaseOf(state, command.lease_id, command.archived);
+  return found?.lease.settlement?.revision;
 }
 
 /** The read model of GET /v1/governance/state/{agent_id}, at `now`. */

@@ -3,15 +3,21 @@ import { HashTrie } from '../../../kernel/hash-trie.ts';
 import { OrderedSumTree } from '../../../kernel/ordered-sum-tree.ts';
 import { inChunks, type StateCodec, type StateDecoder } from '../../../kernel/state-snapshots.ts';
 import type { JsonValue } from '../../../signing/rfc8785.ts';
+import { LeaseArchive } from './lease-archive.ts';
 import type { GovernorState, Lease, WindowTally } from './state.ts';
 
 /**
  * An agent's governor state as a snapshot holds it (kernel/state-snapshots.ts), in pieces: the
  * agent's budget and counts; its leases as tuples without member names, a thousand a piece, with
  * amounts as integer strings (an agent of 57,000 leases writes about 13 MB); its refused
- * payments; and each window's spending, then its open leases by id, in order of expiry, a
- * thousand a piece (they are leases the state holds already).
+ * payments; each window's spending, then its open leases by id, in order of expiry, a
+ * thousand a piece (they are leases the state holds already); and its archive (lease-archive.ts)
+ * as base64, 4,096 entries (64 KiB) a piece.
+ *
+ * Version 2 added the archive; a snapshot of version 1 is not read (kernel/state-snapshots.ts),
+ * and the agent is folded from its stream's start once, archiving as it goes.
  */
+const ARCHIVE_ENTRIES_A_PIECE = 4096;
 const amount = z.string().regex(/^(0|[1-9][0-9]*)$/).transform(BigInt);
 const count = z.number().int().nonnegative();
 const settlement = z.tuple([amount, z.number(), z.string(), count]);
@@ -25,6 +31,8 @@ const piece = z.union([
         budget: z.object({ owner: z.string(), capMicros: amount, periodSeconds: z.number(), openedAt: z.number() }).strict().optional(),
         events: count,
         keptChars: count,
+        archiveDueAt: z.number().int().optional(),
+        lastArchivedAt: count,
       })
       .strict(),
   ]),
@@ -32,6 +40,7 @@ const piece = z.union([
   z.tuple([z.literal('refusals'), z.array(z.tuple([z.string(), count]))]),
   z.tuple([z.literal('window'), z.string(), amount]),
   z.tuple([z.literal('open'), z.string(), z.array(z.string())]),
+  z.tuple([z.literal('archive'), z.base64()]),
 ]);
 
 type EncodedLease = z.input<typeof lease>;
@@ -43,31 +52,43 @@ function encodeLease(lease: Lease): EncodedLease {
 }
 
 function* encode(state: GovernorState): Generator<JsonValue> {
-  const { agent_id, budget, events, keptChars } = state;
-  yield ['agent', { ...(agent_id === undefined ? {} : { agent_id }), ...(budget === undefined ? {} : { budget: { ...budget, capMicros: budget.capMicros.toString() } }), events, keptChars }];
+  const { agent_id, budget, events, keptChars, archiveDueAt, lastArchivedAt } = state;
+  yield [
+    'agent',
+    {
+      ...(agent_id === undefined ? {} : { agent_id }),
+      ...(budget === undefined ? {} : { budget: { ...budget, capMicros: budget.capMicros.toString() } }),
+      events,
+      keptChars,
+      ...(archiveDueAt === undefined ? {} : { archiveDueAt }),
+      lastArchivedAt,
+    },
+  ];
   for (const chunk of inChunks(state.leases.values())) yield ['leases', chunk.map(encodeLease)];
   for (const chunk of inChunks(state.refusals.entries())) yield ['refusals', chunk];
   for (const [key, tally] of state.windows.entries()) {
     yield ['window', key, tally.spentMicros.toString()];
     for (const chunk of inChunks(tally.open.valuesAbove(-Infinity))) yield ['open', key, chunk.map((open) => open.lease_id)];
   }
+  for (const bytes of state.archive.bytesInOrder(ARCHIVE_ENTRIES_A_PIECE)) yield ['archive', bytes.toString('base64')];
 }
 
-type Agent = Pick<GovernorState, 'agent_id' | 'budget' | 'events' | 'keptChars'>;
+type Agent = Pick<GovernorState, 'agent_id' | 'budget' | 'events' | 'keptChars' | 'archiveDueAt' | 'lastArchivedAt'>;
 
 function decoder(): StateDecoder<GovernorState> {
   let agent: Agent | undefined;
   let leases = HashTrie.empty<Lease>();
   let refusals = HashTrie.empty<number>();
   const windows = new Map<string, { spentMicros: bigint; open: string[] }>();
+  const archived: Buffer[] = [];
   return {
     add(encoded) {
       const parsed = piece.parse(encoded);
       if ((parsed[0] === 'agent') === (agent !== undefined)) throw new Error('a governor snapshot begins with its agent, once');
       switch (parsed[0]) {
         case 'agent': {
-          const { agent_id, budget, ...counts } = parsed[1];
-          agent = { ...(agent_id === undefined ? {} : { agent_id }), ...(budget === undefined ? {} : { budget }), ...counts };
+          const { agent_id, budget, archiveDueAt, ...counts } = parsed[1];
+          agent = { ...(agent_id === undefined ? {} : { agent_id }), ...(budget === undefined ? {} : { budget }), ...(archiveDueAt === undefined ? {} : { archiveDueAt }), ...counts };
           break;
         }
         case 'leases':
@@ -86,13 +107,16 @@ function decoder(): StateDecoder<GovernorState> {
         case 'open':
           windowNamed(windows, parsed[1]).open.push(...parsed[2]);
           break;
+        case 'archive':
+          archived.push(Buffer.from(parsed[1], 'base64'));
+          break;
       }
     },
     finish() {
       if (!agent) throw new Error('a governor snapshot without its agent');
       let tallies = HashTrie.empty<WindowTally>();
       for (const [key, { spentMicros, open }] of windows) tallies = tallies.set(key, { spentMicros, open: openLeases(key, open, leases) });
-      return { ...agent, leases, refusals, windows: tallies };
+      return { ...agent, leases, refusals, windows: tallies, archive: LeaseArchive.ofBytes(archived) };
     },
   };
 }
@@ -113,4 +137,4 @@ function openLeases(key: string, ids: string[], leases: HashTrie<Lease>): Ordere
   return OrderedSumTree.ofOrdered(items);
 }
 
-export const governorStateCodec: StateCodec<GovernorState> = { kind: 'spend-governor', version: 1, encode, decoder };
+export const governorStateCodec: StateCodec<GovernorState> = { kind: 'spend-governor', version: 2, encode, decoder };

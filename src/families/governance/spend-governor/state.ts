@@ -1,5 +1,6 @@
 import type { HashTrie } from '../../../kernel/hash-trie.ts';
 import type { OrderedSumTree } from '../../../kernel/ordered-sum-tree.ts';
+import type { LeaseArchive } from './lease-archive.ts';
 
 /** What an agent's governor state holds (evolved in decider.ts, written to snapshots by state-snapshot.ts). */
 export interface Budget {
@@ -39,12 +40,18 @@ export interface WindowTally {
 export interface GovernorState {
   agent_id?: string;
   budget?: Budget;
-  /** Every lease of the agent, by lease id. */
+  /** The agent's leases not archived, by lease id: the last day's, and those still open. */
   leases: HashTrie<Lease>;
-  /** The revisions of the signed BUDGET-EXCEEDED records, by payment, so a resumed call answers the same. */
+  /** The revisions of the signed BUDGET-EXCEEDED records not archived, by payment, so a resumed call answers the same. */
   refusals: HashTrie<number>;
-  /** By the window's start (`windowStartOf`), as a decimal string. */
+  /** By the window's start (`windowStartOf`), as a decimal string: the windows not over a day before the agent's latest event. */
   windows: HashTrie<WindowTally>;
+  /** The decisions nothing can change any more, older than a day (evolve's archiving): 16 bytes each. */
+  archive: LeaseArchive;
+  /** The event time from which the next archiving is due: a day after the last one (or after the budget opened). */
+  archiveDueAt?: number;
+  /** The revision the last archiving was made at: the refusals before it go at the next one. */
+  lastArchivedAt: number;
   /** Events folded: the revision of the next one. */
   events: number;
   /** How much of them it keeps, in characters of JSON (keptCharsOf): what the kept states' bound counts. */
