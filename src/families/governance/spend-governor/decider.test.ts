@@ -205,10 +205,10 @@ function runOps(state: GovernorState, ops: GovernorOp[], check: (state: Governor
   for (const [i, o] of ops.entries()) {
     now += o.dt;
     const leases = [...state.leases.values()];
-    const lease = leases[o.kind === 'settle' ? o.pick % leases.length : 0]!;
+    const lease = leases[o.kind === 'settle' ? o.pick % leases.length : 0];
     const cmd =
-      o.kind === 'reserve'
-        ? reserve('0', { amountMicros: BigInt(o.amount), ttlSeconds: o.ttl, now, paymentId: `q${i}` })
+      o.kind === 'reserve' || !lease
+        ? reserve('0', { amountMicros: BigInt(o.kind === 'reserve' ? o.amount : 1), ttlSeconds: o.kind === 'reserve' ? o.ttl : 60, now, paymentId: `q${i}` })
         : settle(lease.lease_id, '0', { actualMicros: BigInt(Math.floor(Number(lease.amountMicros) * o.fraction)), now, paymentId: `q${i}` });
     if (!refusalOf(state, cmd)) {
       const events = when(state, cmd);

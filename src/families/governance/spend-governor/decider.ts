@@ -4,7 +4,7 @@ import { sha256Hex } from '../../../signing/hash.ts';
 import { formatAmount } from '../../../kernel/decimal-amount.ts';
 import { HashTrie } from '../../../kernel/hash-trie.ts';
 import { OrderedSumTree } from '../../../kernel/ordered-sum-tree.ts';
-import { archiveKeyOf, LeaseArchive, type ArchiveEntry, type ArchivedDecision } from './lease-archive.ts';
+import { archiveKeyOf, LeaseArchive, MAX_ARCHIVED_REVISION, type ArchiveEntry, type ArchivedDecision } from './lease-archive.ts';
 import { governorStateCodec } from './state-snapshot.ts';
 import type { Budget, GovernorState, Lease, WindowTally } from './state.ts';
 
@@ -111,6 +111,9 @@ export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export function leaseIdFor(agentId: string, paymentId: string): string {
   return `${agentId}:${sha256Hex(`lease\u0000${paymentId}`).slice(0, 24)}`;
 }
+
+/** The archive key of the decision a payment's reserve made (its lease's or its refusal's): the lease id's hash, the same for any agent. */
+const decisionKeyOf = (paymentId: string): string => archiveKeyOf(leaseIdFor('', paymentId));
 
 /** The agent a lease id belongs to, or undefined when the id is not one of ours. */
 export function agentOfLease(leaseId: string): string | undefined {
@@ -236,16 +239,22 @@ function archivedBefore(state: GovernorState, cutoff: number): GovernorState {
   const budget = state.budget!;
   const entries: ArchiveEntry[] = [];
   const keys = new Set<string>();
-  // A key already archived (another lease sharing 8 bytes of hash: about one agent in 10^7 at a
-  // million leases) leaves its lease whole in the state rather than archived twice.
-  const archivable = (key: string) => !keys.has(key) && state.archive.findKey(key) === undefined && (keys.add(key), true);
+  /**
+   * A key archived already (another decision sharing 8 bytes of hash: about one agent in 10^7 at
+   * a million leases), or revisions an entry cannot hold, leave the decision whole in the state.
+   */
+  const archivable = (key: string, ...revisions: number[]): boolean => {
+    if (keys.has(key) || state.archive.findKey(key) !== undefined || revisions.some((r) => r > MAX_ARCHIVED_REVISION)) return false;
+    keys.add(key);
+    return true;
+  };
   let { leases, refusals, windows, keptChars } = state;
-  for (const key of [...windows.entries()].map(([k]) => k)) if (Number(key) + budget.periodSeconds <= cutoff) windows = windows.delete(key);
+  for (const [key] of state.windows.entries()) if (Number(key) + budget.periodSeconds <= cutoff) windows = windows.delete(key);
   for (const lease of state.leases.values()) {
     const settled = lease.settlement;
     if (lease.reservedAt > cutoff || (!settled && lease.expiresAt > cutoff)) continue;
     const key = archiveKeyOf(lease.lease_id);
-    if (!archivable(key)) continue;
+    if (!archivable(key, lease.revision, settled?.revision ?? 0)) continue;
     entries.push({ key, decision: { revision: lease.revision, refused: false, ...(settled ? { settledRevision: settled.revision } : {}) } });
     leases = leases.delete(lease.lease_id);
     keptChars -= keptCharsOfLease(lease);
@@ -253,8 +262,8 @@ function archivedBefore(state: GovernorState, cutoff: number): GovernorState {
   }
   for (const [paymentId, revision] of state.refusals.entries()) {
     if (revision >= state.lastArchivedAt) continue;
-    const key = archiveKeyOf(leaseIdFor(state.agent_id ?? '', paymentId));
-    if (!archivable(key)) continue;
+    const key = decisionKeyOf(paymentId);
+    if (!archivable(key, revision)) continue;
     entries.push({ key, decision: { revision, refused: true } });
     refusals = refusals.delete(paymentId);
     keptChars -= REFUSAL_CHARS + paymentId.length;
@@ -284,7 +293,7 @@ function applied(state: GovernorState, event: GovernorEvent): GovernorState {
     }
     case 'ReserveRefused': {
       const { paymentId } = event.data;
-      const seen = state.refusals.has(paymentId) || (state.archive.size > 0 && state.archive.find(leaseIdFor(state.agent_id ?? '', paymentId)) !== undefined);
+      const seen = state.refusals.has(paymentId) || state.archive.findKey(decisionKeyOf(paymentId)) !== undefined;
       return seen ? state : { ...state, refusals: state.refusals.set(paymentId, revision) };
     }
     case 'LeaseSettled': {
