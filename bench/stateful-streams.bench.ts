@@ -294,7 +294,7 @@ async function agentsTakingTurns(url: string, store: Store, settings: ReturnType
  * holding every lease whole, as the state did before the archive. Prints what each holds, the heap
  * it retains, its snapshot's size and the fold's time, and their ratios.
  */
-export function archivedAgent(events: number, days: number): void {
+function archivedAgent(events: number, days: number): void {
   setFlagsFromString('--expose-gc');
   const collect = runInNewContext('gc') as () => void;
   const start = Math.floor(Date.now() / 1000) - days * 86_400;
