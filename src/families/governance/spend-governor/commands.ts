@@ -1,8 +1,6 @@
 import type { CallContext, Command, Refusal } from '../../../kernel/operation.ts';
 import {
   agentOfLease,
-  archivedFactsFrom,
-  archivedRevisionsFor,
   governorDecider,
   holdsLease,
   leaseNotFoundMessage,
@@ -13,6 +11,7 @@ import {
   type ReserveCommand,
   type SettleCommand,
 } from './decider.ts';
+import { archivedFactsFrom, archivedRevisionsFor } from './archived-facts.ts';
 import { parseAmount } from '../../../kernel/decimal-amount.ts';
 import type { EventStore } from '../../../events/port.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';

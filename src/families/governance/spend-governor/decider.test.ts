@@ -4,8 +4,6 @@ import {
   agentOfLease,
   ARCHIVE_AFTER_SECONDS,
   ArchivedFactsNeeded,
-  archivedFactsFrom,
-  archivedRevisionsFor,
   evolveGovernor,
   governorEvolve,
   ForeignAgentBudget,
@@ -23,6 +21,7 @@ import {
   type GovernorEvent,
   type GovernorState,
 } from './decider.ts';
+import { archivedFactsFrom, archivedRevisionsFor } from './archived-facts.ts';
 import { formatAmount, parseAmount } from '../../../kernel/decimal-amount.ts';
 import { DomainRefusal } from '../../../kernel/decider.ts';
 import { deciderSpec, expectSnapshotKeepsState, snapshotFingerprint } from '../../../../test/support/decider-spec.ts';
