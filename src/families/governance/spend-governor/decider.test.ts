@@ -543,6 +543,19 @@ describe('spend governor: archived decisions', () => {
     expect(repeated.keptChars).toBe(state.keptChars);
     expect(usageAt(repeated, T0 + 3 * DAY + 2)).toEqual(usageAt(state, T0 + 3 * DAY + 2));
   });
+
+  it('ignore a repeat of a lease reserved at the very cutoff it was archived by', () => {
+    const events = when(initialGovernorState, reserve('1', { budget: budget('10'), paymentId: 'old', now: T0 }));
+    events.push(...when(given(events), reserve('1', { paymentId: 'edge', now: T0 + 2 * DAY })));
+    events.push(...when(given(events), settle(leaseIdFor('agent-1', 'edge'), '1', { now: T0 + 2 * DAY + 1, paymentId: 'edge-settle' })));
+    events.push(...when(given(events), reserve('1', { paymentId: 'archiving', now: T0 + 3 * DAY })));
+    const state = given(events);
+    expect(state.archive.find(leaseIdFor('agent-1', 'edge'))).toBeDefined();
+    const edgeReserved = events.find((e) => e.type === 'LeaseReserved' && e.data.paymentId === 'edge')!;
+    const repeated = given([...events, edgeReserved]);
+    expect(repeated.leases.size).toBe(state.leases.size);
+    expect(repeated.keptChars).toBe(state.keptChars);
+  });
 });
 
 /** What archiving took off the kept size: the whole state's figure less the archiving one's, computed from the leases it no longer holds. */

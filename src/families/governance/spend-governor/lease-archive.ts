@@ -117,7 +117,7 @@ export class LeaseArchive {
    */
   with(entries: readonly ArchiveEntry[]): LeaseArchive {
     if (entries.length === 0) return this;
-    const run = packed([...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
+    const run = sorted(packed(entries));
     for (let at = 0; at < run.length; at += WORDS) {
       if ((at > 0 && compareAt(run, at - WORDS, run, at) === 0) || this.findWords(run[at]!, run[at + 1]!)) {
         throw new Error(`archive key ${keyHexAt(run, at)} archived twice`);
@@ -149,10 +149,20 @@ function packed(entries: readonly ArchiveEntry[]): Run {
     if (settled !== undefined && (decision.refused || !Number.isInteger(settled) || settled <= decision.revision || settled > MAX_ARCHIVED_REVISION)) {
       throw new Error(`archive settlement revision ${settled} of revision ${decision.revision} out of range`);
     }
-    const [high, low] = wordsOf(key);
-    run.set([high, low, decision.revision, decision.refused ? REFUSED : (settled ?? UNSETTLED)], i * WORDS);
+    const at = i * WORDS;
+    [run[at], run[at + 1]] = wordsOf(key);
+    run[at + 2] = decision.revision;
+    run[at + 3] = decision.refused ? REFUSED : (settled ?? UNSETTLED);
   });
   return run;
+}
+
+/** The run's entries in key order (compared as words: faster than the keys' text). */
+function sorted(run: Run): Run {
+  const order = Array.from({ length: run.length / WORDS }, (_, i) => i * WORDS).sort((i, j) => compareAt(run, i, run, j));
+  const out = new Uint32Array(run.length);
+  order.forEach((from, i) => out.set(run.subarray(from, from + WORDS), i * WORDS));
+  return out;
 }
 
 function decisionAt(run: Run, at: number): ArchivedDecision {
