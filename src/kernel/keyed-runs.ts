@@ -62,14 +62,31 @@ export class KeyedRuns {
    * added.
    */
   with(entries: Uint32Array): KeyedRuns {
+    return this.added(entries, 'refuse');
+  }
+
+  /** These runs with those of `entries` whose key is not present yet added (of a key twice in `entries`, the first). */
+  withAbsent(entries: Uint32Array): KeyedRuns {
+    return this.added(entries, 'skip');
+  }
+
+  private added(entries: Uint32Array, present: 'refuse' | 'skip'): KeyedRuns {
     const width = widthOf(this.shape);
     if (entries.length % width !== 0) throw new Error(`keyed runs: ${entries.length} words are not whole entries of ${width}`);
-    if (entries.length === 0) return this;
-    const run = sorted(this.shape, entries);
-    for (let at = 0; at < run.length; at += width) {
-      const key = run.subarray(at, at + this.shape.keyWords);
-      if ((at > 0 && compareKeys(this.shape, run, at - width, run, at) === 0) || this.find(key)) throw new Error(`keyed runs: key ${hexOf(key)} added twice`);
+    const all = sorted(this.shape, entries);
+    const kept = new Uint32Array(all.length);
+    let end = 0;
+    for (let at = 0; at < all.length; at += width) {
+      const key = all.subarray(at, at + this.shape.keyWords);
+      if ((at > 0 && compareKeys(this.shape, all, at - width, all, at) === 0) || this.find(key)) {
+        if (present === 'refuse') throw new Error(`keyed runs: key ${hexOf(key)} added twice`);
+        continue;
+      }
+      kept.set(all.subarray(at, at + width), end);
+      end += width;
     }
+    if (end === 0) return this;
+    const run = end === all.length ? kept : kept.slice(0, end);
     const runs = [...this.runs, run];
     while (runs.length > 1 && runs[runs.length - 2]!.length < 2 * runs[runs.length - 1]!.length) {
       const last = runs.pop()!;

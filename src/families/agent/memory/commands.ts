@@ -80,7 +80,7 @@ export const memoryPut: Command<MemoryPutInput> = {
  * The version at `place` of the store's stream: the state's latest, or read from the stream (the
  * state keeps earlier versions' places only: decider.ts).
  */
-async function versionAt(ctx: CallContext, stream: string, state: MemoryState, place: VersionPlace): Promise<MemoryVersion> {
+async function versionAt(ctx: CallContext, stream: string, state: MemoryState, place: Omit<VersionPlace, 'paymentId'>): Promise<MemoryVersion> {
   if (state.latest?.version === place.version) return state.latest;
   const parsed = await eventAt(ctx.store, stream, place.revision, parseMemoryEvent);
   if (parsed.type !== MEMORY_EVENT_TYPES.versionWritten || parsed.data.version !== place.version) throw new Error(`${stream}: revision ${place.revision} is not version ${place.version}`);

@@ -3,8 +3,8 @@ import { nextVersion, type MemoryVersion } from './chain.ts';
 import { MEMORY_EVENT_TYPES, memoryVersionSchema, type MemoryEvent } from './events.ts';
 import type { JsonObject, JsonValue } from '../../../signing/rfc8785.ts';
 import type { Decider, RecordPlace } from '../../../kernel/decider.ts';
-import { KeyedHistory } from '../../../kernel/keyed-history.ts';
-import { headThenList, inChunks } from '../../../kernel/state-snapshots.ts';
+import { emptyRecordPlaces, recordPlacePieces, withPlacesOf, type RecordPlaces } from '../../../kernel/record-places.ts';
+import { headThenList } from '../../../kernel/state-snapshots.ts';
 
 /**
  * One payer's memory store: whose it is, its latest version whole, and where each version lies
@@ -16,7 +16,8 @@ import { headThenList, inChunks } from '../../../kernel/state-snapshots.ts';
 export interface MemoryState {
   owner: string | null;
   latest: MemoryVersion | undefined;
-  versions: KeyedHistory<VersionPlace>;
+  /** Where each version lies, by the payment that wrote it: version n is place n - 1. */
+  versions: RecordPlaces;
   /** Events folded: the revision of the next one. */
   events: number;
   /** The latest version's value, in characters of JSON: with the places, what the kept states' bound counts (keptSize). */
@@ -37,7 +38,7 @@ export interface PutMemory {
   now: number;
 }
 
-export const initialMemoryState: MemoryState = { owner: null, latest: undefined, versions: KeyedHistory.empty((v) => v.paymentId), events: 0, latestValueChars: 0 };
+export const initialMemoryState: MemoryState = { owner: null, latest: undefined, versions: emptyRecordPlaces(), events: 0, latestValueChars: 0 };
 
 /**
  * A stream of another payer's store handed to a put or a get of this payer. Every store is its
@@ -76,23 +77,23 @@ export const memoryDecider: Decider<PutMemory, MemoryEvent, MemoryState> = {
         return { ...state, owner: event.data.owner, events };
       case MEMORY_EVENT_TYPES.versionWritten: {
         const { paymentId, ...version } = event.data;
-        const versions = state.versions.append({ version: version.version, revision: state.events, paymentId });
+        const versions = state.versions.append({ revision: state.events, paymentId });
         return { ...state, latest: version as MemoryVersion, versions, events, latestValueChars: JSON.stringify(version.value).length };
       }
     }
   },
-  // What the state holds: a version's place (number, revision, payment: about 200 characters of
-  // JSON with the payment's id) for every version, and one value, the latest.
-  keptSize: (state) => state.versions.length * 200 + state.latestValueChars,
+  // What the state holds: a version's place (revision, payment: about 200 characters of JSON with
+  // the payment's id, 24 bytes once archived: record-places.ts) and one value, the latest.
+  keptSize: (state) => state.versions.keptChars(200) + state.latestValueChars,
   snapshot: {
     kind: 'memory-store',
-    version: 1,
+    version: 2,
     *encode(state) {
       const { owner, latest, events, latestValueChars } = state;
       yield ['store', { owner, latest: latest ? versionJson(latest) : null, events, latestValueChars }];
-      for (const chunk of inChunks(state.versions.toArray())) yield ['versions', chunk.map((place) => [place.version, place.revision, place.paymentId])];
+      yield* recordPlacePieces(state.versions);
     },
-    decoder: () => headThenList('memory', storeOf, initialMemoryState.versions, withVersionsOf, (store, versions) => ({ ...store, versions })),
+    decoder: () => headThenList('memory', storeOf, emptyRecordPlaces(), withPlacesOf, (store, versions) => ({ ...store, versions })),
   },
 };
 
@@ -104,24 +105,22 @@ const storePiece = z.tuple([
   z.literal('store'),
   z.object({ owner: z.string().nullable(), latest: memoryVersionSchema.nullable(), events: z.number().int().nonnegative(), latestValueChars: z.number().int().nonnegative() }).strict(),
 ]);
-const versionsPiece = z.tuple([z.literal('versions'), z.array(z.tuple([z.number().int().min(1), z.number().int().nonnegative(), z.string().min(1)]))]);
 
 function storeOf(piece: JsonValue): Omit<MemoryState, 'versions'> {
   const { latest, ...counts } = storePiece.parse(piece)[1];
   return { ...counts, latest: latest ?? undefined };
 }
 
-function withVersionsOf(versions: MemoryState['versions'], piece: JsonValue): MemoryState['versions'] {
-  for (const [version, revision, paymentId] of versionsPiece.parse(piece)[1]) versions = versions.append({ version, revision, paymentId });
-  return versions;
-}
-
 /** The place of the version this payment wrote, if it wrote one. */
 export function versionWrittenBy(state: MemoryState, paymentId: string): VersionPlace | undefined {
-  return state.versions.latestWithKey(paymentId);
+  const place = state.versions.latestWithKey(paymentId);
+  return place && { version: place.index + 1, revision: place.revision, paymentId };
 }
 
 export const latestVersion = (state: MemoryState): MemoryVersion | undefined => state.latest;
 
 /** The place of version `number` (the first is 1), if written. */
-export const versionNumbered = (state: MemoryState, number: number): VersionPlace | undefined => state.versions.at(number - 1);
+export function versionNumbered(state: MemoryState, number: number): Omit<VersionPlace, 'paymentId'> | undefined {
+  const revision = state.versions.revisionOf(number - 1);
+  return revision === undefined ? undefined : { version: number, revision };
+}

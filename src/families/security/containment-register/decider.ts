@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { DomainRefusal, type Decider, type RecordPlace } from '../../../kernel/decider.ts';
-import type { KeyedHistory } from '../../../kernel/keyed-history.ts';
-import { emptyRecordPlaces, recordPlacePieces, withPlacesOf } from '../../../kernel/record-places.ts';
+import { emptyRecordPlaces, recordPlacePieces, withPlacesOf, type RecordPlaces } from '../../../kernel/record-places.ts';
 import { headThenList } from '../../../kernel/state-snapshots.ts';
 import { checkAgentProof } from './agent-proof.ts';
 import { assessContainment, type AgentProofVerdict, type ContainmentInput } from './engine.ts';
@@ -19,7 +18,7 @@ export interface ContainmentState {
   registrar: string | null;
   agentProofSignedAt: number | null;
   latestRegistrationId: string | null;
-  registrations: KeyedHistory<RecordPlace>;
+  registrations: RecordPlaces;
 }
 
 
@@ -99,7 +98,7 @@ export const containmentDecider: Decider<RegisterContainment, ContainmentEvent, 
     };
   },
   // A place is a payment's id (about 120 characters) and a revision.
-  keptSize: (state) => 200 + state.registrations.length * 160,
+  keptSize: (state) => 200 + state.registrations.keptChars(160),
   snapshot: {
     kind: 'containment-chain',
     version: 1,

@@ -25,9 +25,11 @@ describe('the verify-catalog entry decider', () => {
   it('given another call registered the entry, when a new paid call registers, then it is recorded too, and the state keeps both', () => {
     spec.given([registered('payment-1')]).when({ paymentId: 'payment-2', evidenceCore }).then([registered('payment-2')]);
     // It keeps where each record is (its revision), not the record.
-    expect(spec.given([registered('payment-1'), registered('payment-2')]).state.toArray()).toEqual([
-      { paymentId: 'payment-1', revision: 0 },
-      { paymentId: 'payment-2', revision: 1 },
+    const { state } = spec.given([registered('payment-1'), registered('payment-2')]);
+    expect([state.length, state.latestWithKey('payment-1'), state.latestWithKey('payment-2')]).toEqual([
+      2,
+      { paymentId: 'payment-1', revision: 0, index: 0 },
+      { paymentId: 'payment-2', revision: 1, index: 1 },
     ]);
   });
 });

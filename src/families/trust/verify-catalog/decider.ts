@@ -1,6 +1,5 @@
 import type { Decider, RecordPlace } from '../../../kernel/decider.ts';
-import type { KeyedHistory } from '../../../kernel/keyed-history.ts';
-import { emptyRecordPlaces, recordPlacePieces, withPlacesOf } from '../../../kernel/record-places.ts';
+import { emptyRecordPlaces, recordPlacePieces, withPlacesOf, type RecordPlaces } from '../../../kernel/record-places.ts';
 import { canonicalSha256 } from '../../../signing/hash.ts';
 import type { JsonObject } from '../../../signing/rfc8785.ts';
 import { CATALOG_ENTRY_REGISTERED, type CatalogEntryRegistered } from './events.ts';
@@ -16,7 +15,7 @@ export interface Register {
  * that answers with it). The records themselves are not kept: an entry registered again and
  * again held every one of them in memory.
  */
-export type EntryState = KeyedHistory<RecordPlace>;
+export type EntryState = RecordPlaces;
 
 
 /** Where the registration of the paid call `paymentId` is, if it made one. */
@@ -42,7 +41,7 @@ export const catalogEntryDecider: Decider<Register, CatalogEntryRegistered, Entr
   // Every event of an entry's stream is a registration: its revision is its place in the list.
   evolve: (state, event) => state.append({ paymentId: event.data.paymentId, revision: state.length }),
   // A place is a payment's id (about 120 characters) and a revision.
-  keptSize: (state) => state.length * 160,
+  keptSize: (state) => state.keptChars(160),
   snapshot: {
     kind: 'catalog-entry',
     version: 1,
