@@ -36,6 +36,8 @@ const { paymentRequirements } = await importCompiled<typeof import('../src/payme
 const { startService } = await importCompiled<typeof import('../src/service.ts')>('service.js');
 const governor = await importCompiled<typeof import('../src/families/governance/spend-governor/decider.ts')>('families/governance/spend-governor/decider.js');
 const { payersAgent } = await importCompiled<typeof import('../src/families/governance/spend-governor/agent-stream.ts')>('families/governance/spend-governor/agent-stream.js');
+const { emptyRecordPlaces } = await importCompiled<typeof import('../src/kernel/record-places.ts')>('kernel/record-places.js');
+const { KeyedHistory } = await importCompiled<typeof import('../src/kernel/keyed-history.ts')>('kernel/keyed-history.js');
 const { FOLDED_BYTES_KEPT, keepFoldedStates } = await importCompiled<typeof import('../src/kernel/kept-folds.ts')>('kernel/kept-folds.js');
 
 /** A busy agent's stream, kept folded (it was past the bound when the bound counted 10,000 events). */
@@ -89,6 +91,7 @@ export default async function run(): Promise<void> {
   }
   await firstCallAfterRestart(BUSY_STREAM, 3);
   archivedAgent(BUSY_STREAM, 30);
+  archivedPlaces(100_000);
 }
 
 /**
@@ -334,4 +337,50 @@ function archivedAgent(events: number, days: number): void {
   console.log(line('holding every lease whole (as before the archive)', whole));
   console.log(line('archiving what was decided over a day before', archived));
   console.log(`    archived / whole: heap ${(archived.heap / whole.heap).toFixed(2)}, snapshot ${(archived.snapshot / whole.snapshot).toFixed(2)}, fold time ${(archived.ms / whole.ms).toFixed(2)}`);
+}
+
+/**
+ * The places of `count` records of one stream (a memory key written that many times, a long
+ * containment chain), as a state keeps them (kernel/record-places.ts: the last 1,024-2,047 whole,
+ * the others 24 bytes each), beside the same places all held whole as before: the heap and array
+ * buffers each retains, and the time to append them, in this process, alternated twice.
+ */
+function archivedPlaces(count: number): void {
+  setFlagsFromString('--expose-gc');
+  const collect = runInNewContext('gc') as () => void;
+  const paymentOf = (i: number) => `payment-0x1111111111111111111111111111111111111111-0x${i.toString(16).padStart(64, '0')}`;
+  const build = {
+    whole: () => {
+      let places = KeyedHistory.empty<{ paymentId: string; revision: number }>((place) => place.paymentId);
+      for (let i = 0; i < count; i++) places = places.append({ paymentId: paymentOf(i), revision: i });
+      return places;
+    },
+    archived: () => {
+      let places = emptyRecordPlaces();
+      for (let i = 0; i < count; i++) places = places.append({ paymentId: paymentOf(i), revision: i });
+      return places;
+    },
+  };
+  const figures: Record<string, { mib: number[]; ms: number[] }> = { whole: { mib: [], ms: [] }, archived: { mib: [], ms: [] } };
+  let kept: unknown;
+  for (let round = 0; round < 2; round++) {
+    for (const kind of ['whole', 'archived'] as const) {
+      kept = undefined;
+      collect();
+      const before = process.memoryUsage();
+      const started = performance.now();
+      kept = build[kind]();
+      figures[kind]!.ms.push(performance.now() - started);
+      collect();
+      const after = process.memoryUsage();
+      figures[kind]!.mib.push((after.heapUsed - before.heapUsed + after.arrayBuffers - before.arrayBuffers) / 2 ** 20);
+    }
+  }
+  if (kept === undefined) throw new Error('nothing built');
+  const line = (kind: 'whole' | 'archived') => `${figures[kind]!.mib.map((mib) => mib.toFixed(1)).join(', ')} MiB, appended in ${figures[kind]!.ms.map((ms) => ms.toFixed(0)).join(', ')} ms`;
+  const last = (kind: 'whole' | 'archived', what: 'mib' | 'ms') => figures[kind]![what][1]!;
+  console.log(`  the places of ${count} records of one stream, in this process (two rounds):`);
+  console.log(`    all held whole (as before): ${line('whole')}`);
+  console.log(`    the last 1,024-2,047 whole, the others archived: ${line('archived')}`);
+  console.log(`    archived / whole, second round: memory ${(last('archived', 'mib') / last('whole', 'mib')).toFixed(2)}, time ${(last('archived', 'ms') / last('whole', 'ms')).toFixed(2)}`);
 }
