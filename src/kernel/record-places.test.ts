@@ -55,7 +55,10 @@ describe('record places', () => {
     expect(kinds.slice(0, 2)).toEqual(['archivedRevisions', 'archivedPayments']);
     const [revisions, payments, ...whole] = pieces;
     expect(() => [...whole, revisions].reduce<RecordPlaces>((into, piece) => withPlacesOf(into, piece), emptyRecordPlaces())).toThrow(/after the places/);
-    expect(() => withPlacesOf(emptyRecordPlaces(), payments)).toThrow(/for 0 archived places/);
+    expect(() => withPlacesOf(emptyRecordPlaces(), payments)).toThrow(/of 0 archived places/);
+    const beyond = Buffer.from((payments as [string, string])[1], 'base64');
+    beyond.writeUInt32BE(5_000, 16);
+    expect(() => withPlacesOf(withPlacesOf(emptyRecordPlaces(), revisions), ['archivedPayments', beyond.toString('base64')])).toThrow(/place 5000 of 1024/);
     expect(() => withPlacesOf(emptyRecordPlaces(), ['archivedRevisions', Buffer.alloc(40).toString('base64')])).toThrow(/not a batch/);
   });
 });

@@ -114,7 +114,12 @@ export class RecordPlaces {
       }
       case 'archivedPayments': {
         if (held > 0) throw new Error('archived payments after the places they precede');
-        const runs = this.byPayment.with(fromBigEndian(Buffer.from(parsed[1], 'base64')));
+        const entries = fromBigEndian(Buffer.from(parsed[1], 'base64'));
+        const width = PAYMENT_KEY.keyWords + PAYMENT_KEY.valueWords;
+        for (let at = PAYMENT_KEY.keyWords; at < entries.length; at += width) {
+          if (entries[at]! >= this.archived) throw new Error(`archived payments: place ${entries[at]} of ${this.archived} archived places`);
+        }
+        const runs = this.byPayment.with(entries);
         if (runs.size > this.archived) throw new Error(`archived payments: ${runs.size} for ${this.archived} archived places`);
         return new RecordPlaces(this.current, this.previous, runs, this.archivedRevisions);
       }
