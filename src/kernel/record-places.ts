@@ -13,10 +13,12 @@ export interface NumberedPlace extends RecordPlace {
 /**
  * The places of a state's records (where each lies in its stream), in order, by the payment that
  * made each: what a decider asks at every call (did this payment write already?) and a read of an
- * earlier record needs. The last 1,024 to 2,047 places are held whole (once 2,048 were made); the ones before them, 24
- * bytes each instead of about 250: 16 bytes of the payment id's SHA-256 with the record's number
- * (sorted runs, kernel/keyed-runs.ts), and its revision in a dense array. So a stream written
- * a million times holds about 24 MB of places, not 250. Immutable, as a state is.
+ * earlier record needs. Once 2,048 were made, the last 1,024 to 2,047 are held whole and the ones
+ * before them take 24 bytes each instead of about 250: 16 bytes of the payment id's SHA-256 with
+ * the record's number (sorted runs, kernel/keyed-runs.ts), and its revision in a dense array. So
+ * a stream written a million times holds about 24 MB of places, not 250. Immutable, as a state
+ * is. 128 bits of hash: a match needs no read to confirm it (two payment ids sharing them would
+ * take about 2^64 tries to find).
  *
  * A payment makes one record of a stream (a resumed call finds its own and writes nothing); were
  * a payment id to come again, a lookup answers its latest record while it is held whole, and its
@@ -59,7 +61,8 @@ export class RecordPlaces {
     if (current.length < BATCH) return new RecordPlaces(current, this.previous, this.byPayment, this.archivedRevisions);
     if (this.previous.length === 0) return new RecordPlaces(emptyWhole(), current, this.byPayment, this.archivedRevisions);
     const batch = this.previous.toArray();
-    // A revision past 32 bits (a stream of over 4 billion events) is not archived: its batch stays whole.
+    // A revision past 32 bits (a stream of over 4 billion events) is not archived: its batch stays
+    // whole, and is tried again at each append after it.
     if (batch.some((p) => p.revision > 0xffff_ffff)) return new RecordPlaces(current, this.previous, this.byPayment, this.archivedRevisions);
     return new RecordPlaces(
       emptyWhole(),
