@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkMemoryChain } from './audit-rule.ts';
 import { findOperation } from '../../../catalog/index.ts';
 import { runOperation } from '../../../kernel/run-operation.ts';
 import { GENESIS_STATE_HASH, verifyMemoryChain, type MemoryVersion } from './chain.ts';
 import { writeLegacyMemoryStore } from './legacy-store.test-support.ts';
+import { memoryDecider } from './decider.ts';
+import type { EventData } from '../../../events/port.ts';
+import { paymentStreamName } from '../../../payments/saga/events.ts';
 import { legacyMemoryStreamName, MEMORY_EVENT_TYPES, memoryStreamName } from './events.ts';
 import { createMemoryEventStore } from '../../../events/memory-store.ts';
 import type { JsonValue } from '../../../signing/rfc8785.ts';
@@ -57,6 +61,30 @@ describe('memory put and get commands', () => {
     const resumed = await runOperation(put, { ...store, value: { n: 1, text: 'x'.repeat(1_000) } }, contexts[1]!);
     expect(resumed.record).toEqual(puts[1]!.record);
     expect(await shared.readStream(streamOf(PAYER_A))).toHaveLength(6);
+  });
+
+  it('answers an early version, and a put resumed, from places archived after 2,048 versions, as from places held whole', async () => {
+    // The store's events as 2,100 puts would write them, decided and appended here in one append
+    // (a put through the whole command costs milliseconds).
+    const shared = createMemoryEventStore();
+    const paymentOf = (i: number) => paymentStreamName(PAYER_A, `0x${i.toString(16).padStart(64, '0')}`);
+    let state = memoryDecider.initialState;
+    const written: EventData[] = [];
+    for (let i = 0; i < 2_100; i++) {
+      const events = memoryDecider.decide({ ...store, value: i, payer: PAYER_A, paymentId: paymentOf(i), now: 1_767_225_600 + i }, state);
+      state = events.reduce(memoryDecider.evolve, state);
+      written.push(...events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data })));
+    }
+    await shared.appendToStream(streamOf(PAYER_A), written, { expectedRevision: 'no_stream' });
+    const stored = (version: number) => written.find((e) => e.type === MEMORY_EVENT_TYPES.versionWritten && (e.data as { version: number }).version === version)!.data as { stateHash: string };
+    for (const version of [3, 1_024, 1_025, 2_100]) {
+      const got = await runOperation(get, { ...store, version }, testCallContext({ store: shared }));
+      expect(got.record).toMatchObject({ version, value: version - 1, stateHash: stored(version).stateHash });
+    }
+    // A put resumed (its payment again) answers the version it wrote, whose place was archived.
+    const resumed = await runOperation(put, { ...store, value: 2 }, testCallContext({ store: shared, paymentId: paymentOf(2) }));
+    expect(resumed.record).toEqual((await runOperation(get, { ...store, version: 3 }, testCallContext({ store: shared }))).record);
+    expect(await shared.readStream(streamOf(PAYER_A))).toHaveLength(2_101);
   });
 
   it('gets the latest or a given version as the very record the put signed, and NOT-FOUND otherwise', async () => {
