@@ -50,10 +50,15 @@ export class KeyedRuns {
   find(key: ArrayLike<number>): Uint32Array | undefined {
     const width = widthOf(this.shape);
     for (const run of this.runs) {
-      const at = search(this.shape, run, key);
+      const at = search(this.shape, run, key, 0);
       if (at >= 0) return run.subarray(at + this.shape.keyWords, at + width);
     }
     return undefined;
+  }
+
+  /** Whether the key at `words[from]` is present. */
+  private has(words: Uint32Array, from: number): boolean {
+    return this.runs.some((run) => search(this.shape, run, words, from) >= 0);
   }
 
   /**
@@ -77,12 +82,11 @@ export class KeyedRuns {
     const kept = new Uint32Array(all.length);
     let end = 0;
     for (let at = 0; at < all.length; at += width) {
-      const key = all.subarray(at, at + this.shape.keyWords);
-      if ((at > 0 && compareKeys(this.shape, all, at - width, all, at) === 0) || this.find(key)) {
-        if (present === 'refuse') throw new Error(`keyed runs: key ${hexOf(key)} added twice`);
+      if ((at > 0 && compareKeys(this.shape, all, at - width, all, at) === 0) || this.has(all, at)) {
+        if (present === 'refuse') throw new Error(`keyed runs: key ${hexOf(all.subarray(at, at + this.shape.keyWords))} added twice`);
         continue;
       }
-      kept.set(all.subarray(at, at + width), end);
+      for (let w = 0; w < width; w++) kept[end + w] = all[at + w]!;
       end += width;
     }
     if (end === 0) return this;
@@ -132,14 +136,14 @@ function compareKeys(shape: RunShape, a: Run, i: number, b: ArrayLike<number>, j
   return 0;
 }
 
-/** The word offset of the entry with this key in a sorted run, or -1. */
-function search(shape: RunShape, run: Run, key: ArrayLike<number>): number {
+/** The word offset of the entry whose key is the one at `key[from]` in a sorted run, or -1. */
+function search(shape: RunShape, run: Run, key: ArrayLike<number>, from: number): number {
   const width = widthOf(shape);
   let lo = 0;
   let hi = run.length / width - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const order = compareKeys(shape, run, mid * width, key, 0);
+    const order = compareKeys(shape, run, mid * width, key, from);
     if (order === 0) return mid * width;
     if (order < 0) lo = mid + 1;
     else hi = mid - 1;
@@ -151,7 +155,9 @@ function sorted(shape: RunShape, entries: Uint32Array): Run {
   const width = widthOf(shape);
   const order = Array.from({ length: entries.length / width }, (_, i) => i * width).sort((i, j) => compareKeys(shape, entries, i, entries, j));
   const out = new Uint32Array(entries.length);
-  order.forEach((from, i) => out.set(entries.subarray(from, from + width), i * width));
+  order.forEach((from, i) => {
+    for (let w = 0; w < width; w++) out[i * width + w] = entries[from + w]!;
+  });
   return out;
 }
 

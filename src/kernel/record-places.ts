@@ -57,7 +57,7 @@ export class RecordPlaces {
    * those before are archived; so each place goes into a hash trie once.
    */
   append(place: RecordPlace): RecordPlaces {
-    const current = this.current.append({ ...place, index: this.length });
+    const current = this.current.append({ paymentId: place.paymentId, revision: place.revision, index: this.length });
     if (current.length < BATCH) return new RecordPlaces(current, this.previous, this.byPayment, this.archivedRevisions);
     if (this.previous.length === 0) return new RecordPlaces(emptyWhole(), current, this.byPayment, this.archivedRevisions);
     const batch = this.previous.toArray();
