@@ -140,6 +140,25 @@ describe('loading a stream state', () => {
     expect((await loadState(lent, 'notes-2', notes, parse)).state.toArray()).toEqual(['a', 'b']);
   });
 
+  it('prepares the command at each attempt with that attempt\'s state: a write between two attempts is seen by the second', async () => {
+    const store = createMemoryEventStore();
+    await store.appendToStream('notes-prepared', [note('a')]);
+    const seen: number[] = [];
+    const handled = await handleCommand(store, 'notes-prepared', notes, { text: 'mine' }, {
+      origin: 'payment-prepared',
+      parse,
+      async prepare(command, state) {
+        seen.push(state.length);
+        // Another call's write lands between this attempt's read and its append.
+        if (seen.length === 1) await store.appendToStream('notes-prepared', [note('meanwhile')]);
+        return { text: `${command.text} after ${state.length}` };
+      },
+    });
+    expect(seen).toEqual([1, 2]);
+    expect(handled.revision).toBe(2n);
+    expect((await loadState(store, 'notes-prepared', notes, parse)).state.toArray()).toEqual(['a', 'meanwhile', 'mine after 2']);
+  });
+
   it('keeps concurrent commands on one stream linear: every one lands once, in the state', async () => {
     const store = createMemoryEventStore();
     await Promise.all(Array.from({ length: 20 }, (_, i) => handleCommand(store, 'notes-3', notes, { text: `n${i}` }, { origin: `payment-${i}`, parse })));
