@@ -31,8 +31,7 @@ export class KeyedRuns {
     const width = widthOf(shape);
     const parts = [...chunks].map((chunk) => {
       if (chunk.byteLength % (width * 4) !== 0) throw new Error(`keyed runs: ${chunk.byteLength} bytes are not a whole number of ${width * 4}-byte entries`);
-      const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      return Uint32Array.from({ length: chunk.byteLength / 4 }, (_, i) => view.getUint32(i * 4));
+      return wordsFromBigEndian(chunk);
     });
     const run = new Uint32Array(parts.reduce((sum, part) => sum + part.length, 0));
     parts.reduce((at, part) => (run.set(part, at), at + part.length), 0);
@@ -103,13 +102,22 @@ export class KeyedRuns {
   *bytesInOrder(perChunk: number): Generator<Buffer> {
     const width = widthOf(this.shape);
     const all = this.runs.reduce<Run>((into, run) => merged(this.shape, into, run), new Uint32Array(0));
-    for (let from = 0; from < all.length; from += perChunk * width) {
-      const words = all.subarray(from, Math.min(all.length, from + perChunk * width));
-      const bytes = Buffer.alloc(words.length * 4);
-      words.forEach((word, i) => bytes.writeUInt32BE(word, i * 4));
-      yield bytes;
-    }
+    for (let from = 0; from < all.length; from += perChunk * width) yield bigEndianBytesOf(all.subarray(from, Math.min(all.length, from + perChunk * width)));
   }
+}
+
+/** 32-bit words as big-endian bytes: how runs, and what states keep beside them, go into a snapshot. */
+export function bigEndianBytesOf(words: Uint32Array): Buffer {
+  const bytes = Buffer.alloc(words.length * 4);
+  words.forEach((word, i) => bytes.writeUInt32BE(word, i * 4));
+  return bytes;
+}
+
+/** bigEndianBytesOf read back; throws on bytes that are not whole words. */
+export function wordsFromBigEndian(bytes: Uint8Array): Uint32Array {
+  if (bytes.byteLength % 4 !== 0) throw new Error(`${bytes.byteLength} bytes are not whole 32-bit words`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Uint32Array.from({ length: bytes.byteLength / 4 }, (_, i) => view.getUint32(i * 4));
 }
 
 /** The words of a key given as hex, 8 digits a word (the first `words` words of a longer digest). */

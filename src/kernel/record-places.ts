@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { hash } from 'node:crypto';
 import type { RecordPlace } from './decider.ts';
 import { KeyedHistory } from './keyed-history.ts';
-import { KeyedRuns } from './keyed-runs.ts';
+import { bigEndianBytesOf, KeyedRuns, wordsFromBigEndian } from './keyed-runs.ts';
 import { inChunks } from './state-snapshots.ts';
 
 /** A record's place and its number in the list (0 is the first record). */
@@ -99,7 +99,7 @@ export class RecordPlaces {
 
   /** As a snapshot holds them (state-snapshots.ts): see recordPlacePieces. */
   *pieces(): Generator<RecordPlacesPiece> {
-    for (const revisions of this.archivedRevisions) yield ['archivedRevisions', Buffer.from(bigEndian(revisions)).toString('base64')];
+    for (const revisions of this.archivedRevisions) yield ['archivedRevisions', bigEndianBytesOf(revisions).toString('base64')];
     for (const bytes of this.byPayment.bytesInOrder(4 * BATCH)) yield ['archivedPayments', bytes.toString('base64')];
     for (const chunk of inChunks([...this.previous.toArray(), ...this.current.toArray()])) yield ['places', chunk.map((place) => [place.paymentId, place.revision])];
   }
@@ -111,13 +111,13 @@ export class RecordPlaces {
     switch (parsed[0]) {
       case 'archivedRevisions': {
         if (held > 0 || this.byPayment.size > 0) throw new Error('archived revisions after the places they precede');
-        const revisions = fromBigEndian(Buffer.from(parsed[1], 'base64'));
+        const revisions = wordsFromBigEndian(Buffer.from(parsed[1], 'base64'));
         if (revisions.length !== BATCH) throw new Error(`archived revisions: ${revisions.length}, not a batch of ${BATCH}`);
         return new RecordPlaces(this.current, this.previous, this.byPayment, [...this.archivedRevisions, revisions]);
       }
       case 'archivedPayments': {
         if (held > 0) throw new Error('archived payments after the places they precede');
-        const entries = fromBigEndian(Buffer.from(parsed[1], 'base64'));
+        const entries = wordsFromBigEndian(Buffer.from(parsed[1], 'base64'));
         const width = PAYMENT_KEY.keyWords + PAYMENT_KEY.valueWords;
         for (let at = PAYMENT_KEY.keyWords; at < entries.length; at += width) {
           if (entries[at]! >= this.archived) throw new Error(`archived payments: place ${entries[at]} of ${this.archived} archived places`);
@@ -156,19 +156,6 @@ function paymentEntries(batch: readonly NumberedPlace[]): Uint32Array {
     words[i * width + PAYMENT_KEY.keyWords] = place.index;
   });
   return words;
-}
-
-function bigEndian(words: Uint32Array): Uint8Array {
-  const bytes = new Uint8Array(words.length * 4);
-  const view = new DataView(bytes.buffer);
-  words.forEach((word, i) => view.setUint32(i * 4, word));
-  return bytes;
-}
-
-function fromBigEndian(bytes: Uint8Array): Uint32Array {
-  if (bytes.byteLength % 4 !== 0) throw new Error(`${bytes.byteLength} bytes are not whole 32-bit words`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return Uint32Array.from({ length: bytes.byteLength / 4 }, (_, i) => view.getUint32(i * 4));
 }
 
 /**
