@@ -1,4 +1,4 @@
-import { leaseIdFor, type ArchivedFacts, type GovernorCommand, type GovernorEvent, type GovernorState, type Lease } from './decider.ts';
+import { archivedLeaseDecision, leaseIdFor, type ArchivedFacts, type GovernorCommand, type GovernorEvent, type GovernorState, type Lease } from './decider.ts';
 import type { ArchivedDecision } from './lease-archive.ts';
 
 // What a command's handler reads before the decider decides a command that names an archived
@@ -15,11 +15,7 @@ export function archivedRevisionsFor(command: GovernorCommand, state: GovernorSt
 }
 
 function archivedDecisionNamed(command: GovernorCommand, state: GovernorState): ArchivedDecision | undefined {
-  if (command.kind === 'settle') {
-    if (state.leases.has(command.lease_id)) return undefined;
-    const decision = state.archive.find(command.lease_id);
-    return decision?.refused ? undefined : decision;
-  }
+  if (command.kind === 'settle') return archivedLeaseDecision(state, command.lease_id);
   const leaseId = leaseIdFor(command.agent_id, command.paymentId);
   if (state.refusals.has(command.paymentId) || state.leases.has(leaseId)) return undefined;
   return state.archive.find(leaseId);

@@ -183,6 +183,12 @@ describe('spend governor: settle', () => {
     expect(agentOfLease(leaseId)).toBe('agent-1');
     expect(agentOfLease('agent-1:xyz')).toBeUndefined();
     expect(agentOfLease(':0123456789abcdef01234567')).toBeUndefined();
+    const hash = leaseId.slice(leaseId.lastIndexOf(':') + 1);
+    expect(agentOfLease(`agent-1:${hash.toUpperCase()}`)).toBeUndefined();
+    expect(agentOfLease(`agent-1:${hash.slice(1)}`)).toBeUndefined();
+    expect(agentOfLease(`agent-1:${hash}0`)).toBeUndefined();
+    expect(agentOfLease(`agent:1:${hash}`)).toBeUndefined();
+    expect(agentOfLease(hash)).toBeUndefined();
   });
 });
 

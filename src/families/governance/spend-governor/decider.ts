@@ -4,7 +4,7 @@ import { sha256Hex } from '../../../signing/hash.ts';
 import { formatAmount } from '../../../kernel/decimal-amount.ts';
 import { HashTrie } from '../../../kernel/hash-trie.ts';
 import { OrderedSumTree } from '../../../kernel/ordered-sum-tree.ts';
-import { archiveKeyOf, LeaseArchive, MAX_ARCHIVED_REVISION, type ArchiveEntry, type ArchivedDecision } from './lease-archive.ts';
+import { archiveKeyOf, LeaseArchive, leaseHashStart, MAX_ARCHIVED_REVISION, type ArchiveEntry, type ArchivedDecision } from './lease-archive.ts';
 import { governorStateCodec } from './state-snapshot.ts';
 import type { Budget, GovernorState, Lease, WindowTally } from './state.ts';
 
@@ -117,9 +117,9 @@ const decisionKeyOf = (paymentId: string): string => archiveKeyOf(leaseIdFor('',
 
 /** The agent a lease id belongs to, or undefined when the id is not one of ours. */
 export function agentOfLease(leaseId: string): string | undefined {
-  const at = leaseId.lastIndexOf(':');
-  if (at <= 0 || !/^[0-9a-f]{24}$/.test(leaseId.slice(at + 1))) return undefined;
-  const agent = leaseId.slice(0, at);
+  const at = leaseHashStart(leaseId);
+  if (at === undefined) return undefined;
+  const agent = leaseId.slice(0, at - 1);
   return AGENT_ID_PATTERN.test(agent) ? agent : undefined;
 }
 
@@ -385,17 +385,25 @@ function priorDecisionOf(state: GovernorState, c: ReserveCommand): number | unde
 function leaseOf(state: GovernorState, leaseId: string, archived: ArchivedFacts | undefined): { lease: Lease; archived: boolean } | undefined {
   const held = state.leases.get(leaseId);
   if (held) return { lease: held, archived: false };
-  const decision = state.archive.find(leaseId);
-  if (!decision || decision.refused) return undefined;
+  const decision = archivedLeaseDecision(state, leaseId);
+  if (!decision) return undefined;
   const facts = checkedFacts(leaseId, decision, archived);
   return 'lease' in facts && facts.lease.lease_id === leaseId ? { lease: facts.lease, archived: true } : undefined;
 }
 
 /** Whether the agent has a lease of this id, held or archived (a free check before a settlement is paid). */
 export function holdsLease(state: GovernorState, leaseId: string): boolean {
-  if (state.leases.has(leaseId)) return true;
+  return state.leases.has(leaseId) || archivedLeaseDecision(state, leaseId) !== undefined;
+}
+
+/**
+ * The archive's entry for a lease of this id that the state no longer holds whole: undefined when
+ * it is held, or has no entry, or the entry under its key is a refusal (a reserve, not a lease).
+ */
+export function archivedLeaseDecision(state: GovernorState, leaseId: string): ArchivedDecision | undefined {
+  if (state.leases.has(leaseId)) return undefined;
   const decision = state.archive.find(leaseId);
-  return decision !== undefined && !decision.refused;
+  return decision?.refused ? undefined : decision;
 }
 
 /** The one way a decider refuses (kernel/decider.ts): thrown, so no refusal can be mistaken for events. */
