@@ -16,9 +16,16 @@ export interface StreamView {
 }
 
 /**
- * EventStoreDB's idempotency rule, shared by the embedded adapters: when every event of an
- * append is already in the stream, in order, right where the expected revision puts it, the
- * append is the same append seen twice and succeeds without writing.
+ * EventStoreDB's idempotency rule (its index writer's commit check), shared by the embedded
+ * adapters. An append is the same append seen twice, and succeeds without writing, when its
+ * events are already in the stream, in order, where it says they go:
+ * - with an exact expected revision (or "no stream") behind the stream's end: from the revision
+ *   after the expected one. Its first event elsewhere there is a conflict, and so is an append
+ *   only part of which is there;
+ * - with an expected revision at the stream's end there is nothing to compare: the events are
+ *   appended, whatever ids the stream holds already (EventStoreDB does not look either);
+ * - with "any" or "exists": wherever its first event's id is in the stream. EventStoreDB answers
+ *   this from a cache of recent events, at best effort; here the whole stream is asked.
  */
 export function matchIdempotentAppend(
   stream: string,
@@ -47,17 +54,35 @@ export function matchIdempotentAppendIn(
 ): AppendResult | undefined {
   const first = events[0];
   if (!first) return undefined;
-  const at = existing.revisionOfId(first.id);
+  const at = isPositional(expected) ? positionalReplayStart(existing, first.id, expected) : existing.revisionOfId(first.id);
   if (at < 0) return undefined;
-  const all = events.every((e, i) => existing.idAt(at + i) === e.id);
-  const expectedStart =
-    expected === 'any' || expected === 'exists' ? at : expected === 'no_stream' ? 0 : Number(expected) + 1;
-  if (!all || expectedStart !== at) {
+  if (!events.every((e, i) => existing.idAt(at + i) === e.id)) {
     const actual = existing.length === 0 ? 'no_stream' : BigInt(existing.length - 1);
     throw new WrongExpectedRevisionError(stream, expected, actual);
   }
   const lastRevision = at + events.length - 1;
   return { nextExpectedRevision: BigInt(lastRevision), position: existing.positionAt(lastRevision) };
+}
+
+type PositionalRevision = Exclude<ExpectedRevision, 'any' | 'exists'>;
+
+/** Whether an append at this expected revision can only be a replay of one at the same revision. */
+export const isPositional = (expected: ExpectedRevision): expected is PositionalRevision => expected !== 'any' && expected !== 'exists';
+
+/**
+ * Whether an append at this exact expected revision (or "no stream") could be one already made,
+ * in a stream of `length` events: only when the stream goes on past the expected revision.
+ */
+export function mayBeAppendedAlready(length: number, expected: PositionalRevision): boolean {
+  return firstRevisionAfter(expected) < length;
+}
+
+const firstRevisionAfter = (expected: PositionalRevision): number => (expected === 'no_stream' ? 0 : Number(expected) + 1);
+
+/** The revision where the append would have gone if its first event is there, else -1. */
+function positionalReplayStart(existing: StreamView, firstId: string, expected: PositionalRevision): number {
+  const start = firstRevisionAfter(expected);
+  return start < existing.length && existing.idAt(start) === firstId ? start : -1;
 }
 
 /** Throws WrongExpectedRevisionError unless the stream of `length` events satisfies `expected`. */

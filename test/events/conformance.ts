@@ -221,14 +221,25 @@ export function eventStoreConformance(adapter: AdapterUnderTest): void {
       expect(await store.readStream(stream)).toHaveLength(1);
     });
 
-    it('the same events at another expected revision are refused', async () => {
+    it('the same events at another expected revision behind the stream\'s end are refused, and so is an append only part of which is there', async () => {
       const stream = streamName('idempotent-mismatch');
-      const events = [event(0)];
-      await store.appendToStream(stream, events, { expectedRevision: 'no_stream' });
-      await store.appendToStream(stream, [event(1)]);
-      const err = await rejection(store.appendToStream(stream, events, { expectedRevision: 1n }));
-      expect(err).toBeInstanceOf(WrongExpectedRevisionError);
-      expect(await store.readStream(stream)).toHaveLength(2);
+      const [first, second, third] = [event(0), event(1), event(2)];
+      await store.appendToStream(stream, [first], { expectedRevision: 'no_stream' });
+      await store.appendToStream(stream, [second, third]);
+      expect(await rejection(store.appendToStream(stream, [first], { expectedRevision: 0n }))).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await rejection(store.appendToStream(stream, [second], { expectedRevision: 'no_stream' }))).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await rejection(store.appendToStream(stream, [second, event(3)], { expectedRevision: 0n }))).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await rejection(store.appendToStream(stream, [second, third, event(3)], { expectedRevision: 0n }))).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((await store.readStream(stream)).map((e) => e.id)).toEqual([first, second, third].map((e) => e.id));
+    });
+
+    it('at the stream\'s end an append is not compared with the events before it: EventStoreDB appends it, ids met before or not', async () => {
+      const stream = streamName('idempotent-at-end');
+      const [first, second] = [event(0), event(1)];
+      await store.appendToStream(stream, [first, second], { expectedRevision: 'no_stream' });
+      const again = await store.appendToStream(stream, [first], { expectedRevision: 1n });
+      expect(again.nextExpectedRevision).toBe(2n);
+      expect((await store.readStream(stream)).map((e) => e.id)).toEqual([first, second, first].map((e) => e.id));
     });
   });
 

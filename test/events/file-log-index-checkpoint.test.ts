@@ -201,13 +201,13 @@ describe('file event log: the index on disk', () => {
     const store = await openFileEventStore({ dir, log: silentLogger, verify: 'checkpoint' });
     expect(await store.appendToStream('short', [note(0), note(1), note(2)], { expectedRevision: 'no_stream' })).toEqual(short);
     expect(await store.appendToStream('short', [note(1), note(2)], { expectedRevision: 0n })).toEqual(short);
-    await expect(store.appendToStream('short', [note(1)], { expectedRevision: 2n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(store.appendToStream('short', [note(1)], { expectedRevision: 1n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     // Revisions 0-7 are found by reading the stream's ids (kept after the first read), revision 15 through the ids table.
     expect((await store.appendToStream('long', [note(103)], { expectedRevision: 2n })).position).toBe(long[3]);
     for (const revision of [0, 7, 3]) expect((await store.appendToStream('long', [note(100 + revision)], { expectedRevision: 'any' })).position).toBe(long[revision]);
-    await expect(store.appendToStream('long', [note(100)], { expectedRevision: 19n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(store.appendToStream('long', [note(100)], { expectedRevision: 18n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     expect((await store.appendToStream('long', [note(115)], { expectedRevision: 'any' })).position).toBe(long[15]);
-    await expect(store.appendToStream('long', [note(115)], { expectedRevision: 19n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(store.appendToStream('long', [note(115)], { expectedRevision: 17n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     expect((await store.readStream('short')).map((e) => e.id)).toEqual([0, 1, 2].map(idOf));
     expect(await store.readStream('long')).toHaveLength(20);
     await store.close();
@@ -228,11 +228,13 @@ describe('file event log: the index on disk', () => {
       for (let s = 0; s < streams; s += pass === 0 ? 1 : 99) {
         // A fresh id is no replay: the append goes through at the stream's end.
         if (pass === 0) expect((await store.appendToStream(`long-${s}`, [{ id: idOf(9_000_000 + s), type: 'Noted', data: {} }], { expectedRevision: 8n })).nextExpectedRevision).toBe(9n);
-        // An append of revision 2 again is recognised as the one already there.
-        const replay = await store.appendToStream(`long-${s}`, [{ id: idOf(s * 10 + 2), type: 'Noted', data: { r: 2 } }], { expectedRevision: 1n });
+        // An append of revision 2 again is recognised as the one already there, by its id
+        // (expected revision "any": the first ids are asked) and by its place.
+        const replay = await store.appendToStream(`long-${s}`, [{ id: idOf(s * 10 + 2), type: 'Noted', data: { r: 2 } }], { expectedRevision: 'any' });
         expect(replay.position).toBe(positions[s]!.position - 6n);
+        expect((await store.appendToStream(`long-${s}`, [{ id: idOf(s * 10 + 2), type: 'Noted', data: { r: 2 } }], { expectedRevision: 1n })).position).toBe(replay.position);
       }
-    await expect(store.appendToStream('long-0', [{ id: idOf(4), type: 'Noted', data: { r: 4 } }], { expectedRevision: 9n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(store.appendToStream('long-0', [{ id: idOf(4), type: 'Noted', data: { r: 4 } }], { expectedRevision: 8n })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     await store.close();
   });
 

@@ -1,6 +1,6 @@
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkExpectedRevision, matchIdempotentAppendIn } from '../append-rules.ts';
+import { checkExpectedRevision, isPositional, matchIdempotentAppendIn, mayBeAppendedAlready } from '../append-rules.ts';
 import {
   EventStoreUnavailableError,
   type AppendResult,
@@ -200,10 +200,12 @@ export async function openFileEventStore(options: FileEventStoreOptions): Promis
   function stageAppend(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     assertWritable();
     const length = index.streamLength(stream);
-    // An append whose first id the stream cannot hold cannot be a replay (the usual case): only
-    // otherwise is the stream looked at.
+    // Only an append that could be a replay makes the stream be looked at: at an exact revision,
+    // one behind the stream's end; otherwise, one whose first id the stream may hold (the index
+    // is asked, which can mean a read on disk).
     const first = events[0];
-    if (length > 0 && first && index.mayHoldId(stream, first.id)) {
+    const couldBeReplay = first !== undefined && length > 0 && (isPositional(expected) ? mayBeAppendedAlready(length, expected) : index.mayHoldId(stream, first.id));
+    if (couldBeReplay) {
       const replay = matchIdempotentAppendIn(
         stream,
         {
