@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { catalog, readModels } from './catalog/index.ts';
 import { MAX_HEADER_BYTES } from './kernel/limits.ts';
+import type { Route } from './kernel/operation.ts';
 import { keepFoldedStates } from './kernel/kept-folds.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { HttpDeps } from './http/routes.ts';
@@ -38,6 +39,8 @@ export interface RunningService {
 export interface ServiceOptions {
   /** A gateway built by the caller (tests wrap the settler); default: the one SETTLEMENT names. */
   payments?: PaymentGateway;
+  /** The routes served; default: the catalogue (tests add a route it does not hold). */
+  routes?: readonly Route[];
 }
 
 export async function startService(settings: Settings, store: EventStore, log: Logger = createLogger(settings), options: ServiceOptions = {}): Promise<RunningService> {
@@ -66,7 +69,7 @@ export async function startService(settings: Settings, store: EventStore, log: L
     payments: options.payments ?? (await createPaymentGateway(settings)),
     ...(resultLog ? { resultLog } : {}),
   };
-  const app = createApp(catalog, deps, log);
+  const app = createApp(options.routes ?? catalog, deps, log);
   // GET verify routes carry whole records in the query string: allow 64 KiB of headers
   // instead of Node's 16 KiB default.
   const server = createServer(

@@ -6,7 +6,7 @@ import { loadSettings, type Settings } from '../../src/config.ts';
 import { createMemoryEventStore } from '../../src/events/memory-store.ts';
 import type { EventStore } from '../../src/events/port.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startService, type RunningService } from '../../src/service.ts';
+import { startService, type RunningService, type ServiceOptions } from '../../src/service.ts';
 
 export const TEST_SECRET = 'test-attestation-secret-0123456789abcdef';
 
@@ -19,11 +19,12 @@ export interface TestService extends RunningService {
 export async function startTestService(
   env: Record<string, string> = {},
   makeStore: (settings: Settings) => Promise<EventStore> | EventStore = () => createMemoryEventStore(),
+  options: ServiceOptions = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'attest-test-'));
   const settings = loadSettings({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ATTESTATION_SECRET: TEST_SECRET, ...env });
   const store = await makeStore(settings);
-  const service = await startService(settings, store, createLogger(settings));
+  const service = await startService(settings, store, createLogger(settings), options);
   return {
     ...service,
     dataDir,
