@@ -1,9 +1,9 @@
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import { describe, expect, it } from 'vitest';
-import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/payments/saga/events.ts';
 import { ExactEvmSchemeV1 } from '@x402/evm/v1';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
+import { PAYMENT_EVENT_TYPES, paymentStreamName } from '../../src/payments/saga/events.ts';
 import { createPayingFetch, TEST_SPEND_CAP_USD } from '../support/paying-client.ts';
 import { useTestService } from '../support/service.ts';
 
