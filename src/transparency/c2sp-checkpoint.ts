@@ -45,12 +45,19 @@ export function cosignedMessage(body: string, timestamp: number): Buffer {
 
 export function signCheckpoint(signer: NoteSigner, origin: string, treeSize: number, rootHashHex: string, issuedAt: number): string {
   const body = checkpointBody(origin, treeSize, rootHashHex);
-  const noteSig = signer.sign(Buffer.from(body, 'utf8'));
   const time = Buffer.alloc(8);
   time.writeBigUInt64BE(BigInt(issuedAt));
   const cosig = signer.sign(cosignedMessage(body, issuedAt));
-  const line = (type: number, payload: Uint8Array) => `${EM_DASH} ${signer.name} ${Buffer.concat([noteKeyId(signer.name, type, signer.publicKey), payload]).toString('base64')}\n`;
-  return `${body}\n${line(ED25519_NOTE_TYPE, noteSig)}${line(COSIGNATURE_V1_TYPE, Buffer.concat([time, cosig]))}`;
+  return `${body}\n${noteSignatureLine(signer, body)}${signatureLineOf(signer, COSIGNATURE_V1_TYPE, Buffer.concat([time, cosig]))}`;
+}
+
+/** The Ed25519 signature line (type 0x01) of a signed note whose text is `text`. */
+export function noteSignatureLine(signer: NoteSigner, text: string): string {
+  return signatureLineOf(signer, ED25519_NOTE_TYPE, signer.sign(Buffer.from(text, 'utf8')));
+}
+
+function signatureLineOf(signer: NoteSigner, type: number, payload: Uint8Array): string {
+  return `${EM_DASH} ${signer.name} ${Buffer.concat([noteKeyId(signer.name, type, signer.publicKey), payload]).toString('base64')}\n`;
 }
 
 /** A signed note's signature line `— <key name> <base64(key id || signature)>`, or undefined for any other line. */
