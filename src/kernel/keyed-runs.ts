@@ -45,6 +45,11 @@ export class KeyedRuns {
     return this.runs.reduce((sum, run) => sum + run.length / widthOf(this.shape), 0);
   }
 
+  /** Whether no entry was added: what a lookup on the hot path asks first. */
+  get isEmpty(): boolean {
+    return this.runs.length === 0;
+  }
+
   /** The value words of the entry whose key is `key` (keyWords words), if any. */
   find(key: ArrayLike<number>): Uint32Array | undefined {
     const width = widthOf(this.shape);

@@ -76,7 +76,7 @@ export class RecordPlaces {
   /** The latest place of the record this payment made, if it made one. */
   latestWithKey(paymentId: string): NumberedPlace | undefined {
     const held = this.current.latestWithKey(paymentId) ?? this.previous.latestWithKey(paymentId);
-    if (held || this.byPayment.size === 0) return held;
+    if (held || this.byPayment.isEmpty) return held;
     const found = this.byPayment.find(paymentKeyOf(paymentId));
     return found && { paymentId, index: found[0]!, revision: this.revisionAt(found[0]!) };
   }
@@ -110,7 +110,7 @@ export class RecordPlaces {
     const held = this.previous.length + this.current.length;
     switch (parsed[0]) {
       case 'archivedRevisions': {
-        if (held > 0 || this.byPayment.size > 0) throw new Error('archived revisions after the places they precede');
+        if (held > 0 || !this.byPayment.isEmpty) throw new Error('archived revisions after the places they precede');
         const revisions = wordsFromBigEndian(Buffer.from(parsed[1], 'base64'));
         if (revisions.length !== BATCH) throw new Error(`archived revisions: ${revisions.length}, not a batch of ${BATCH}`);
         return new RecordPlaces(this.current, this.previous, this.byPayment, [...this.archivedRevisions, revisions]);

@@ -62,14 +62,17 @@ async function withArchivedFacts<C extends GovernorCommand>(store: EventStore, s
 
 async function executeGovernor(command: GovernorCommand, ctx: CallContext) {
   const { stream } = await payersAgent(ctx.store, command.payer, command.agent_id);
+  // The command as the last attempt decided it: with the archived facts read for that attempt's
+  // state, which is the state handled answers with when the decision appended nothing.
+  let decided = command;
   const handled = await handleCommand(ctx.store, stream, governorDecider, command, {
     origin: ctx.paymentId,
     parse: parseAgentEvent,
-    prepare: (c, state) => withArchivedFacts(ctx.store, stream, c, state),
+    prepare: async (c, state) => (decided = await withArchivedFacts(ctx.store, stream, c, state)),
     // Contention is the point of this aggregate: the many calls of one payer's agent race on its stream.
     maxAttempts: 500,
   });
-  const record = handled.events.find(carriesRecord)?.data.record ?? (await recordAt(ctx, stream, command, handled.state));
+  const record = handled.events.find(carriesRecord)?.data.record ?? (await recordAt(ctx, stream, decided, handled.state));
   // A settlement settled again is answered with the original receipt: sealed with the key of its time.
   return storedRecordResult(record);
 }
@@ -79,10 +82,11 @@ const carriesRecord = (event: GovernorEvent): event is RecordEvent => 'record' i
 
 /**
  * The signed record of an earlier call that this one answers with (a resumed call, a settlement
- * settled again), read back from the agent's stream at the revision the state keeps for it.
+ * settled again), read back from the agent's stream at the revision the state keeps for it. The
+ * command is the one decided on `state`: it brings the archived facts that state needs already.
  */
 async function recordAt(ctx: CallContext, stream: string, command: GovernorCommand, state: GovernorState): Promise<JsonObject> {
-  const revision = resultRevisionOf(await withArchivedFacts(ctx.store, stream, command, state), state);
+  const revision = resultRevisionOf(command, state);
   if (revision === undefined) throw new Error(`governor produced no record for ${command.kind} of ${command.agent_id}`);
   const parsed = await eventAt(ctx.store, stream, revision, parseAgentEvent);
   if (!carriesRecord(parsed)) throw new Error(`${stream}: revision ${revision} holds no signed record`);

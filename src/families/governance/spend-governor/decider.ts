@@ -86,7 +86,7 @@ export const initialGovernorState: GovernorState = {
   refusals: HashTrie.empty(),
   windows: HashTrie.empty(),
   archive: LeaseArchive.empty(),
-  lastArchivedAt: 0,
+  lastArchivingRevision: 0,
   events: 0,
   keptChars: 0,
 };
@@ -228,7 +228,7 @@ function archivingDue(state: GovernorState, at: number | undefined, archiveAfter
   if (at === undefined || !state.budget) return state;
   if (state.archiveDueAt === undefined) return { ...state, archiveDueAt: at + archiveAfterSeconds };
   if (at < state.archiveDueAt) return state;
-  return { ...archivedBefore(state, at - archiveAfterSeconds), archiveDueAt: at + archiveAfterSeconds, lastArchivedAt: state.events };
+  return { ...archivedBefore(state, at - archiveAfterSeconds), archiveDueAt: at + archiveAfterSeconds, lastArchivingRevision: state.events };
 }
 
 /**
@@ -261,7 +261,7 @@ function archivedBefore(state: GovernorState, cutoff: number): GovernorState {
     if (!settled) windows = withoutOpenLease(windows, budget, lease);
   }
   for (const [paymentId, revision] of state.refusals.entries()) {
-    if (revision >= state.lastArchivedAt) continue;
+    if (revision >= state.lastArchivingRevision) continue;
     const key = decisionKeyOf(paymentId);
     if (!archivable(key, revision)) continue;
     entries.push({ key, decision: { revision, refused: true } });

@@ -81,7 +81,7 @@ export class LeaseArchive {
 
   /** The decision archived under the lease id's key, if any. */
   find(leaseId: string): ArchivedDecision | undefined {
-    return this.runs.size === 0 ? undefined : this.findKey(archiveKeyOf(leaseId));
+    return this.runs.isEmpty ? undefined : this.findKey(archiveKeyOf(leaseId));
   }
 
   /** The decision archived under this key (archiveKeyOf), if any. */

@@ -52,7 +52,7 @@ function encodeLease(lease: Lease): EncodedLease {
 }
 
 function* encode(state: GovernorState): Generator<JsonValue> {
-  const { agent_id, budget, events, keptChars, archiveDueAt, lastArchivedAt } = state;
+  const { agent_id, budget, events, keptChars, archiveDueAt, lastArchivingRevision } = state;
   yield [
     'agent',
     {
@@ -61,7 +61,8 @@ function* encode(state: GovernorState): Generator<JsonValue> {
       events,
       keptChars,
       ...(archiveDueAt === undefined ? {} : { archiveDueAt }),
-      lastArchivedAt,
+      // The snapshot's name for lastArchivingRevision since codec v2.
+      lastArchivedAt: lastArchivingRevision,
     },
   ];
   for (const chunk of inChunks(state.leases.values())) yield ['leases', chunk.map(encodeLease)];
@@ -73,7 +74,7 @@ function* encode(state: GovernorState): Generator<JsonValue> {
   for (const bytes of state.archive.bytesInOrder(ARCHIVE_ENTRIES_A_PIECE)) yield ['archive', bytes.toString('base64')];
 }
 
-type Agent = Pick<GovernorState, 'agent_id' | 'budget' | 'events' | 'keptChars' | 'archiveDueAt' | 'lastArchivedAt'>;
+type Agent = Pick<GovernorState, 'agent_id' | 'budget' | 'events' | 'keptChars' | 'archiveDueAt' | 'lastArchivingRevision'>;
 
 function decoder(): StateDecoder<GovernorState> {
   let agent: Agent | undefined;
@@ -87,8 +88,8 @@ function decoder(): StateDecoder<GovernorState> {
       if ((parsed[0] === 'agent') === (agent !== undefined)) throw new Error('a governor snapshot begins with its agent, once');
       switch (parsed[0]) {
         case 'agent': {
-          const { agent_id, budget, archiveDueAt, ...counts } = parsed[1];
-          agent = { ...(agent_id === undefined ? {} : { agent_id }), ...(budget === undefined ? {} : { budget }), ...(archiveDueAt === undefined ? {} : { archiveDueAt }), ...counts };
+          const { agent_id, budget, archiveDueAt, lastArchivedAt, ...counts } = parsed[1];
+          agent = { ...(agent_id === undefined ? {} : { agent_id }), ...(budget === undefined ? {} : { budget }), ...(archiveDueAt === undefined ? {} : { archiveDueAt }), lastArchivingRevision: lastArchivedAt, ...counts };
           break;
         }
         case 'leases':

@@ -51,7 +51,7 @@ export interface GovernorState {
   /** The event time from which the next archiving is due: a day after the last one (or after the budget opened). */
   archiveDueAt?: number;
   /** The revision the last archiving was made at: the refusals before it go at the next one. */
-  lastArchivedAt: number;
+  lastArchivingRevision: number;
   /** Events folded: the revision of the next one. */
   events: number;
   /** How much of them it keeps, in characters of JSON (keptCharsOf): what the kept states' bound counts. */
